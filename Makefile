@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Front door: meson + ninja underneath.
+#   make          build into build/
+#   make check    install missing dependencies (root), build, run every test,
+#                 then the same tests built with ASan+UBSan (build-asan/)
+#   make fuzz     build the libFuzzer targets (build-fuzz/) and fuzz each
+#                 for FUZZ_SECONDS (default 600)
+#   make refkernel-check  run the conformance program on the reference
+#                 kernel and compare with tests/conformance/refkernel.out
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+REFKERNEL ?= ../shared/refkernel
+
+.PHONY: all deps check test asan-check fuzz refkernel-check clean
+
+all: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+deps:
+	scripts/install-deps
+
+test: all
+	meson test -C $(BUILD) --print-errorlogs
+
+check: deps
+	$(MAKE) test
+	$(MAKE) asan-check
+
+$(ASAN_BUILD)/build.ninja:
+	meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
+
+asan-check: $(ASAN_BUILD)/build.ninja
+	ninja -C $(ASAN_BUILD)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		meson test -C $(ASAN_BUILD) --print-errorlogs
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) -Dfuzzing=true
+
+fuzz: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD)
+	scripts/fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+refkernel-check: all
+	scripts/refkernel-check $(BUILD) $(REFKERNEL)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
