@@ -32,14 +32,23 @@ struct ue_entry_hdr {
 	int32_t pid;
 };
 
-/* How a field is printed and validated (the kernel's filter_type). */
+/*
+ * How the kernel prints a field: its filter_type (filter_assign_type(), a
+ * substring test on the type text), and for the other fields the size and
+ * substring rules of print_event_fields().  Which fields are *validated* on
+ * write is a different rule (the type starts with "__data_loc " or
+ * "__rel_loc "; a NUL is required when it contains "char"): do not derive
+ * it from the kind, e.g. "__rel_loc x__data_loc[] a" prints as a __data_loc
+ * array but is validated as a __rel_loc.
+ */
 enum ue_field_kind {
-	UE_FIELD_INT,		/* scalar or struct: printed by size */
-	UE_FIELD_STATIC_STRING,	/* char[N] / unsigned char[N] */
-	UE_FIELD_DYN_STRING,	/* __data_loc ... char ... [] */
-	UE_FIELD_RDYN_STRING,	/* __rel_loc ... char ... [] */
-	UE_FIELD_DATA_LOC,	/* __data_loc of a non-char array */
-	UE_FIELD_REL_LOC,	/* __rel_loc of a non-char array */
+	UE_FIELD_INT,		/* printed by size: scalars, most structs */
+	UE_FIELD_STATIC_STRING,	/* '[' and "char" in the type: char[N], "struct char[3] c 5" */
+	UE_FIELD_DYN_STRING,	/* "__data_loc" and "char" in the type */
+	UE_FIELD_RDYN_STRING,	/* "__rel_loc" and "char", no "__data_loc" */
+	UE_FIELD_DATA_LOC,	/* size 4, "__data_loc", no "char": an array, absolute */
+	UE_FIELD_REL_LOC,	/* size 4, "__rel_loc", no "__data_loc" or "char": relative */
+	UE_FIELD_CPUMASK,	/* "__data_loc" and "cpumask_t", no "char": <INVALID-TYPE> */
 };
 
 struct ue_field {
@@ -47,6 +56,11 @@ struct ue_field {
 	const char *name;
 	uint32_t offset;	/* from the start of the record (common header included) */
 	uint32_t size;		/* bytes in the fixed part of the record */
+	/*
+	 * offset and size wrap as the kernel's do: a struct of 2^31 - 1 bytes
+	 * is accepted and the next field's offset is 2147483655 (the format
+	 * file prints both with %u).
+	 */
 	bool is_signed;		/* the kernel's rule: type[0] != 'u' */
 	bool is_struct;		/* "struct NAME field SIZE" */
 	enum ue_field_kind kind;
@@ -75,10 +89,26 @@ struct ue_event {
  * a size on a non-struct field, a zero size or char[N] with N above
  * UE_MAX_FIELD_ARRAY_SIZE are all rejected with the kernel's errno.
  *
- * Return: 0, or -EINVAL / -ENOMEM / -E2BIG as the kernel; *ret_event is
- * untouched on failure.
+ * Return: 0, or -EINVAL / -ENOMEM as the kernel; *ret_event is untouched
+ * on failure.  One kernel oddity is kept: "struct NAME field SIZE" with
+ * SIZE in 4294963201..4294967295 returns SIZE as a negative int (-4095..-1,
+ * e.g. -EPERM for 4294967295); a SIZE of 2^31 or more below that range
+ * (which the kernel returns as a non-errno) gives -EINVAL.
  */
 int ue_event_parse(const char *name_args, struct ue_event **ret_event);
+
+/**
+ * ue_event_parse_dyn - ue_event_parse() for a "u:" line of dynamic_events
+ * @name_args: the line after "u:" and its spaces (ue_dynevent_cmd.name_args)
+ * @ret_event: as ue_event_parse()
+ *
+ * The same grammar without the UE_MAX_EVENT_DESC limit: the kernel bounds
+ * only DIAG_IOCSREG's copy of name_args; a dynamic_events line may be as
+ * long as UE_DYNEVENT_MAX_LINE and so hold several hundred fields.
+ *
+ * Return: as ue_event_parse().
+ */
+int ue_event_parse_dyn(const char *name_args, struct ue_event **ret_event);
 
 /** ue_event_free - release an event description (NULL is ignored) */
 void ue_event_free(struct ue_event *event);
@@ -91,6 +121,10 @@ void ue_event_free(struct ue_event *event);
  *
  * The kernel's rule: whitespace and "a;b" / "a; b" differences do not count;
  * any difference in field names, order, types, struct name or size does.
+ * The comparison is textual ("char[20]" is not "char[0x14]"), and the
+ * kernel makes it before it parses the fields: a registration that matches
+ * an existing event succeeds even when its text would not parse on its own
+ * ("unsigned  int a" finds "unsigned int a"), so look up and match first.
  *
  * Return: true when a registration of @args finds @event.
  */
@@ -106,16 +140,28 @@ bool ue_event_match_args(const struct ue_event *event, const char *args);
  */
 int ue_name_args_split(const char *name_args, size_t *ret_name_len, const char **ret_args);
 
+/*
+ * Longest line written to dynamic_events, NUL included (the kernel's
+ * WRITE_BUFSIZE: its command splitter rejects longer lines with EINVAL).
+ */
+#define UE_DYNEVENT_MAX_LINE 4096
+
 /* A parsed write to dynamic_events (one line). */
 enum ue_dynevent_op {
 	UE_DYNEVENT_CREATE,	/* "u:name fields" */
-	UE_DYNEVENT_DELETE,	/* "-:name", "-:u:name", "!u:name", "-:user_events/name" ... */
+	UE_DYNEVENT_DELETE,	/* "-:name fields", "!u:name", "-:user_events/name" ... */
 };
 
 struct ue_dynevent_cmd {
 	enum ue_dynevent_op op;
-	char system[64];	/* DELETE: system named in the line, or "" */
-	char name_args[UE_MAX_EVENT_DESC];	/* CREATE: name_args; DELETE: name and optional fields */
+	bool has_system;	/* DELETE: the line named a system ("-:SYS/NAME", SYS may be "") */
+	char system[64];	/* DELETE: that system (a longer one is cut: it matches nothing) */
+	/*
+	 * CREATE: the name_args after "u:" (for ue_name_args_split() and
+	 * ue_event_parse_dyn()).  DELETE: the event name, then the field
+	 * words of the line each after one space; ue_dynevent_match() reads it.
+	 */
+	char name_args[UE_DYNEVENT_MAX_LINE];
 };
 
 /**
@@ -123,12 +169,32 @@ struct ue_dynevent_cmd {
  * @line: one line, without its newline
  * @ret_cmd: the command
  *
+ * A '#' starts a comment up to the end of the line, as in the kernel.
+ *
  * Return: 0; -ECANCELED when the line is not for user_events (another
  * dynamic event type, which the kernel would hand to another provider);
- * -EINVAL on a malformed line.  An empty or comment line returns -ENOENT
- * (nothing to do).
+ * -EINVAL on a malformed line.  An empty, blank or comment line returns
+ * -ENOENT: nothing to do, and the write succeeds (the kernel's probe
+ * providers accept it).
  */
 int ue_dynevent_parse(const char *line, struct ue_dynevent_cmd *ret_cmd);
+
+/**
+ * ue_dynevent_match - whether a DELETE line of dynamic_events names @event
+ * @cmd: a UE_DYNEVENT_DELETE from ue_dynevent_parse()
+ * @event: a registered event
+ *
+ * The kernel's rule (user_event_match()): the registered name is equal; a
+ * system, when named, is "user_events" or "user_events_multi" (either one,
+ * whatever the event's); and the field words describe the event's fields
+ * as ue_event_match_args() does, except that "a;b" is *not* split at ';'.
+ * A line without field words matches only events without fields.  The
+ * caller deletes every event that matches, and reports -ENOENT when none
+ * does.
+ *
+ * Return: true when @cmd deletes @event.
+ */
+bool ue_dynevent_match(const struct ue_dynevent_cmd *cmd, const struct ue_event *event);
 
 /*
  * Text renderers.  Each writes at most @len bytes (NUL included) to @buf
