@@ -59,6 +59,8 @@ extern jmp_buf ue_test_jmp;
 #define ASSERT_LT(a, b) UE_CMP_INT_(1, a, <, b)
 #define EXPECT_EQ(a, b) UE_CMP_INT_(0, a, ==, b)
 #define EXPECT_NE(a, b) UE_CMP_INT_(0, a, !=, b)
+#define EXPECT_GE(a, b) UE_CMP_INT_(0, a, >=, b)
+#define EXPECT_LT(a, b) UE_CMP_INT_(0, a, <, b)
 #define ASSERT_TRUE(c) UE_CMP_INT_(1, !!(c), ==, 1)
 #define ASSERT_FALSE(c) UE_CMP_INT_(1, !!(c), ==, 0)
 #define EXPECT_TRUE(c) UE_CMP_INT_(0, !!(c), ==, 1)
