@@ -110,6 +110,15 @@ int ue_event_parse(const char *name_args, struct ue_event **ret_event);
  */
 int ue_event_parse_dyn(const char *name_args, struct ue_event **ret_event);
 
+/**
+ * ue_field_kind_of - how the kernel prints a field of @type and @size
+ * @type: the field's type text as written ("__data_loc char[]", "u32", ...)
+ * @size: the field's size in the record
+ *
+ * Return: the kind ue_event_parse() stores in ue_field.kind.
+ */
+enum ue_field_kind ue_field_kind_of(const char *type, uint32_t size);
+
 /** ue_event_free - release an event description (NULL is ignored) */
 void ue_event_free(struct ue_event *event);
 

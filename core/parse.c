@@ -143,7 +143,7 @@ static int field_size(const char *type)
 	return -EINVAL;
 }
 
-static enum ue_field_kind field_kind(const char *type, uint32_t size)
+enum ue_field_kind ue_field_kind_of(const char *type, uint32_t size)
 {
 	bool data_loc = strstr(type, "__data_loc"), rel_loc = strstr(type, "__rel_loc");
 	bool has_char = strstr(type, "char");
@@ -260,7 +260,7 @@ static int parse_field(char *text, struct ue_event *event, uint32_t *offset)
 	f->size = (uint32_t)size;
 	f->is_signed = type[0] != 'u';
 	f->is_struct = is_struct;
-	f->kind = field_kind(type, f->size);
+	f->kind = ue_field_kind_of(type, f->size);
 	/* The kernel's offsets and min_size are ints that wrap past 2^31. */
 	*offset += f->size;
 	event->min_size = *offset - UE_ENTRY_HDR_SIZE;

@@ -26,28 +26,6 @@ struct test_event {
 	struct ue_field fields[TEST_MAX_FIELDS];
 };
 
-/* The kind core.h defines for a field, from its type string and size. */
-static inline enum ue_field_kind test_field_kind(const char *type, uint32_t size)
-{
-	bool has_char = strstr(type, "char") != NULL;
-	bool data_loc = strstr(type, "__data_loc") != NULL;
-	bool rel_loc = strstr(type, "__rel_loc") != NULL;
-
-	if (data_loc && has_char)
-		return UE_FIELD_DYN_STRING;
-	if (data_loc && strstr(type, "cpumask_t"))
-		return UE_FIELD_CPUMASK;
-	if (rel_loc && has_char)
-		return UE_FIELD_RDYN_STRING;
-	if (strchr(type, '[') && has_char)
-		return UE_FIELD_STATIC_STRING;
-	if (size == 4 && data_loc)
-		return UE_FIELD_DATA_LOC;
-	if (size == 4 && rel_loc)
-		return UE_FIELD_REL_LOC;
-	return UE_FIELD_INT;
-}
-
 /* Fields one after another from offset 8, no padding, as the kernel places them. */
 static inline struct ue_event *test_event_build(struct test_event *te, const char *name,
 						const struct field_spec *spec, size_t n)
@@ -67,7 +45,7 @@ static inline struct ue_event *test_event_build(struct test_event *te, const cha
 		f->size = spec[i].size;
 		f->is_signed = spec[i].type[0] != 'u';
 		f->is_struct = strncmp(spec[i].type, "struct ", 7) == 0;
-		f->kind = test_field_kind(spec[i].type, spec[i].size);
+		f->kind = ue_field_kind_of(spec[i].type, spec[i].size);
 		if (strncmp(f->type, "__data_loc ", 11) == 0 ||
 		    strncmp(f->type, "__rel_loc ", 10) == 0)
 			te->ev.nvalidators++;
