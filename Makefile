@@ -5,6 +5,8 @@
 #                 then the same tests built with ASan+UBSan (build-asan/)
 #   make fuzz     build the libFuzzer targets (build-fuzz/) and fuzz each
 #                 for FUZZ_SECONDS (default 600)
+#   make demo     mount usereventsd privately, run examples/user_events_example,
+#                 enable its events, show the trace, unmount (scripts/demo)
 #   make refkernel-check  run the conformance program on the reference
 #                 kernel and compare with tests/conformance/refkernel.out
 BUILD ?= build
@@ -13,7 +15,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 REFKERNEL ?= ../shared/refkernel
 
-.PHONY: all deps check test asan-check fuzz refkernel-check clean
+.PHONY: all deps check test asan-check fuzz refkernel-check demo clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -46,6 +48,9 @@ $(FUZZ_BUILD)/build.ninja:
 fuzz: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)
 	scripts/fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+demo: all
+	scripts/demo $(BUILD)
 
 refkernel-check: all
 	scripts/refkernel-check $(BUILD) $(REFKERNEL)

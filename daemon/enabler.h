@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * enabler: every process that registered an enable word, its enablers
+ * {event, addr, bit, size}, and the writes that mirror an event's state into
+ * those words (the kernel's struct user_event_mm and user_event_enabler).
+ * Thread-safe; writes into processes run on worker threads of this module.
+ */
+#ifndef UE_DAEMON_ENABLER_H
+#define UE_DAEMON_ENABLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Defaults of struct ue_enablers_opts (a field left 0 takes its default). */
+#define UE_ENABLERS_DEFAULT_MAX_PROCESSES   4096 /* two fds each: size RLIMIT_NOFILE */
+#define UE_ENABLERS_DEFAULT_MAX_PER_PROCESS 4096
+#define UE_ENABLERS_DEFAULT_MAX_WORKERS	    16
+#define UE_ENABLERS_DEFAULT_WAIT_MS	    100
+#define UE_ENABLERS_DEFAULT_MAX_ATTEMPTS    10 /* the kernel's bound on fault retries */
+
+/*
+ * How an enabler keeps its event alive.  The events belong to the caller
+ * (the registry); to this module an event is an opaque pointer.
+ *
+ * get() is called once for each enabler kept, put() once for each enabler
+ * dropped.  Both are called with no lock of this module held, on the thread
+ * of the ue_enabler*() call that adds or drops the enabler: ue_enabler_add()
+ * (get, and put on failure), ue_enabler_remove(), ue_enablers_sweep(),
+ * ue_enablers_drop_process() and ue_enablers_free().  Never from
+ * ue_enablers_update_event() and never on a worker thread: enablers of a
+ * process a worker found dead are parked until the next sweep, drop or free,
+ * so the registry may hold its own lock across update_event.
+ *
+ * is_enabled() is optional.  When set, ue_enabler_add() reads the event's
+ * state through it under this module's lock, so a state change that races
+ * with a registration is never lost (the caller must then store the new
+ * state before calling ue_enablers_update_event()).  It is called with this
+ * module's lock held: it must be quick (an atomic load), must not call into
+ * this module, and must not take a lock that is held around calls into this
+ * module.  Without it the caller must keep ue_enabler_add() and
+ * ue_enablers_update_event() of one event from overlapping.
+ */
+struct ue_enabler_ops {
+	void (*get)(void *event);
+	void (*put)(void *event);
+	bool (*is_enabled)(void *event);
+};
+
+/* Limits and tuning; extensible: set @sz to sizeof(struct ue_enablers_opts). */
+struct ue_enablers_opts {
+	size_t sz;
+	unsigned int max_processes;   /* processes with at least one enabler */
+	unsigned int max_per_process; /* enablers of one process */
+	unsigned int max_workers;     /* writer threads (one is started at once) */
+	unsigned int wait_ms;	      /* how long update_event waits for writes */
+	unsigned int max_attempts;    /* tries of one write that fails transiently */
+};
+
+struct ue_enablers_stats {
+	uint64_t processes;	 /* process handles held */
+	uint64_t enablers;	 /* enablers held */
+	uint64_t pending;	 /* enablers whose state is not written yet */
+	uint64_t stalled;	 /* processes an update stopped waiting for */
+	uint64_t parked;	 /* enablers of dead processes awaiting sweep */
+	uint64_t workers;	 /* writer threads running */
+	uint64_t failed_writes;	 /* writes given up: not writable (cumulative) */
+	uint64_t retries;	 /* writes tried again after a transient failure */
+	uint64_t late_updates;	 /* update_event calls that returned on the bound */
+	uint64_t dead_processes; /* handles dropped: process exited or exec'd */
+};
+
+struct ue_enablers;
+
+/**
+ * ue_enablers_new - create an empty set with the default limits
+ * @ops: reference callbacks (copied); get and put are required
+ * @ret_set: the new set
+ *
+ * Return: 0, -EINVAL, -ENOMEM, or -EAGAIN when no worker can be started.
+ */
+int ue_enablers_new(const struct ue_enabler_ops *ops, struct ue_enablers **ret_set);
+
+/**
+ * ue_enablers_new_opts - create an empty set with chosen limits
+ * @ops: reference callbacks (copied)
+ * @opts: limits, or NULL for the defaults
+ * @ret_set: the new set
+ *
+ * Return: as ue_enablers_new().
+ */
+int ue_enablers_new_opts(const struct ue_enabler_ops *ops, const struct ue_enablers_opts *opts,
+			 struct ue_enablers **ret_set);
+
+/**
+ * ue_enablers_free - stop the workers and drop every enabler (NULL ignored)
+ * @set: the set; no other call on it may be running or follow
+ *
+ * Puts every event reference still held.  Bits are left as they are, like
+ * the kernel leaves them when the daemon-side state goes away.  Waits for
+ * the writes in progress, so a process whose memory stalls delays it.
+ */
+void ue_enablers_free(struct ue_enablers *set);
+
+/**
+ * ue_enabler_add - register an enable bit of a process (DIAG_IOCSREG)
+ * @set: the set
+ * @tid: the registering thread, blocked in the request being served
+ * @addr: address of the enable word (naturally aligned)
+ * @bit: bit of the word that mirrors @event's state
+ * @enable_size: 4 or 8
+ * @event: the event (a reference is taken on success)
+ * @enabled_now: its state, used unless ops->is_enabled is set
+ *
+ * Finds or creates the handle on the process's memory and writes the
+ * current state synchronously, as the kernel does.  The byte written is
+ * @addr + @bit / 8, bit @bit % 8, on a little-endian machine: the same bit
+ * the kernel's align_addr_bit() reaches for 4-byte words at 4 mod 8.
+ *
+ * Return: 0; -EINVAL for a size other than 4 or 8, a misaligned @addr, a
+ * @bit outside the word, or a NULL @event; -EADDRINUSE when this process
+ * already has an enabler at @addr and @bit (for any event; the size does not
+ * count); -ENOMEM when the word is not mapped writable in the process (the
+ * kernel's DIAG_IOCSREG answer, seen on Linux 6.12), or a limit
+ * (max_processes, max_per_process) or memory is exhausted; -ESRCH when the
+ * thread or its process is gone.
+ */
+int ue_enabler_add(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit,
+		   unsigned int enable_size, void *event, bool enabled_now);
+
+/**
+ * ue_enabler_remove - unregister an enable bit of a process (DIAG_IOCSUNREG)
+ * @set: the set
+ * @tid: the thread asking, blocked in the request being served
+ * @addr: the address given at registration
+ * @bit: the bit given at registration
+ *
+ * Drops the enabler (putting its event reference) and clears the bit,
+ * whatever the event's state, as the kernel does.
+ *
+ * Return: 0; -ENOENT when this process has no enabler at @addr and @bit;
+ * -EFAULT when the enabler was dropped but the bit could not be cleared
+ * (the word is no longer mapped writable); other -errno from /proc.
+ */
+int ue_enabler_remove(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit);
+
+/**
+ * ue_enablers_update_event - mirror an event's new state into every process
+ * @set: the set
+ * @event: the event
+ * @enabled: its new state
+ *
+ * Marks every enabler of @event and hands the writes to the workers, then
+ * waits until they are all written or wait_ms has passed, so that a write to
+ * an "enable" file returns with the bits set, as with the kernel.  Processes
+ * that do not finish in time are written later; while one is still stalled,
+ * further updates do not wait for it.  Writes that fail because the word is
+ * no longer writable are counted and given up (the enabler stays, and the
+ * next update tries again), like the kernel.
+ *
+ * Return: the number of enablers of @event still pending when it returned
+ * (0 normally), or -ENOMEM (the writes are scheduled anyway).
+ */
+int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled);
+
+/**
+ * ue_enablers_drop_process - forget a process that exited or exec'd
+ * @set: the set
+ * @tgid: its process id
+ *
+ * For the proc connector: drops every handle of @tgid whose memory is no
+ * longer in use (a handle opened after an exec is kept), with its enablers.
+ *
+ * Return: the number of handles dropped.
+ */
+int ue_enablers_drop_process(struct ue_enablers *set, pid_t tgid);
+
+/**
+ * ue_enablers_sweep - drop every process that exited or exec'd
+ * @set: the set
+ *
+ * Checks each handle and releases the enablers (and event references) of
+ * dead processes, including those a worker already found dead.  Call it
+ * periodically so that an event referenced only by dead processes can go.
+ *
+ * Return: the number of handles dropped.
+ */
+int ue_enablers_sweep(struct ue_enablers *set);
+
+/**
+ * ue_enablers_stats - counters of the set
+ * @set: the set
+ * @ret_stats: filled in
+ */
+void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_stats);
+
+#endif /* UE_DAEMON_ENABLER_H */

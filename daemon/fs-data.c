@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fs-data: user_events_data.  The three ioctls (their arguments read from
+ * the caller's memory, since FUSE only passes the raw pointer), the per-file
+ * write_index table and writes: [u32 write_index][payload] becomes a record
+ * in the trace buffer.  Also the tid -> comm/tgid cache records carry.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "userevents/abi.h"
+#include "daemon.h"
+#include "procmem.h"
+
+/* Bytes of struct user_reg / user_unreg up to their last mandatory field. */
+#define REG_MIN_SIZE 28
+#define UNREG_MIN_SIZE 16
+/* The kernel refuses argument structs larger than a page (E2BIG). */
+#define ARG_MAX_SIZE 4096
+/*
+ * access_ok() on x86-64 with 4-level page tables: user addresses end one
+ * page below 2^47.
+ */
+#define USER_ADDR_END ((UINT64_C(1) << 47) - 4096)
+/* How long a deletion waits for releases of files already closed. */
+#define RELEASE_WAIT_MS 50
+
+/* Seconds a cached comm is trusted before it is read again. */
+#define TASK_REFRESH_NS 1000000000ull
+#define TASK_SLOTS 1024
+
+struct task_slot {
+	pid_t tid;
+	pid_t tgid;
+	uint64_t stamp_ns;
+	char comm[16];
+};
+
+struct ue_tasks {
+	pthread_mutex_t lock;
+	struct task_slot slots[TASK_SLOTS];
+};
+
+int ue_tasks_new(struct ue_tasks **ret)
+{
+	struct ue_tasks *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	pthread_mutex_init(&t->lock, NULL);
+	*ret = t;
+	return 0;
+}
+
+void ue_tasks_free(struct ue_tasks *tasks)
+{
+	if (!tasks)
+		return;
+	pthread_mutex_destroy(&tasks->lock);
+	free(tasks);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+/* What the kernel's saved_cmdlines/tgid maps would say about @tid. */
+static void task_lookup(struct ue_tasks *tasks, pid_t tid, struct ue_rec_meta *meta)
+{
+	struct task_slot *slot = &tasks->slots[(unsigned int)tid % TASK_SLOTS];
+	uint64_t now = now_ns();
+	char path[64], buf[1024];
+	struct task_slot fresh;
+	const char *p;
+
+	meta->tid = tid;
+	meta->tgid = tid;
+	meta->comm[0] = '\0';
+	if (tid <= 0)
+		return;
+	pthread_mutex_lock(&tasks->lock);
+	if (slot->tid == tid && now - slot->stamp_ns < TASK_REFRESH_NS) {
+		meta->tgid = slot->tgid;
+		memcpy(meta->comm, slot->comm, sizeof(meta->comm));
+		pthread_mutex_unlock(&tasks->lock);
+		return;
+	}
+	pthread_mutex_unlock(&tasks->lock);
+
+	memset(&fresh, 0, sizeof(fresh));
+	fresh.tid = tid;
+	fresh.tgid = tid;
+	fresh.stamp_ns = now;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	if (read_small(path, buf, sizeof(buf)) > 0) {
+		size_t n = strcspn(buf, "\n");
+
+		if (n > sizeof(fresh.comm) - 1)
+			n = sizeof(fresh.comm) - 1;
+		memcpy(fresh.comm, buf, n);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (read_small(path, buf, sizeof(buf)) > 0) {
+		p = strstr(buf, "\nTgid:");
+		if (p)
+			fresh.tgid = (pid_t)strtol(p + 6, NULL, 10);
+	}
+	pthread_mutex_lock(&tasks->lock);
+	*slot = fresh;
+	pthread_mutex_unlock(&tasks->lock);
+	meta->tgid = fresh.tgid;
+	memcpy(meta->comm, fresh.comm, sizeof(meta->comm));
+}
+
+void ue_data_open(struct ue_daemon *d, struct ue_fh *fh)
+{
+	(void)d;
+	memset(&fh->data, 0, sizeof(fh->data));
+}
+
+/* A file used again after a close of one of its descriptors is not closing. */
+static void data_unflush(struct ue_daemon *d, struct ue_fh *fh)
+{
+	if (!__atomic_load_n(&fh->data.flushed, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&d->release_lock);
+	if (fh->data.flushed) {
+		fh->data.flushed = false;
+		d->flushed_files--;
+	}
+	pthread_mutex_unlock(&d->release_lock);
+}
+
+void ue_data_flush(struct ue_daemon *d, struct ue_fh *fh)
+{
+	pthread_mutex_lock(&d->release_lock);
+	if (!fh->data.flushed) {
+		fh->data.flushed = true;
+		d->flushed_files++;
+	}
+	pthread_mutex_unlock(&d->release_lock);
+}
+
+void ue_data_release(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_data_file *df = &fh->data;
+
+	/* The kernel's user_events_release(): the file's references go. */
+	for (uint32_t i = 0; i < df->count; i++)
+		ue_revent_put(df->events[i]);
+	free(df->events);
+	df->events = NULL;
+	df->count = 0;
+	pthread_mutex_lock(&d->release_lock);
+	if (df->flushed) {
+		df->flushed = false;
+		d->flushed_files--;
+	}
+	pthread_cond_broadcast(&d->release_cond);
+	pthread_mutex_unlock(&d->release_lock);
+}
+
+/*
+ * FUSE sends RELEASE in the background after close() returned, while the
+ * kernel releases user_events_data before close() returns.  Before calling
+ * an event busy, give the releases of already closed files a moment.
+ */
+static void wait_for_releases(struct ue_daemon *d)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_nsec += RELEASE_WAIT_MS * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&d->release_lock);
+	while (d->flushed_files > 0) {
+		if (pthread_cond_timedwait(&d->release_cond, &d->release_lock, &deadline) ==
+		    ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&d->release_lock);
+}
+
+void ue_data_busy_hook(void *arg)
+{
+	struct ue_daemon *d = arg;
+
+	/* Enablers of processes that exited hold references the kernel would have dropped. */
+	if (d->enablers)
+		ue_enablers_sweep(d->enablers);
+	wait_for_releases(d);
+}
+
+static bool releases_pending(struct ue_daemon *d)
+{
+	bool pending;
+
+	pthread_mutex_lock(&d->release_lock);
+	pending = d->flushed_files > 0;
+	pthread_mutex_unlock(&d->release_lock);
+	return pending;
+}
+
+/* Caller memory, through the handle that pins its address space. */
+static int mem_read(struct ue_procmem *pm, uint64_t addr, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	for (size_t i = 0; i < len; i++) {
+		if (addr + i < addr || ue_procmem_read_byte(pm, addr + i, &p[i]) < 0)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* check_zeroed_user(): 1 when all zero, 0 when not, -EFAULT. */
+static int mem_zeroed(struct ue_procmem *pm, uint64_t addr, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		uint8_t b;
+
+		if (addr + i < addr || ue_procmem_read_byte(pm, addr + i, &b) < 0)
+			return -EFAULT;
+		if (b)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * strndup_user(@addr, UE_MAX_EVENT_DESC): EFAULT when unreadable before a
+ * NUL, EINVAL when no NUL comes within the limit.
+ */
+static int mem_read_string(struct ue_procmem *pm, uint64_t addr, char *buf)
+{
+	for (size_t i = 0; i < UE_MAX_EVENT_DESC; i++) {
+		uint8_t b;
+
+		if (addr + i < addr || ue_procmem_read_byte(pm, addr + i, &b) < 0)
+			return -EFAULT;
+		buf[i] = (char)b;
+		if (!b)
+			return 0;
+	}
+	return -EINVAL;
+}
+
+/* put_user() of write_index: a write the process could do itself, or none. */
+static void mem_write_u32(struct ue_procmem *pm, uint64_t addr, uint32_t val)
+{
+	uint8_t b[4];
+
+	memcpy(b, &val, sizeof(b));
+	if (ue_procmem_writable(pm, addr) < 0 || ue_procmem_writable(pm, addr + 3) < 0)
+		return;
+	for (unsigned int i = 0; i < 4; i++) {
+		if (ue_procmem_write_byte(pm, addr + i, b[i]) < 0)
+			return;
+	}
+}
+
+/*
+ * copy_struct_from_user(): @ksize bytes of a struct the caller says is
+ * @usize long; bytes beyond what we know must be zero (E2BIG).
+ */
+static int copy_struct(struct ue_procmem *pm, uint64_t uaddr, uint32_t usize, void *dst,
+		       size_t ksize)
+{
+	int r;
+
+	memset(dst, 0, ksize);
+	if (usize > ksize) {
+		r = mem_zeroed(pm, uaddr + ksize, usize - ksize);
+		if (r <= 0)
+			return r ? r : -E2BIG;
+	}
+	return mem_read(pm, uaddr, dst, usize < ksize ? usize : ksize);
+}
+
+/* Index of @ev in the file's table, taking a reference when it is new. */
+static int ref_add(struct ue_fh *fh, struct ue_revent *ev)
+{
+	struct ue_data_file *df = &fh->data;
+	int idx = -1;
+
+	pthread_mutex_lock(&fh->lock);
+	for (uint32_t i = 0; i < df->count; i++) {
+		if (df->events[i] == ev) {
+			idx = (int)i;
+			break;
+		}
+	}
+	if (idx < 0) {
+		if (df->count == df->cap) {
+			uint32_t ncap = df->cap ? df->cap * 2 : 8;
+			struct ue_revent **n = realloc(df->events, ncap * sizeof(*n));
+
+			if (!n) {
+				pthread_mutex_unlock(&fh->lock);
+				return -ENOMEM;
+			}
+			df->events = n;
+			df->cap = ncap;
+		}
+		ue_revent_get(ev);
+		idx = (int)df->count;
+		/* Published last: a concurrent write sees a complete slot or none. */
+		df->events[idx] = ev;
+		__atomic_store_n(&df->count, df->count + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&fh->lock);
+	return idx;
+}
+
+/* The kernel's user_reg_get(). */
+static int reg_get(struct ue_procmem *pm, uint64_t uaddr, struct user_reg *reg)
+{
+	uint32_t size;
+	int r;
+
+	r = mem_read(pm, uaddr, &size, sizeof(size));
+	if (r < 0)
+		return r;
+	if (size > ARG_MAX_SIZE)
+		return -E2BIG;
+	if (size < REG_MIN_SIZE)
+		return -EINVAL;
+	r = copy_struct(pm, uaddr, size, reg, sizeof(*reg));
+	if (r < 0)
+		return r;
+	if (reg->flags & ~(USER_EVENT_REG_MAX - 1))
+		return -EINVAL;
+	if (reg->enable_size != 4 && reg->enable_size != 8)
+		return -EINVAL;
+	if (reg->enable_addr % reg->enable_size)
+		return -EINVAL;
+	if (reg->enable_bit > reg->enable_size * 8 - 1)
+		return -EINVAL;
+	/* The size is a byte: access_ok() only checks where the word starts. */
+	if (reg->enable_addr > USER_ADDR_END)
+		return -EFAULT;
+	reg->size = size;
+	return 0;
+}
+
+static int ioctl_reg(struct ue_daemon *d, struct ue_fh *fh, pid_t tid, struct ue_procmem *pm,
+		     uint64_t uaddr)
+{
+	char name_args[UE_MAX_EVENT_DESC];
+	struct user_reg reg;
+	struct ue_revent *ev;
+	bool capable = true;
+	bool retried = false;
+	int r, idx;
+
+	r = reg_get(pm, uaddr, &reg);
+	if (r < 0)
+		return r;
+	r = mem_read_string(pm, reg.name_args, name_args);
+	if (r < 0)
+		return r;
+	if (reg.flags & USER_EVENT_REG_PERSIST)
+		capable = ue_caller_capable(tid);
+again:
+	r = ue_registry_register(d->reg, name_args, reg.flags, capable, &ev);
+	if (r == -EADDRINUSE && !retried && releases_pending(d)) {
+		/* The old event may only wait for the release of a closed file. */
+		retried = true;
+		wait_for_releases(d);
+		goto again;
+	}
+	if (r < 0)
+		return r;
+
+	/*
+	 * The enabler first: the kernel refuses an address and bit already in
+	 * use before it takes any reference, so that error must leave the
+	 * file's table alone.  The state written is read through the
+	 * registry's is_enabled op, under the enablers' lock.
+	 */
+	r = ue_enabler_add(d->enablers, tid, reg.enable_addr, reg.enable_bit, reg.enable_size, ev,
+			   ue_revent_enabled(ev));
+	if (r == -EADDRINUSE) {
+		ue_revent_put(ev);
+		return r;
+	}
+	idx = ref_add(fh, ev);
+	ue_revent_put(ev);
+	if (idx < 0) {
+		/* The kernel fails before it makes the enabler: undo ours. */
+		if (r == 0)
+			ue_enabler_remove(d->enablers, tid, reg.enable_addr, reg.enable_bit);
+		return idx;
+	}
+	/* A failed enable write keeps the file's reference, as in the kernel. */
+	if (r < 0)
+		return r == -ESRCH ? -EFAULT : r;
+	mem_write_u32(pm, uaddr + offsetof(struct user_reg, write_index), (uint32_t)idx);
+	return 0;
+}
+
+static int ioctl_del(struct ue_daemon *d, pid_t tid, struct ue_procmem *pm, uint64_t uaddr)
+{
+	char name[UE_MAX_EVENT_DESC];
+	int r;
+
+	r = mem_read_string(pm, uaddr, name);
+	if (r < 0)
+		return r;
+	return ue_registry_delete(d->reg, name, ue_caller_capable(tid));
+}
+
+/* The kernel's user_unreg_get(). */
+static int unreg_get(struct ue_procmem *pm, uint64_t uaddr, struct user_unreg *unreg)
+{
+	uint32_t size;
+	int r;
+
+	r = mem_read(pm, uaddr, &size, sizeof(size));
+	if (r < 0)
+		return r;
+	if (size > ARG_MAX_SIZE)
+		return -E2BIG;
+	if (size < UNREG_MIN_SIZE)
+		return -EINVAL;
+	r = copy_struct(pm, uaddr, size, unreg, sizeof(*unreg));
+	if (r == -EFAULT)
+		return r;
+	if (unreg->__reserved || unreg->__reserved2)
+		return -EINVAL;
+	return r;
+}
+
+static int ioctl_unreg(struct ue_daemon *d, pid_t tid, struct ue_procmem *pm, uint64_t uaddr)
+{
+	struct user_unreg unreg;
+	int r;
+
+	r = unreg_get(pm, uaddr, &unreg);
+	if (r < 0)
+		return r;
+	r = ue_enabler_remove(d->enablers, tid, unreg.disable_addr, unreg.disable_bit);
+	return r == -ESRCH ? -EFAULT : r;
+}
+
+void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg,
+		   unsigned int flags)
+{
+	struct ue_daemon *d = ue_req_daemon(req);
+	pid_t tid = fuse_req_ctx(req)->pid;
+	struct ue_procmem *pm = NULL;
+	int r;
+
+	data_unflush(d, fh);
+	/* The file has no compat_ioctl: a 32-bit caller gets ENOTTY. */
+	if ((flags & FUSE_IOCTL_COMPAT) ||
+	    (cmd != DIAG_IOCSREG && cmd != DIAG_IOCSDEL && cmd != DIAG_IOCSUNREG)) {
+		fuse_reply_err(req, ENOTTY);
+		return;
+	}
+	/*
+	 * The caller waits in this ioctl, so its thread is alive: the handle
+	 * opened now pins its address space for every access below.  A
+	 * caller whose pid we cannot see (another pid namespace) gets EFAULT.
+	 */
+	r = ue_procmem_open(tid, &pm);
+	if (r < 0) {
+		fuse_reply_err(req, EFAULT);
+		return;
+	}
+	switch (cmd) {
+	case DIAG_IOCSREG:
+		r = ioctl_reg(d, fh, tid, pm, (uintptr_t)arg);
+		break;
+	case DIAG_IOCSDEL:
+		r = ioctl_del(d, tid, pm, (uintptr_t)arg);
+		break;
+	default:
+		r = ioctl_unreg(d, tid, pm, (uintptr_t)arg);
+		break;
+	}
+	ue_procmem_close(pm);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_ioctl(req, 0, NULL, 0);
+}
+
+/*
+ * Whether this request continues the previous one's write() (FUSE cut it
+ * at max_write, page-aligned, so a piece is at most a page short of it).
+ * Writes of one file come one request at a time, each after the previous
+ * reply, and the file position advances by each piece.
+ */
+static bool split_piece(struct ue_daemon *d, struct ue_fh *fh, size_t size, off_t off)
+{
+	struct ue_data_file *df = &fh->data;
+	bool cont;
+
+	pthread_mutex_lock(&fh->lock);
+	cont = df->split && (uint64_t)off == df->split_next;
+	df->split = d->max_write > 4096 && size >= d->max_write - 4096;
+	df->split_next = (uint64_t)off + size;
+	pthread_mutex_unlock(&fh->lock);
+	return cont;
+}
+
+void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size, off_t off)
+{
+	struct ue_daemon *d = ue_req_daemon(req);
+	struct ue_data_file *df = &fh->data;
+	_Alignas(8) unsigned char rec[UE_BUFFER_MAX_RECORD];
+	const struct ue_event *desc;
+	struct ue_entry_hdr hdr;
+	struct ue_rec_meta meta;
+	struct ue_revent *ev = NULL;
+	struct iovec iov;
+	size_t payload;
+	int32_t idx;
+	int cpu, r;
+
+	data_unflush(d, fh);
+	if (split_piece(d, fh, size, off)) {
+		/* The rest of a write too large for any record: taken, as the first piece. */
+		fuse_reply_write(req, size);
+		return;
+	}
+	/* The kernel copies the index first: a shorter write faults. */
+	if (size < sizeof(idx)) {
+		fuse_reply_err(req, EFAULT);
+		return;
+	}
+	memcpy(&idx, buf, sizeof(idx));
+	if (idx < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	/* Slots are only ever appended: the count is published after its slot. */
+	if ((uint32_t)idx < __atomic_load_n(&df->count, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&fh->lock);
+		ev = df->events[idx];
+		pthread_mutex_unlock(&fh->lock);
+	}
+	if (!ev) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	desc = ue_revent_desc(ev);
+	payload = size - sizeof(idx);
+	if (payload < desc->min_size) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (!ue_revent_enabled(ev)) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	/*
+	 * As the kernel: when the ring cannot take the record (recording
+	 * off, larger than a ring page) nothing is validated or stored and
+	 * the write still succeeds.
+	 */
+	if (!ue_buffer_get_on(d->buf) || payload + sizeof(hdr) > sizeof(rec)) {
+		fuse_reply_write(req, size);
+		return;
+	}
+	hdr.type = (uint16_t)ue_revent_id(ev);
+	hdr.flags = 0;
+	hdr.preempt_count = 0;
+	hdr.pid = fuse_req_ctx(req)->pid;
+	memcpy(rec, &hdr, sizeof(hdr));
+	memcpy(rec + sizeof(hdr), buf + sizeof(idx), payload);
+	r = ue_payload_validate(desc, rec, sizeof(hdr) + payload);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	task_lookup(d->tasks, hdr.pid, &meta);
+	meta.ts_ns = 0;
+	meta.cpu = 0;
+	cpu = sched_getcpu();
+	iov.iov_base = rec;
+	iov.iov_len = sizeof(hdr) + payload;
+	ue_buffer_write(d->buf, cpu < 0 ? 0 : (unsigned int)cpu % ue_buffer_ncpus(d->buf), &meta,
+			&iov, 1, iov.iov_len);
+	fuse_reply_write(req, size);
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fs-events: the events/ tree.  events/enable and events/<system>/enable
+ * (0, 1, X for mixed), header_page and header_event, the system's filter,
+ * and per event: enable, filter, format (rendered by core/), id, trigger.
+ * Filters and triggers are not implemented: only their empty state is.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "userevents/abi.h"
+#include "daemon.h"
+
+struct sys_state {
+	const char *system;	/* NULL: every system */
+	unsigned int set;	/* bit 0: one is disabled, bit 1: one is enabled */
+};
+
+static int sys_state_one(struct ue_revent *ev, void *arg)
+{
+	struct sys_state *s = arg;
+
+	if (s->system && strcmp(s->system, ue_revent_system(ev)) != 0)
+		return 0;
+	s->set |= 1u << (ue_revent_enabled(ev) ? 1 : 0);
+	return 0;
+}
+
+static int render_format(void *arg, char *buf, size_t len)
+{
+	const struct ue_revent *ev = arg;
+
+	return ue_format_file(ue_revent_desc(ev), ue_revent_tp_name(ev), ue_revent_id(ev), buf,
+			      len);
+}
+
+/* The kernel's texts for files this daemon has no real content for. */
+static const char header_page_text[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+static const char header_event_text[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+static const char sys_filter_text[] =
+	"### global filter ###\n"
+	"# Use this to set filters for multiple events.\n"
+	"# Only events with the given fields will be affected.\n"
+	"# If no events are modified, an error message will be displayed here\n";
+static const char trigger_text[] =
+	"# Available triggers:\n"
+	"# traceon traceoff stacktrace enable_event disable_event\n";
+
+static int generate(struct ue_daemon *d, struct ue_fh *fh)
+{
+	/* The kernel's system_enable_read(): one character per state set. */
+	static const char *const set_chars[4] = { "?", "0", "1", "X" };
+	struct ue_text t = { 0 };
+
+	switch (fh->kind) {
+	case UE_N_EVENTS_ENABLE:
+	case UE_N_SYS_ENABLE: {
+		struct sys_state s = { NULL, 0 };
+
+		if (fh->kind == UE_N_SYS_ENABLE)
+			s.system = fh->multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
+		ue_registry_foreach(d->reg, UE_ORDER_NEWEST, sys_state_one, &s);
+		/*
+		 * events/enable of a kernel always counts the kernel's own
+		 * events, which are off here: "0" rather than "?" when there
+		 * is no user event at all.
+		 */
+		if (!s.set && fh->kind == UE_N_EVENTS_ENABLE)
+			s.set = 1;
+		ue_text_printf(&t, "%s\n", set_chars[s.set]);
+		break;
+	}
+	case UE_N_HEADER_PAGE:
+		ue_text_add(&t, header_page_text, sizeof(header_page_text) - 1);
+		break;
+	case UE_N_HEADER_EVENT:
+		ue_text_add(&t, header_event_text, sizeof(header_event_text) - 1);
+		break;
+	case UE_N_SYS_FILTER:
+		ue_text_add(&t, sys_filter_text, sizeof(sys_filter_text) - 1);
+		break;
+	case UE_N_EV_FILTER:
+		ue_text_add(&t, "none\n", 5);
+		break;
+	case UE_N_EV_TRIGGER:
+		ue_text_add(&t, trigger_text, sizeof(trigger_text) - 1);
+		break;
+	case UE_N_EV_ENABLE:
+		if (ue_revent_dead(fh->ev))
+			return -ENODEV;
+		ue_text_printf(&t, "%d\n", ue_revent_enabled(fh->ev) ? 1 : 0);
+		break;
+	case UE_N_EV_FORMAT:
+		if (ue_revent_dead(fh->ev))
+			return -ENODEV;
+		ue_text_render(&t, render_format, fh->ev);
+		break;
+	case UE_N_EV_ID:
+		ue_text_printf(&t, "%u\n", ue_revent_id(fh->ev));
+		break;
+	default:
+		return -EINVAL;
+	}
+	return ue_text_to_fh(&t, fh);
+}
+
+int ue_events_open(fuse_req_t req, struct ue_fh *fh)
+{
+	(void)req;
+	if (fh->ev && ue_revent_dead(fh->ev))
+		return -ENOENT;
+	return 0;
+}
+
+void ue_events_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off)
+{
+	ue_fs_serve_text(req, fh, size, off, generate);
+}
+
+/* Whether a filter write only clears the filter ("0", spaces around). */
+static bool clears_filter(const char *buf, size_t size)
+{
+	size_t i = 0, end = size;
+
+	while (i < end && isspace((unsigned char)buf[i]))
+		i++;
+	while (end > i && (isspace((unsigned char)buf[end - 1]) || !buf[end - 1]))
+		end--;
+	return end - i == 1 && buf[i] == '0';
+}
+
+void ue_events_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size)
+{
+	struct ue_daemon *d = ue_req_daemon(req);
+	const char *system = NULL;
+	unsigned long val;
+	int r;
+
+	switch (fh->kind) {
+	case UE_N_EV_FILTER:
+	case UE_N_SYS_FILTER:
+		/* There are no filters: clearing works, setting one is refused. */
+		if (fh->ev && ue_revent_dead(fh->ev))
+			r = -ENODEV;
+		else
+			r = clears_filter(buf, size) ? 0 : -EINVAL;
+		goto out;
+	case UE_N_EV_TRIGGER:
+		/* There are no triggers. */
+		r = -EINVAL;
+		goto out;
+	default:
+		break;
+	}
+	r = ue_parse_ulong(buf, size, &val);
+	if (r < 0)
+		goto out;
+	if (val > 1) {
+		r = -EINVAL;
+		goto out;
+	}
+	switch (fh->kind) {
+	case UE_N_EV_ENABLE:
+		r = ue_revent_set_enabled(d->reg, fh->ev, val);
+		break;
+	case UE_N_SYS_ENABLE:
+		system = fh->multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
+		/* fall through */
+	default:
+		r = ue_registry_set_enabled_match(d->reg, NULL, system, NULL, val);
+		/* events/enable also covers the kernel's events: never "none matched". */
+		if (r == -EINVAL && fh->kind == UE_N_EVENTS_ENABLE)
+			r = 0;
+		break;
+	}
+out:
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_write(req, size);
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fs-text: the list files of the mount.  README, user_events_status,
+ * dynamic_events (reading, "u:" creation, "-:"/"!" deletion, O_TRUNC),
+ * available_events and set_event (reading, enabling by name, O_TRUNC).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "userevents/abi.h"
+#include "daemon.h"
+
+/* Our own help text; the kernel's README is its own and not copied. */
+static const char readme_text[] =
+	"usereventsd: Linux user_events served from user space (FUSE)\n"
+	"\n"
+	"This mount is laid out like tracefs for the parts user_events needs:\n"
+	"\n"
+	"  user_events_data\t- open, register events with the DIAG_IOCSREG ioctl,\n"
+	"\t\t\t  then write [u32 write_index][payload] while enabled\n"
+	"  user_events_status\t- registered events and who uses them\n"
+	"  dynamic_events\t- read: the user events as \"u:\" lines\n"
+	"\t\t\t  write \"u:NAME FIELDS\" to create a persistent event,\n"
+	"\t\t\t  \"-:NAME FIELDS\" or \"!u:NAME FIELDS\" to delete one;\n"
+	"\t\t\t  opening with O_TRUNC deletes every unused event\n"
+	"  available_events\t- every event as SYSTEM:NAME\n"
+	"  set_event\t\t- enabled events; write SYSTEM:NAME (or NAME,\n"
+	"\t\t\t  SYSTEM:*) to enable, !SYSTEM:NAME to disable\n"
+	"  events/\t\t- one directory per system and event:\n"
+	"\t\t\t  enable (write 0/1), format, id\n"
+	"  trace\t\t\t- the trace buffer as text; open with O_TRUNC to clear\n"
+	"  trace_pipe\t\t- the same, consumed as read; blocks when empty\n"
+	"  tracing_on\t\t- 0 stops recording, 1 starts it again\n"
+	"  buffer_size_kb\t- size of each CPU's ring in KiB\n"
+	"  buffer_total_size_kb\t- size of all rings in KiB\n"
+	"  options/overwrite\t- 1: a full ring drops its oldest records,\n"
+	"\t\t\t  0: a full ring drops new records\n"
+	"  options/fields\t- accepted; user events are always printed by field\n"
+	"\n"
+	"Differences from the kernel are listed in docs/compat.md of userevents.\n";
+
+struct list_arg {
+	struct ue_text *t;
+	bool enabled_only;
+	unsigned int active;
+	unsigned int busy;
+};
+
+static int render_status(void *arg, char *buf, size_t len)
+{
+	const struct ue_revent *ev = arg;
+
+	return ue_format_status_line(ue_revent_tp_name(ev), ue_revent_status(ev), buf, len);
+}
+
+static int status_one(struct ue_revent *ev, void *arg)
+{
+	struct list_arg *a = arg;
+
+	ue_text_render(a->t, render_status, ev);
+	a->active++;
+	if (ue_revent_status(ev))
+		a->busy++;
+	return 0;
+}
+
+static int render_dynevent(void *arg, char *buf, size_t len)
+{
+	return ue_format_dynevent_line(ue_revent_desc(arg), buf, len);
+}
+
+static int dynevent_one(struct ue_revent *ev, void *arg)
+{
+	struct list_arg *a = arg;
+
+	ue_text_render(a->t, render_dynevent, ev);
+	return 0;
+}
+
+static int event_name_one(struct ue_revent *ev, void *arg)
+{
+	struct list_arg *a = arg;
+
+	if (a->enabled_only && !ue_revent_enabled(ev))
+		return 0;
+	ue_text_printf(a->t, "%s:%s\n", ue_revent_system(ev), ue_revent_tp_name(ev));
+	return 0;
+}
+
+static int generate(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_text t = { 0 };
+	struct list_arg a = { &t, false, 0, 0 };
+
+	switch (fh->kind) {
+	case UE_N_README:
+		ue_text_add(&t, readme_text, sizeof(readme_text) - 1);
+		break;
+	case UE_N_STATUS:
+		ue_registry_foreach(d->reg, UE_ORDER_STATUS, status_one, &a);
+		ue_text_printf(&t, "\nActive: %u\nBusy: %u\n", a.active, a.busy);
+		break;
+	case UE_N_DYNAMIC_EVENTS:
+		ue_registry_foreach(d->reg, UE_ORDER_CREATED, dynevent_one, &a);
+		break;
+	case UE_N_AVAILABLE_EVENTS:
+		ue_registry_foreach(d->reg, UE_ORDER_NEWEST, event_name_one, &a);
+		break;
+	case UE_N_SET_EVENT:
+		a.enabled_only = true;
+		ue_registry_foreach(d->reg, UE_ORDER_NEWEST, event_name_one, &a);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return ue_text_to_fh(&t, fh);
+}
+
+/* After a dynamic_events deletion the kernel clears the trace when needed. */
+static void maybe_clear_trace(struct ue_daemon *d)
+{
+	if (ue_registry_take_clear_trace(d->reg))
+		ue_buffer_reset(d->buf);
+}
+
+int ue_textfile_open(fuse_req_t req, struct ue_fh *fh)
+{
+	struct ue_daemon *d = ue_req_daemon(req);
+	bool trunc = (fh->open_flags & O_TRUNC) && (fh->open_flags & O_ACCMODE) != O_RDONLY;
+	int r = 0;
+
+	if (!trunc)
+		return 0;
+	if (fh->kind == UE_N_DYNAMIC_EVENTS) {
+		r = ue_registry_delete_all(d->reg, ue_caller_capable(fuse_req_ctx(req)->pid));
+		maybe_clear_trace(d);
+	} else if (fh->kind == UE_N_SET_EVENT) {
+		/* ftrace_clear_events(): every event off; none at all is fine. */
+		ue_registry_set_enabled_match(d->reg, NULL, NULL, NULL, false);
+	}
+	return r < 0 ? r : 0;
+}
+
+void ue_textfile_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off)
+{
+	ue_fs_serve_text(req, fh, size, off, generate);
+}
+
+static int dynevent_line(struct ue_daemon *d, const char *line, bool capable)
+{
+	struct ue_dynevent_cmd *cmd;
+	int r;
+
+	cmd = malloc(sizeof(*cmd));
+	if (!cmd)
+		return -ENOMEM;
+	r = ue_dynevent_parse(line, cmd);
+	if (r == -ENOENT) {
+		r = 0;
+	} else if (r == -ECANCELED) {
+		/* Meant for another dynamic event type: none exists here. */
+		r = -EINVAL;
+	} else if (r == 0 && cmd->op == UE_DYNEVENT_CREATE) {
+		r = ue_registry_dyn_create(d->reg, cmd->name_args, capable);
+	} else if (r == 0) {
+		r = ue_registry_dyn_delete(d->reg, cmd, capable);
+		maybe_clear_trace(d);
+	}
+	free(cmd);
+	return r;
+}
+
+/*
+ * The kernel's trace_parse_run_command(): the write is cut into lines, each
+ * run as it comes; a line that does not end before a WRITE_BUFSIZE chunk
+ * does is too long.  Returns the bytes done or the first error.
+ */
+static ssize_t dynevents_write(struct ue_daemon *d, const char *buf, size_t count, bool capable)
+{
+	char *chunk;
+	size_t done = 0;
+	int r;
+
+	chunk = malloc(UE_DYNEVENT_MAX_LINE);
+	if (!chunk)
+		return -ENOMEM;
+	while (done < count) {
+		size_t size = count - done;
+		char *line;
+
+		if (size >= UE_DYNEVENT_MAX_LINE)
+			size = UE_DYNEVENT_MAX_LINE - 1;
+		memcpy(chunk, buf + done, size);
+		chunk[size] = '\0';
+		line = chunk;
+		do {
+			char *nl = strchr(line, '\n');
+
+			if (nl) {
+				*nl = '\0';
+				size = (size_t)(nl - line) + 1;
+			} else {
+				size = strlen(line);
+				if (done + size < count) {
+					if (line != chunk)
+						break;
+					free(chunk);
+					return -EINVAL;
+				}
+			}
+			done += size;
+			r = dynevent_line(d, line, capable);
+			if (r < 0) {
+				free(chunk);
+				return r;
+			}
+			line += size;
+		} while (done < count);
+	}
+	free(chunk);
+	return (ssize_t)done;
+}
+
+/*
+ * The kernel's ftrace_event_write(): one word per write() (the caller's
+ * write loop brings the rest), "!" to disable.  Returns the bytes taken.
+ */
+static ssize_t set_event_write(struct ue_daemon *d, const char *buf, size_t count)
+{
+	char word[UE_EVENT_BUF_SIZE + 1];
+	size_t i = 0, len = 0;
+	char *colon, *match, *sub = NULL, *event = NULL;
+	bool on = true;
+	int r;
+
+	if (!count)
+		return 0;
+	while (i < count && isspace((unsigned char)buf[i]))
+		i++;
+	if (i == count || !buf[i])
+		return (ssize_t)(i < count ? i + 1 : i);
+	while (i < count && buf[i] && !isspace((unsigned char)buf[i])) {
+		if (len >= UE_EVENT_BUF_SIZE)
+			return -EINVAL;
+		word[len++] = buf[i++];
+	}
+	/* The character that ended the word is taken too. */
+	if (i < count)
+		i++;
+	word[len] = '\0';
+
+	match = word;
+	if (*match == '!') {
+		on = false;
+		match++;
+	}
+	colon = strchr(match, ':');
+	if (colon) {
+		*colon = '\0';
+		sub = match;
+		event = colon + 1;
+		match = NULL;
+		if (!*sub || strcmp(sub, "*") == 0)
+			sub = NULL;
+		if (!*event || strcmp(event, "*") == 0)
+			event = NULL;
+	}
+	r = ue_registry_set_enabled_match(d->reg, match, sub, event, on);
+	return r < 0 ? r : (ssize_t)i;
+}
+
+void ue_textfile_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size)
+{
+	struct ue_daemon *d = ue_req_daemon(req);
+	ssize_t r;
+
+	if (fh->kind == UE_N_DYNAMIC_EVENTS)
+		r = dynevents_write(d, buf, size, ue_caller_capable(fuse_req_ctx(req)->pid));
+	else
+		r = set_event_write(d, buf, size);
+	if (r < 0)
+		fuse_reply_err(req, (int)-r);
+	else
+		fuse_reply_write(req, (size_t)r);
+}

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * usereventsd: the command line, the mount and the life of the daemon.
+ * Mounts first, then detaches (unless -f), so the mount is usable as soon as
+ * the command returns; prints nothing on success; SIGINT/SIGTERM/SIGHUP or
+ * an unmount end it cleanly.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#define DEFAULT_MAX_THREADS 16
+/* How often enablers of exited processes are looked for. */
+#define SWEEP_INTERVAL_MS 500
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: " UE_DAEMON_NAME " [-f] [-d] [-o OPTION[,OPTION...]] MOUNTPOINT\n"
+		"\n"
+		"Serves Linux user_events from user space: mounts a tracefs-like file\n"
+		"system on MOUNTPOINT (usually /sys/kernel/tracing in a private mount\n"
+		"namespace) where unmodified user_events programs register and write events.\n"
+		"\n"
+		"  -f                   stay in the foreground\n"
+		"  -d                   print every FUSE request (implies -f)\n"
+		"  -o OPTIONS           comma-separated options:\n"
+		"       uid=N, gid=N    owner of every file (default: 0, 0)\n"
+		"       mode=OCTAL      mode of the mount's root directory (default: 0700)\n"
+		"       max_events=N    most events at a time (default: %u, as\n"
+		"                       kernel.user_events_max); more fail with EMFILE\n"
+		"       buffer_size_kb=N  trace ring size per CPU (default: %u)\n"
+		"       threads=N       most FUSE worker threads (default: %u)\n"
+		"       other options go to FUSE (e.g. allow_other, which is set when root)\n"
+		"  -h, --help           this text\n"
+		"  -V, --version        the version\n",
+		UE_REGISTRY_DEFAULT_MAX_EVENTS, UE_DEFAULT_BUFFER_KB, DEFAULT_MAX_THREADS);
+}
+
+static int parse_uint(const char *s, int base, unsigned long max, unsigned long *ret)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, base);
+	if (errno || *end || v > max || *s == '-')
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* Take our options out of one -o list; the rest is appended to @fuse_opts. */
+static int parse_opts(const char *list, struct ue_daemon_opts *o, char *fuse_opts, size_t len)
+{
+	char *copy = strdup(list), *save = NULL, *opt;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (opt = strtok_r(copy, ",", &save); opt && !err; opt = strtok_r(NULL, ",", &save)) {
+		const char *eq = strchr(opt, '=');
+		const char *val = eq ? eq + 1 : "";
+		size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
+		unsigned long v;
+
+#define KEY(k) (klen == sizeof(k) - 1 && strncmp(opt, k, klen) == 0)
+		if (KEY("uid")) {
+			err = parse_uint(val, 10, UINT_MAX - 1, &v);
+			o->uid = (uid_t)v;
+		} else if (KEY("gid")) {
+			err = parse_uint(val, 10, UINT_MAX - 1, &v);
+			o->gid = (gid_t)v;
+		} else if (KEY("mode")) {
+			err = parse_uint(val, 8, 07777, &v);
+			o->root_mode = (mode_t)v;
+		} else if (KEY("max_events")) {
+			err = parse_uint(val, 10, UINT_MAX, &v);
+			if (!err && v == 0)
+				err = -EINVAL;
+			o->max_events = (unsigned int)v;
+		} else if (KEY("buffer_size_kb")) {
+			err = parse_uint(val, 10, (size_t)UE_BUFFER_MAX_TOTAL_BYTES >> 10, &v);
+			if (!err && v == 0)
+				err = -EINVAL;
+			o->buffer_kb = v;
+		} else if (KEY("threads")) {
+			err = parse_uint(val, 10, 1024, &v);
+			if (!err && v == 0)
+				err = -EINVAL;
+			o->max_threads = (unsigned int)v;
+		} else {
+			size_t used = strlen(fuse_opts);
+
+			if (used + strlen(opt) + 2 > len) {
+				err = -E2BIG;
+				break;
+			}
+			if (used)
+				strcat(fuse_opts, ",");
+			strcat(fuse_opts, opt);
+		}
+#undef KEY
+		if (err == -EINVAL)
+			fprintf(stderr, UE_DAEMON_NAME ": bad value in option '%s'\n", opt);
+	}
+	free(copy);
+	return err;
+}
+
+/* Say what is wrong in terms a user can act on, before libfuse tries. */
+static int check_environment(const char *mountpoint)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(mountpoint, &st) < 0) {
+		fprintf(stderr, UE_DAEMON_NAME ": mount point %s: %s\n", mountpoint,
+			strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, UE_DAEMON_NAME ": mount point %s is not a directory\n", mountpoint);
+		return -1;
+	}
+	if (stat("/dev/fuse", &st) < 0) {
+		fprintf(stderr,
+			UE_DAEMON_NAME ": /dev/fuse is missing: load the fuse module "
+				       "(modprobe fuse), or give the container the device "
+				       "(e.g. --device /dev/fuse)\n");
+		return -1;
+	}
+	if (geteuid() == 0) {
+		fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr,
+				UE_DAEMON_NAME ": cannot open /dev/fuse: %s (a container may need "
+					       "the device allowed and CAP_SYS_ADMIN)\n",
+				strerror(errno));
+			return -1;
+		}
+		close(fd);
+	} else if (access("/dev/fuse", R_OK | W_OK) < 0) {
+		fprintf(stderr,
+			UE_DAEMON_NAME ": /dev/fuse is not open to this user (%s): run as root\n",
+			strerror(errno));
+		return -1;
+	} else if (access("/usr/bin/fusermount3", X_OK) < 0 &&
+		   access("/bin/fusermount3", X_OK) < 0) {
+		fprintf(stderr,
+			UE_DAEMON_NAME ": not root and fusermount3 is not installed: run as root "
+				       "or install fuse3\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void mount_failed(const char *mountpoint)
+{
+	FILE *f;
+	char line[4096];
+	bool mounted = false;
+
+	/* libfuse printed the system's reason; add what usually causes it. */
+	f = fopen("/proc/self/mountinfo", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			char mp[PATH_MAX];
+
+			if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1 &&
+			    strcmp(mp, mountpoint) == 0)
+				mounted = true;
+		}
+		fclose(f);
+	}
+	if (geteuid() != 0)
+		fprintf(stderr,
+			UE_DAEMON_NAME ": cannot mount %s: missing privileges (run as root, or "
+				       "as its owner with fusermount3 installed)\n",
+			mountpoint);
+	else if (mounted)
+		fprintf(stderr,
+			UE_DAEMON_NAME ": cannot mount %s: the mount point is busy (something "
+				       "is mounted there already)\n",
+			mountpoint);
+	else
+		fprintf(stderr, UE_DAEMON_NAME ": cannot mount %s\n", mountpoint);
+}
+
+struct sweeper {
+	struct ue_daemon *d;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+	pthread_t thread;
+};
+
+/* Releases the references of processes that exited without unregistering. */
+static void *sweep_thread(void *arg)
+{
+	struct sweeper *s = arg;
+	struct timespec t;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		t.tv_nsec += SWEEP_INTERVAL_MS * 1000000L;
+		while (t.tv_nsec >= 1000000000L) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s->cond, &s->lock, &t);
+		if (s->stop)
+			break;
+		pthread_mutex_unlock(&s->lock);
+		ue_enablers_sweep(s->d->enablers);
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static int sweeper_start(struct sweeper *s, struct ue_daemon *d)
+{
+	pthread_condattr_t ca;
+	int r;
+
+	s->d = d;
+	s->stop = false;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	r = pthread_create(&s->thread, NULL, sweep_thread, s);
+	return -r;
+}
+
+static void sweeper_stop(struct sweeper *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->stop = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ue_daemon_opts opts = {
+		.root_mode = 0700,
+		.buffer_kb = UE_DEFAULT_BUFFER_KB,
+		.max_threads = DEFAULT_MAX_THREADS,
+	};
+	struct ue_registry_opts ropts = { 0 };
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct fuse_loop_config *loop = NULL;
+	char fuse_opts[4096] = "", *all_opts = NULL;
+	struct ue_daemon *d = NULL;
+	struct sweeper sweeper;
+	bool sweeping = false, mounted = false, signals = false;
+	const char *mountpoint;
+	long ncpus;
+	int c, r, status = EXIT_FAILURE;
+
+	while ((c = getopt_long(argc, argv, "fdo:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			opts.foreground = true;
+			break;
+		case 'd':
+			opts.debug = true;
+			opts.foreground = true;
+			break;
+		case 'o':
+			if (parse_opts(optarg, &opts, fuse_opts, sizeof(fuse_opts)) < 0)
+				return EXIT_FAILURE;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		case 'V':
+			printf(UE_DAEMON_NAME " " UE_VERSION "\n");
+			return EXIT_SUCCESS;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	mountpoint = argv[optind];
+	if (check_environment(mountpoint) < 0)
+		return EXIT_FAILURE;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		goto oom;
+	d->opts = opts;
+	atomic_init(&d->buffer_kb, opts.buffer_kb);
+	atomic_init(&d->trace_flags, ue_trace_flags_default());
+	pthread_mutex_init(&d->release_lock, NULL);
+	pthread_mutex_init(&d->fh_lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&d->release_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	clock_gettime(CLOCK_REALTIME, &d->mount_time);
+
+	ropts.max_events = opts.max_events;
+	r = ue_registry_new(&ropts, &d->reg);
+	if (r < 0)
+		goto fail_errno;
+	ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (ncpus < 1)
+		ncpus = 1;
+	if (ncpus > UE_BUFFER_MAX_CPUS)
+		ncpus = UE_BUFFER_MAX_CPUS;
+	r = ue_buffer_new((unsigned int)ncpus, opts.buffer_kb << 10, true, &d->buf);
+	if (r < 0) {
+		fprintf(stderr, UE_DAEMON_NAME ": cannot allocate %u x %zu KiB of trace buffer: %s\n",
+			(unsigned int)ncpus, opts.buffer_kb, strerror(-r));
+		goto out;
+	}
+	r = ue_tasks_new(&d->tasks);
+	if (r < 0)
+		goto fail_errno;
+
+	/* Everyone may need to reach the files (modes decide): allow_other when we can. */
+	if (asprintf(&all_opts, "default_permissions,fsname=usereventsd,subtype=usereventsd%s%s%s",
+		     geteuid() == 0 ? ",allow_other" : "", fuse_opts[0] ? "," : "",
+		     fuse_opts) < 0)
+		goto oom;
+	if (fuse_opt_add_arg(&args, argv[0]) || fuse_opt_add_arg(&args, "-o") ||
+	    fuse_opt_add_arg(&args, all_opts) || (opts.debug && fuse_opt_add_arg(&args, "-d")))
+		goto oom;
+	d->se = fuse_session_new(&args, &ue_fs_ops, sizeof(ue_fs_ops), d);
+	if (!d->se)
+		goto out;	/* libfuse said which option it did not take */
+	if (fuse_set_signal_handlers(d->se) != 0)
+		goto out;
+	signals = true;
+	if (fuse_session_mount(d->se, mountpoint) != 0) {
+		mount_failed(mountpoint);
+		goto out;
+	}
+	mounted = true;
+	/* Mounted: requests queue until the loop runs, so detaching now is safe. */
+	if (fuse_daemonize(opts.foreground) != 0)
+		goto out;
+
+	/* Threads only now: fuse_daemonize() forks. */
+	r = ue_enablers_new(ue_registry_enabler_ops(), &d->enablers);
+	if (r < 0)
+		goto fail_errno;
+	ue_registry_set_enablers(d->reg, d->enablers);
+	ue_registry_set_busy_hook(d->reg, ue_data_busy_hook, d);
+	r = ue_pipe_start(d);
+	if (r < 0)
+		goto fail_errno;
+	r = sweeper_start(&sweeper, d);
+	if (r < 0)
+		goto fail_errno;
+	sweeping = true;
+
+	loop = fuse_loop_cfg_create();
+	if (!loop)
+		goto oom;
+	fuse_loop_cfg_set_max_threads(loop, opts.max_threads);
+	fuse_loop_cfg_set_idle_threads(loop, opts.max_threads < 4 ? opts.max_threads : 4);
+	r = fuse_session_loop_mt(d->se, loop);
+	/* A signal that ended the loop is returned as its positive number: a clean end. */
+	status = r >= 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	goto out;
+
+oom:
+	r = -ENOMEM;
+fail_errno:
+	fprintf(stderr, UE_DAEMON_NAME ": %s\n", strerror(-r));
+out:
+	if (sweeping)
+		sweeper_stop(&sweeper);
+	if (d) {
+		ue_pipe_stop(d);
+		if (signals)
+			fuse_remove_signal_handlers(d->se);
+		if (mounted)
+			fuse_session_unmount(d->se);
+		ue_fs_cleanup(d);
+		/* Enablers hold event references: they go before the registry. */
+		ue_enablers_free(d->enablers);
+		ue_registry_free(d->reg);
+		if (d->se)
+			fuse_session_destroy(d->se);
+		ue_buffer_free(d->buf);
+		ue_tasks_free(d->tasks);
+		pthread_mutex_destroy(&d->release_lock);
+		pthread_mutex_destroy(&d->fh_lock);
+		pthread_cond_destroy(&d->release_cond);
+		free(d);
+	}
+	if (loop)
+		fuse_loop_cfg_destroy(loop);
+	fuse_opt_free_args(&args);
+	free(all_opts);
+	return status;
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * procmem: a handle on the memory of one process that cannot follow its pid
+ * to another program, plus the identity (tgid, start time) that lets threads
+ * of one process share a handle.  Used by the enablers to flip enable bits.
+ */
+#ifndef UE_DAEMON_PROCMEM_H
+#define UE_DAEMON_PROCMEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Who a process is, as far as /proc tells: two registrations share a handle
+ * only when all three fields are equal.  start_time has a resolution of one
+ * clock tick, so a pid reused within the same tick looks the same; that case
+ * is caught by ue_procmem_alive() on the old handle (its memory is gone),
+ * which the enablers check before reusing a handle.  start_stack is the
+ * address-space's stack start: exec keeps pid and start time but, with
+ * ASLR, not this.
+ */
+struct ue_procmem_id {
+	pid_t tgid;	      /* Tgid: of /proc/<tid>/status */
+	uint64_t start_time;  /* field 22 of /proc/<tgid>/stat (clock ticks after boot) */
+	uint64_t start_stack; /* field 28 of /proc/<tgid>/stat (0 when hidden) */
+};
+
+/*
+ * A process's memory.  Two file descriptors opened while the process is
+ * known to be alive (its thread is blocked in our ioctl): /proc/<tid>/mem
+ * for reading and writing and /proc/<tid>/maps for protections.  Both pin
+ * the address space (mm) that existed at open time: once the process execs
+ * or exits, reads and writes through them transfer nothing (ue_procmem_*
+ * then return -ESRCH) instead of touching a new program, even when the pid
+ * is reused.
+ *
+ * Atomicity (a known difference from the kernel): the kernel sets or clears
+ * an enable bit with an atomic set_bit on the word.  Through /proc/<pid>/mem
+ * we can only read the byte that holds the bit and write it back, so when
+ * the program itself changes *another bit of that same byte* between our
+ * read and our write, its change is lost.  Programs that keep one enable bit
+ * per byte (or per word, the common case) are not affected.
+ *
+ * Protections: /proc/<pid>/mem writes with FOLL_FORCE on most kernels
+ * (CONFIG_PROC_MEM_ALWAYS_FORCE), so it would write into read-only
+ * mappings, which the kernel's user_events never does.  Every write is
+ * therefore preceded by a protection check of the target address
+ * (PROCMAP_QUERY on Linux 6.11+, else a scan of the maps text): a mapping
+ * without write permission is refused with -EFAULT.  The check and the write
+ * are two steps: an mprotect() by the program between them is not seen.
+ *
+ * A handle is used by one thread at a time for writes (the enablers hold a
+ * per-process lock); ue_procmem_alive() and reads may run concurrently.
+ */
+struct ue_procmem;
+
+/**
+ * ue_procmem_identify - identify the process a thread belongs to
+ * @tid: any thread of the process, alive
+ * @ret_id: its identity
+ *
+ * Return: 0; -ESRCH when the thread or its process is gone; -errno when
+ * /proc cannot be read.  @ret_id is untouched on failure.
+ */
+int ue_procmem_identify(pid_t tid, struct ue_procmem_id *ret_id);
+
+/** ue_procmem_id_equal - whether two identities name the same process */
+bool ue_procmem_id_equal(const struct ue_procmem_id *a, const struct ue_procmem_id *b);
+
+/**
+ * ue_procmem_open - open a handle on the memory of @tid's process
+ * @tid: a thread that is alive and cannot exec or exit meanwhile (blocked
+ *       in a request we are serving)
+ * @ret_pm: the new handle (release with ue_procmem_close())
+ *
+ * Return: 0; -ESRCH when the thread is gone or its process exec'd while we
+ * opened it; -EMFILE / -ENFILE / -ENOMEM / -EACCES as open(2) fails.
+ */
+int ue_procmem_open(pid_t tid, struct ue_procmem **ret_pm);
+
+/** ue_procmem_close - close a handle (NULL is ignored) */
+void ue_procmem_close(struct ue_procmem *pm);
+
+/** ue_procmem_get_id - the identity read when the handle was opened */
+const struct ue_procmem_id *ue_procmem_get_id(const struct ue_procmem *pm);
+
+/**
+ * ue_procmem_alive - whether the memory the handle pins is still in use
+ * @pm: the handle
+ *
+ * Return: 1 while the process runs the program it ran at open time; 0 once
+ * it exited or exec'd (the handle will never work again); -errno on an
+ * unexpected error.
+ */
+int ue_procmem_alive(struct ue_procmem *pm);
+
+/**
+ * ue_procmem_writable - whether the process may write to @addr itself
+ * @pm: the handle
+ * @addr: an address in the process
+ *
+ * Return: 0 when a mapping with write permission covers @addr; -EFAULT when
+ * none does (unmapped, read-only, PROT_NONE); -ESRCH when the process is
+ * gone; -errno on an unexpected error.
+ */
+int ue_procmem_writable(struct ue_procmem *pm, uint64_t addr);
+
+/**
+ * ue_procmem_read_byte - read one byte of the process's memory
+ * @pm: the handle
+ * @addr: the address
+ * @ret_val: the byte
+ *
+ * No protection check: reads follow /proc/<pid>/mem rules.
+ *
+ * Return: 0; -ESRCH when the process is gone; -EIO when the address cannot
+ * be accessed now (unmapped, or a fault the kernel would not resolve for a
+ * remote access, e.g. a userfaultfd-registered missing page).
+ */
+int ue_procmem_read_byte(struct ue_procmem *pm, uint64_t addr, uint8_t *ret_val);
+
+/**
+ * ue_procmem_write_byte - write one byte of the process's memory, unchecked
+ * @pm: the handle
+ * @addr: the address
+ * @val: the byte
+ *
+ * Does NOT check protections (see ue_procmem_update_bit()); meant for tests
+ * and callers that checked already.
+ *
+ * Return: 0; -ESRCH when the process is gone; -EIO when the address cannot
+ * be accessed now.
+ */
+int ue_procmem_write_byte(struct ue_procmem *pm, uint64_t addr, uint8_t val);
+
+/**
+ * ue_procmem_update_bit - set or clear one bit of one byte, if writable
+ * @pm: the handle
+ * @addr: the byte
+ * @bit: the bit in that byte, 0..7
+ * @set: true to set it, false to clear it
+ *
+ * Checks the protection, reads the byte and writes it back with the bit
+ * changed (nothing is written when the bit already has the value).  See the
+ * atomicity note above.
+ *
+ * Return: 0; -EFAULT when @addr is not writable for the process; -ESRCH
+ * when the process is gone; -EIO (or another -errno) when the access failed
+ * although the mapping allows it (worth retrying: the kernel faults such
+ * pages in asynchronously); -EINVAL when @bit > 7.
+ */
+int ue_procmem_update_bit(struct ue_procmem *pm, uint64_t addr, unsigned int bit, bool set);
+
+/**
+ * ue_procmem_use_text_maps - check protections by scanning the maps text
+ * @pm: the handle
+ *
+ * What the handle falls back to by itself when PROCMAP_QUERY is missing
+ * (Linux before 6.11); lets tests cover that path on newer kernels.
+ */
+void ue_procmem_use_text_maps(struct ue_procmem *pm);
+
+#endif /* UE_DAEMON_PROCMEM_H */

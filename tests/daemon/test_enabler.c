@@ -1,0 +1,1167 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Tests of daemon/enabler with real child processes: every bit of 4- and
+ * 8-byte words (the kernel's align_addr_bit), state written at registration,
+ * EADDRINUSE/ENOENT/ENOMEM as Linux 6.12 answers them, unwritable memory,
+ * 50 processes, exit and exec (no write lands in the new program), limits,
+ * and a process whose memory stalls (a FUSE-backed page) delaying nobody else.
+ * Needs root: it opens other processes' /proc/<pid>/mem.
+ */
+#include <pthread.h>
+#include <time.h>
+
+#include "enabler.h"
+#include "procmem.h"
+#include "harness.h"
+#include "target.h"
+
+#ifdef UE_HAVE_FUSE3
+#define FUSE_USE_VERSION 34
+#include <fuse_lowlevel.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#endif
+
+struct fake_event {
+	int refs;
+	bool enabled;
+};
+
+static void ev_get(void *event)
+{
+	__atomic_add_fetch(&((struct fake_event *)event)->refs, 1, __ATOMIC_SEQ_CST);
+}
+
+static void ev_put(void *event)
+{
+	__atomic_sub_fetch(&((struct fake_event *)event)->refs, 1, __ATOMIC_SEQ_CST);
+}
+
+static bool ev_is_enabled(void *event)
+{
+	return __atomic_load_n(&((struct fake_event *)event)->enabled, __ATOMIC_SEQ_CST);
+}
+
+static int ev_refs(struct fake_event *ev)
+{
+	return __atomic_load_n(&ev->refs, __ATOMIC_SEQ_CST);
+}
+
+static const struct ue_enabler_ops plain_ops = { .get = ev_get, .put = ev_put };
+static const struct ue_enabler_ops state_ops = {
+	.get = ev_get, .put = ev_put, .is_enabled = ev_is_enabled,
+};
+
+static size_t page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static struct ue_enablers_stats stats_of(struct ue_enablers *set)
+{
+	struct ue_enablers_stats s;
+
+	ue_enablers_stats(set, &s);
+	return s;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t load64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static void store64(void *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/*
+ * The kernel's view of where bit @bit of a @size-byte word at @addr lands,
+ * as 64-bit words: on a 64-bit little-endian kernel a word off an 8-byte
+ * boundary is handled as the aligned long below it with bit + 32.  Returns
+ * the aligned address and sets *ret_mask to the bit in that long.
+ */
+static uintptr_t kernel_bit(uintptr_t addr, unsigned int bit, uint64_t *ret_mask)
+{
+	if (addr % 8) {
+		*ret_mask = (uint64_t)1 << (bit + 32);
+		return addr & ~(uintptr_t)7;
+	}
+	*ret_mask = (uint64_t)1 << bit;
+	return addr;
+}
+
+TEST(every_bit_of_4_and_8_byte_words)
+{
+	static const struct { unsigned int size, offset; } words[] = {
+		{ 4, 0 }, { 4, 4 }, { 8, 0 },
+	};
+	static const uint64_t pattern[2] = { 0xa5a5a5a5a5a5a5a5ull, 0x0123456789abcdefull };
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event ev = { 0, false };
+	struct ue_enablers *set;
+	struct target t;
+	unsigned int w, bit;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	for (w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		for (bit = 0; bit < words[w].size * 8; bit++) {
+			uintptr_t addr = (uintptr_t)shm + 64 + words[w].offset;
+			uint64_t mask, set_v, clear_v;
+			uint8_t *lp;
+
+			lp = (uint8_t *)kernel_bit(addr, bit, &mask);
+			/* Pattern over the long and the one after it, to see stray writes. */
+			store64(shm + 64, pattern[0]);
+			store64(shm + 72, pattern[1]);
+			set_v = pattern[0] | mask;
+			clear_v = pattern[0] & ~mask;
+			ASSERT_EQ(lp, shm + 64);
+
+			EXPECT_EQ(ue_enabler_add(set, t.pid, addr, bit, words[w].size, &ev, true), 0);
+			EXPECT_EQ(load64(shm + 64), set_v);
+			EXPECT_EQ(ue_enablers_update_event(set, &ev, false), 0);
+			EXPECT_EQ(load64(shm + 64), clear_v);
+			EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
+			EXPECT_EQ(load64(shm + 64), set_v);
+			EXPECT_EQ(ue_enabler_remove(set, t.pid, addr, bit), 0);
+			EXPECT_EQ(load64(shm + 64), clear_v);
+			EXPECT_EQ(load64(shm + 72), pattern[1]);
+			if (ue_test_failed) {
+				printf("# size %u offset %u bit %u\n", words[w].size, words[w].offset, bit);
+				break;
+			}
+		}
+	}
+	EXPECT_EQ(ev_refs(&ev), 0);
+	EXPECT_EQ(stats_of(set).processes, 0);
+	ue_enablers_free(set);
+	target_exit(&t, 1);
+	munmap(shm, page_size());
+}
+
+/* Observed on Linux 6.12: 0xffffffff registered (bit 3, disabled) reads 0xfffffff7. */
+TEST(registration_writes_current_state)
+{
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event off = { 0, false }, on = { 0, true };
+	struct ue_enablers *set, *set2;
+	uint32_t *w1 = (uint32_t *)(void *)(shm + 64), *w2 = (uint32_t *)(void *)(shm + 72);
+	struct target t;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	*w1 = 0xffffffff;
+	*w2 = 0;
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)w1, 3, 4, &off, false), 0);
+	EXPECT_EQ(*w1, 0xfffffff7);
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)w2, 5, 4, &on, true), 0);
+	EXPECT_EQ(*w2, 0x20);
+	EXPECT_EQ(ue_enablers_update_event(set, &off, true), 0);
+	EXPECT_EQ(*w1, 0xffffffff);
+	EXPECT_EQ(*w2, 0x20);
+	EXPECT_EQ(ev_refs(&off), 1);
+	EXPECT_EQ(ev_refs(&on), 1);
+	ue_enablers_free(set);
+	EXPECT_EQ(ev_refs(&off), 0);
+	EXPECT_EQ(ev_refs(&on), 0);
+
+	/* With is_enabled the event's own state wins over the argument. */
+	ASSERT_EQ(ue_enablers_new(&state_ops, &set2), 0);
+	*w1 = 0;
+	EXPECT_EQ(ue_enabler_add(set2, t.pid, (uintptr_t)w1, 0, 4, &on, false), 0);
+	EXPECT_EQ(*w1, 1);
+	ue_enablers_free(set2);
+	target_exit(&t, 1);
+	munmap(shm, page_size());
+}
+
+TEST(invalid_arguments)
+{
+	static const struct { uint64_t off; unsigned int bit, size; } cases[] = {
+		{ 0, 0, 3 }, { 0, 0, 1 }, { 0, 0, 2 }, { 0, 0, 16 }, { 0, 0, 0 },
+		{ 2, 0, 4 }, { 4, 0, 8 }, { 1, 7, 4 }, { 0, 32, 4 }, { 0, 64, 8 }, { 0, 40, 4 },
+	};
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event ev = { 0, false };
+	struct ue_enablers *set;
+	struct target t;
+	unsigned int i;
+	pid_t gone;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		EXPECT_ERRNO(ue_enabler_add(set, t.pid, (uintptr_t)shm + 64 + cases[i].off,
+					    cases[i].bit, cases[i].size, &ev, false), EINVAL);
+	EXPECT_ERRNO(ue_enabler_add(set, t.pid, (uintptr_t)shm, 0, 4, NULL, false), EINVAL);
+	EXPECT_ERRNO(ue_enablers_new(NULL, &(struct ue_enablers *){ NULL }), EINVAL);
+	gone = t.pid;
+	target_exit(&t, 1);
+	/* A thread that is gone cannot register. */
+	EXPECT_ERRNO(ue_enabler_add(set, gone, (uintptr_t)shm, 0, 4, &ev, false), ESRCH);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	EXPECT_EQ(stats_of(set).processes, 0);
+	ue_enablers_free(set);
+	munmap(shm, page_size());
+}
+
+/* Linux 6.12: EADDRINUSE per (addr, bit) in one process, whatever the event or size. */
+TEST(duplicate_address_and_bit)
+{
+	static const struct { unsigned int off, size, bit; int ev; int expect; } cases[] = {
+		{ 0, 8, 7, 0, 0 },
+		{ 0, 8, 7, 0, -EADDRINUSE },
+		{ 0, 8, 7, 1, -EADDRINUSE },
+		{ 0, 4, 7, 1, -EADDRINUSE },
+		{ 0, 8, 8, 1, 0 },
+		{ 0, 8, 32, 1, 0 },	/* the same bit as (4, 4, 0) below: not a duplicate */
+		{ 4, 4, 0, 0, 0 },
+	};
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event ev[2] = { { 0, false }, { 0, false } };
+	struct ue_enablers *set;
+	struct target t;
+	pid_t thread;
+	unsigned int i;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm + 64 + cases[i].off, cases[i].bit,
+					 cases[i].size, &ev[cases[i].ev], false),
+			  cases[i].expect);
+	EXPECT_EQ(ev_refs(&ev[0]), 2);
+	EXPECT_EQ(ev_refs(&ev[1]), 2);
+
+	/* Another thread of the same process shares the handle and its enablers. */
+	thread = target_thread(&t);
+	ASSERT_GE(thread, 1);
+	EXPECT_NE(thread, t.pid);
+	EXPECT_ERRNO(ue_enabler_add(set, thread, (uintptr_t)shm + 64, 7, 8, &ev[1], false),
+		     EADDRINUSE);
+	EXPECT_EQ(ue_enabler_add(set, thread, (uintptr_t)shm + 128, 0, 8, &ev[1], false), 0);
+	EXPECT_EQ(stats_of(set).processes, 1);
+	EXPECT_EQ(stats_of(set).enablers, 5);
+	EXPECT_EQ(ue_enabler_remove(set, thread, (uintptr_t)shm + 64, 7), 0);
+	EXPECT_EQ(ue_enabler_remove(set, t.pid, (uintptr_t)shm + 128, 0), 0);
+	EXPECT_EQ(stats_of(set).enablers, 3);
+	ue_enablers_free(set);
+	EXPECT_EQ(ev_refs(&ev[0]), 0);
+	EXPECT_EQ(ev_refs(&ev[1]), 0);
+	target_exit(&t, 1);
+	munmap(shm, page_size());
+}
+
+/* Linux 6.12 values: ENOENT without a match; the bit cleared even while enabled. */
+TEST(remove_clears_and_reports_enoent)
+{
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event ev = { 0, false };
+	struct ue_enablers *set;
+	uintptr_t d = 0;
+	struct target t;
+
+	ASSERT_TRUE(shm != NULL);
+	d = (uintptr_t)shm + 64;
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	/* A process that never registered. */
+	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, d, 0), ENOENT);
+
+	EXPECT_EQ(ue_enabler_add(set, t.pid, d, 7, 8, &ev, false), 0);
+	EXPECT_EQ(ue_enabler_add(set, t.pid, d, 8, 8, &ev, false), 0);
+	EXPECT_EQ(ue_enabler_add(set, t.pid, d, 32, 8, &ev, false), 0);
+	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, d, 9), ENOENT);
+	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, d + 1, 7), ENOENT);
+	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, d, 200), ENOENT);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
+	EXPECT_EQ(load64(shm + 64), 0x100000180ull);
+	EXPECT_EQ(ue_enabler_remove(set, t.pid, d, 8), 0);
+	EXPECT_EQ(load64(shm + 64), 0x100000080ull);
+	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, d, 8), ENOENT);
+	EXPECT_EQ(ev_refs(&ev), 2);
+	/* A removed bit is no longer updated. */
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
+	EXPECT_EQ(load64(shm + 64), 0x100000080ull);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, false), 0);
+	EXPECT_EQ(load64(shm + 64), 0);
+	EXPECT_EQ(ue_enabler_remove(set, t.pid, d, 7), 0);
+	EXPECT_EQ(ue_enabler_remove(set, t.pid, d, 32), 0);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
+	EXPECT_EQ(load64(shm + 64), 0);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	EXPECT_EQ(stats_of(set).processes, 0);
+	ue_enablers_free(set);
+	target_exit(&t, 1);
+	munmap(shm, page_size());
+}
+
+/* Linux 6.12 answers ENOMEM when the word cannot be written at registration. */
+TEST(unwritable_memory_refused)
+{
+	static const struct { const char *name; int prot, flags; bool unmap; } cases[] = {
+		{ "ro private", PROT_READ, MAP_PRIVATE, false },
+		{ "ro shared", PROT_READ, MAP_SHARED, false },
+		{ "none", PROT_NONE, MAP_PRIVATE, false },
+		{ "unmapped", PROT_READ | PROT_WRITE, MAP_PRIVATE, true },
+	};
+	size_t pg = page_size();
+	uint8_t *m[4];
+	struct fake_event ev = { 0, true };
+	struct ue_enablers *set;
+	struct target t;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		m[i] = mmap(NULL, pg, cases[i].prot, cases[i].flags | MAP_ANONYMOUS, -1, 0);
+		ASSERT_TRUE(m[i] != MAP_FAILED);
+	}
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	/* Unmapped in the target itself: here the address could be reused. */
+	for (i = 0; i < 4; i++)
+		if (cases[i].unmap)
+			ASSERT_EQ(target_op(&t, T_MUNMAP, (uintptr_t)m[i], pg, 0), 0);
+	for (i = 0; i < 4; i++) {
+		uint64_t v = 1;
+		int r = ue_enabler_add(set, t.pid, (uintptr_t)m[i] + 8, 0, 4, &ev, true);
+
+		if (r != -ENOMEM)
+			printf("# %s: %d\n", cases[i].name, r);
+		EXPECT_ERRNO(r, ENOMEM);
+		if ((cases[i].prot & PROT_READ) && !cases[i].unmap) {
+			EXPECT_EQ(target_read8(&t, (uintptr_t)m[i] + 8, &v), 0);
+			EXPECT_EQ(v, 0);
+		}
+	}
+	EXPECT_EQ(ev_refs(&ev), 0);
+	EXPECT_EQ(stats_of(set).processes, 0);
+	EXPECT_EQ(stats_of(set).enablers, 0);
+	EXPECT_EQ(stats_of(set).failed_writes, 4);
+	ue_enablers_free(set);
+	target_exit(&t, 1);
+	for (i = 0; i < 4; i++)
+		munmap(m[i], pg);
+}
+
+/*
+ * Linux 6.12: after mprotect(PROT_READ) an enable leaves the word alone and
+ * keeps the enabler; once writable again the next change lands; unreg on a
+ * read-only word answers EFAULT and still drops the enabler.  The same after
+ * munmap and a new mapping at the address.
+ */
+TEST(protection_changes_after_registration)
+{
+	size_t pg = page_size();
+	uint8_t *shm = target_shm(pg);
+	uint8_t *priv;
+	struct fake_event ev = { 0, false };
+	struct ue_enablers *set;
+	struct target t;
+	uint64_t v = 0;
+
+	ASSERT_TRUE(shm != NULL);
+	priv = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(priv != MAP_FAILED);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm, 2, 4, &ev, false), 0);
+	EXPECT_EQ(target_op(&t, T_MPROTECT, (uintptr_t)shm, pg, PROT_READ), 0);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
+	EXPECT_EQ(shm[0], 0);
+	EXPECT_EQ(stats_of(set).enablers, 1);
+	EXPECT_EQ(stats_of(set).failed_writes, 1);
+	EXPECT_EQ(target_op(&t, T_MPROTECT, (uintptr_t)shm, pg, PROT_READ | PROT_WRITE), 0);
+	EXPECT_EQ(shm[0], 0);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, false), 0);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
+	EXPECT_EQ(shm[0], 4);
+	EXPECT_EQ(target_op(&t, T_MPROTECT, (uintptr_t)shm, pg, PROT_READ), 0);
+	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, (uintptr_t)shm, 2), EFAULT);
+	EXPECT_EQ(shm[0], 4);
+	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, (uintptr_t)shm, 2), ENOENT);
+	EXPECT_EQ(ev_refs(&ev), 0);
+
+	/* munmap: the write fails quietly; a new mapping there gets the next one. */
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, false), 0);
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)priv, 0, 4, &ev, false), 0);
+	EXPECT_EQ(target_op(&t, T_MUNMAP, (uintptr_t)priv, pg, 0), 0);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
+	EXPECT_EQ(target_op(&t, T_MMAP_ANON, (uintptr_t)priv, pg, PROT_READ | PROT_WRITE), 0);
+	EXPECT_EQ(target_read8(&t, (uintptr_t)priv, &v), 0);
+	EXPECT_EQ(v, 0);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, false), 0);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
+	EXPECT_EQ(target_read8(&t, (uintptr_t)priv, &v), 0);
+	EXPECT_EQ(v, 1);
+	EXPECT_EQ(target_op(&t, T_MUNMAP, (uintptr_t)priv, pg, 0), 0);
+	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, (uintptr_t)priv, 0), EFAULT);
+	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, (uintptr_t)priv, 0), ENOENT);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	ue_enablers_free(set);
+	target_exit(&t, 1);
+	munmap(priv, pg);
+	munmap(shm, pg);
+}
+
+#define NPROC 50
+
+TEST(update_reaches_50_processes)
+{
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event a = { 0, false }, b = { 0, false };
+	struct target t[NPROC];
+	struct ue_enablers *set;
+	struct ue_enablers_stats s;
+	int i, started = 0;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	for (i = 0; i < NPROC; i++) {
+		if (target_start(&t[i]))
+			break;
+		started++;
+	}
+	ASSERT_EQ(started, NPROC);
+	for (i = 0; i < NPROC; i++) {
+		EXPECT_EQ(ue_enabler_add(set, t[i].pid, (uintptr_t)shm + 8 * i, 0, 8, &a, false), 0);
+		if (i % 2 == 0)
+			EXPECT_EQ(ue_enabler_add(set, t[i].pid, (uintptr_t)shm + 8 * i, 1, 8, &b, false),
+				  0);
+	}
+	s = stats_of(set);
+	EXPECT_EQ(s.processes, NPROC);
+	EXPECT_EQ(s.enablers, NPROC + NPROC / 2);
+
+	/* Checked right after the call returns: that is the promise. */
+	EXPECT_EQ(ue_enablers_update_event(set, &a, true), 0);
+	for (i = 0; i < NPROC; i++)
+		EXPECT_EQ(load64(shm + 8 * i), 1);
+	EXPECT_EQ(ue_enablers_update_event(set, &b, true), 0);
+	for (i = 0; i < NPROC; i++)
+		EXPECT_EQ(load64(shm + 8 * i), i % 2 ? 1 : 3);
+	EXPECT_EQ(ue_enablers_update_event(set, &a, false), 0);
+	for (i = 0; i < NPROC; i++)
+		EXPECT_EQ(load64(shm + 8 * i), i % 2 ? 0 : 2);
+	s = stats_of(set);
+	EXPECT_EQ(s.pending, 0);
+	EXPECT_EQ(s.late_updates, 0);
+	EXPECT_GE(s.workers, 1);
+	EXPECT_EQ(ev_refs(&a), NPROC);
+	EXPECT_EQ(ev_refs(&b), NPROC / 2);
+
+	for (i = 0; i < NPROC; i++)
+		target_exit(&t[i], 1);
+	EXPECT_EQ(ue_enablers_sweep(set), NPROC);
+	EXPECT_EQ(ev_refs(&a), 0);
+	EXPECT_EQ(ev_refs(&b), 0);
+	EXPECT_EQ(stats_of(set).processes, 0);
+	EXPECT_EQ(stats_of(set).dead_processes, NPROC);
+	ue_enablers_free(set);
+	munmap(shm, page_size());
+}
+
+TEST(exited_process_releases_references)
+{
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event a = { 0, false }, b = { 0, false };
+	struct ue_enablers *set;
+	struct ue_enablers_stats s;
+	struct target t, u;
+	pid_t gone;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+
+	/* Found by a sweep. */
+	ASSERT_EQ(target_start(&t), 0);
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm, 0, 4, &a, false), 0);
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm, 1, 4, &a, false), 0);
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm, 2, 4, &b, false), 0);
+	EXPECT_EQ(ue_enablers_sweep(set), 0);
+	EXPECT_EQ(ue_enablers_drop_process(set, t.pid), 0);
+	EXPECT_EQ(ev_refs(&a), 2);
+	target_exit(&t, 0);	/* a zombie: its memory is gone already */
+	EXPECT_EQ(ue_enablers_sweep(set), 1);
+	EXPECT_EQ(ev_refs(&a), 0);
+	EXPECT_EQ(ev_refs(&b), 0);
+	EXPECT_EQ(stats_of(set).processes, 0);
+	target_reap(&t);
+
+	/* Found by a worker during an update: parked until the sweep. */
+	ASSERT_EQ(target_start(&u), 0);
+	EXPECT_EQ(ue_enabler_add(set, u.pid, (uintptr_t)shm + 8, 0, 4, &a, false), 0);
+	EXPECT_EQ(ue_enabler_add(set, u.pid, (uintptr_t)shm + 8, 1, 4, &b, false), 0);
+	gone = u.pid;
+	target_exit(&u, 1);
+	EXPECT_EQ(ue_enablers_update_event(set, &a, true), 0);
+	s = stats_of(set);
+	EXPECT_EQ(s.processes, 0);
+	EXPECT_EQ(s.parked, 2);
+	EXPECT_EQ(ev_refs(&a), 1);	/* never put from update_event */
+	EXPECT_EQ(ue_enablers_drop_process(set, gone), 1);
+	EXPECT_EQ(ev_refs(&a), 0);
+	EXPECT_EQ(ev_refs(&b), 0);
+	s = stats_of(set);
+	EXPECT_EQ(s.parked, 0);
+	EXPECT_EQ(s.dead_processes, 2);
+	EXPECT_EQ(load64(shm + 8), 0);
+	ue_enablers_free(set);
+	munmap(shm, page_size());
+}
+
+TEST(exec_drops_enablers_and_writes_nothing)
+{
+	size_t pg = page_size();
+	struct fake_event ev = { 0, false };
+	struct ue_enablers *set;
+	struct target t;
+	uint8_t *page;
+	uint64_t v = 1;
+	int r;
+
+	page = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(page != MAP_FAILED);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)page + 16, 0, 8, &ev, false), 0);
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)page + 16, 9, 8, &ev, false), 0);
+
+	/* The canary maps a zeroed page at the same address in the new program. */
+	r = target_exec(&t, (uintptr_t)page);
+	if (r == -EEXIST)
+		printf("# the canary could not map the old address; checking the set only\n");
+	else
+		ASSERT_EQ(r, 0);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
+	if (r == 0) {
+		EXPECT_EQ(target_read8(&t, (uintptr_t)page + 16, &v), 0);
+		EXPECT_EQ(v, 0);
+	}
+	EXPECT_EQ(stats_of(set).processes, 0);
+	EXPECT_EQ(ev_refs(&ev), 2);
+	EXPECT_EQ(ue_enablers_sweep(set), 1);
+	EXPECT_EQ(ev_refs(&ev), 0);
+
+	/* The new program, same pid and start time, registers afresh. */
+	if (r == 0) {
+		EXPECT_ERRNO(ue_enabler_remove(set, t.pid, (uintptr_t)page + 16, 0), ENOENT);
+		EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)page + 16, 0, 8, &ev, true), 0);
+		EXPECT_EQ(target_read8(&t, (uintptr_t)page + 16, &v), 0);
+		EXPECT_EQ(v, 1);
+		EXPECT_EQ(stats_of(set).processes, 1);
+	}
+	ue_enablers_free(set);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	target_exit(&t, 1);
+	munmap(page, pg);
+}
+
+/*
+ * A registration before an exec is not found by the same pid afterwards.
+ * Two execs without ASLR give the new program the very identity of the old
+ * one (pid, start time, stack start): then only the dead memory behind the
+ * old handle tells them apart, and the registration must notice it.
+ */
+TEST(exec_then_register_gets_new_handle)
+{
+	size_t pg = page_size();
+	struct fake_event ev = { 0, true };
+	struct ue_procmem_id before, after;
+	struct ue_enablers *set;
+	struct target t;
+	uint8_t *page;
+	uint64_t v = 0;
+	int r;
+
+	page = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(page != MAP_FAILED);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	r = target_exec_opt(&t, (uintptr_t)page, true);
+	if (r == -EEXIST) {
+		printf("# the canary could not map the old address; skipped\n");
+		goto out;
+	}
+	ASSERT_EQ(r, 0);
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)page, 3, 4, &ev, true), 0);
+	ASSERT_EQ(ue_procmem_identify(t.pid, &before), 0);
+	r = target_exec_opt(&t, (uintptr_t)page, true);
+	ASSERT_EQ(r, 0);
+	ASSERT_EQ(ue_procmem_identify(t.pid, &after), 0);
+
+	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)page, 3, 4, &ev, true), 0);
+	EXPECT_EQ(target_read8(&t, (uintptr_t)page, &v), 0);
+	EXPECT_EQ(v, 8);
+	if (ue_procmem_id_equal(&before, &after)) {
+		/* Found by identity, refused as dead, replaced: no sweep needed. */
+		EXPECT_EQ(stats_of(set).processes, 1);
+		EXPECT_EQ(stats_of(set).dead_processes, 1);
+	} else {
+		printf("# the exec changed the identity; the old handle waits for the sweep\n");
+		EXPECT_EQ(stats_of(set).processes, 2);
+	}
+	EXPECT_EQ(ue_enablers_sweep(set), 1);
+	EXPECT_EQ(stats_of(set).processes, 1);
+	EXPECT_EQ(ev_refs(&ev), 1);
+out:
+	ue_enablers_free(set);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	target_exit(&t, 1);
+	munmap(page, pg);
+}
+
+static bool reuse_pid_next(pid_t pid)
+{
+	char buf[32];
+	int fd, n;
+	bool ok;
+
+	fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = snprintf(buf, sizeof(buf), "%d", (int)pid - 1);
+	ok = write(fd, buf, (size_t)n) == n;
+	close(fd);
+	return ok;
+}
+
+/* A reused pid, maybe within the same clock tick, is a new process. */
+TEST(reused_pid_is_a_new_process)
+{
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event ev = { 0, true };
+	struct ue_enablers *set;
+	struct target a, b = { 0, -1, -1 };
+	struct ue_procmem_id before, after;
+	pid_t old;
+	int tries;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&a), 0);
+	EXPECT_EQ(ue_enabler_add(set, a.pid, (uintptr_t)shm, 0, 4, &ev, true), 0);
+	ASSERT_EQ(ue_procmem_identify(a.pid, &before), 0);
+	old = a.pid;
+	target_exit(&a, 1);
+	for (tries = 0; tries < 5; tries++) {
+		if (!reuse_pid_next(old))
+			break;
+		ASSERT_EQ(target_start(&b), 0);
+		if (b.pid == old)
+			break;
+		target_exit(&b, 1);
+	}
+	if (b.pid != old) {
+		printf("# could not get pid %d again (ns_last_pid); reuse not exercised\n", (int)old);
+	} else {
+		shm[0] = 0;
+		/* Same (addr, bit) as the dead process: no EADDRINUSE, a new handle. */
+		EXPECT_EQ(ue_enabler_add(set, b.pid, (uintptr_t)shm, 0, 4, &ev, true), 0);
+		EXPECT_EQ(shm[0], 1);
+		ASSERT_EQ(ue_procmem_identify(b.pid, &after), 0);
+		if (ue_procmem_id_equal(&before, &after)) {
+			/* Reused within one clock tick: only the dead memory tells. */
+			printf("# same identity: replaced at registration\n");
+			EXPECT_EQ(stats_of(set).processes, 1);
+			EXPECT_EQ(stats_of(set).dead_processes, 1);
+		} else {
+			EXPECT_EQ(stats_of(set).processes, 2);
+		}
+		EXPECT_EQ(ue_enablers_sweep(set), 1);
+		EXPECT_EQ(stats_of(set).processes, 1);
+		EXPECT_EQ(ev_refs(&ev), 1);
+		target_exit(&b, 1);
+	}
+	ue_enablers_free(set);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	munmap(shm, page_size());
+}
+
+TEST(limits_answer_enomem)
+{
+	struct ue_enablers_opts opts = {
+		.sz = sizeof(opts), .max_processes = 2, .max_per_process = 3,
+	};
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event ev = { 0, false };
+	struct ue_enablers *set;
+	struct target t[3];
+	int i;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new_opts(&plain_ops, &opts, &set), 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(target_start(&t[i]), 0);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(ue_enabler_add(set, t[0].pid, (uintptr_t)shm, (unsigned int)i, 4, &ev, false),
+			  0);
+	EXPECT_ERRNO(ue_enabler_add(set, t[0].pid, (uintptr_t)shm, 3, 4, &ev, false), ENOMEM);
+	EXPECT_EQ(ue_enabler_add(set, t[1].pid, (uintptr_t)shm, 0, 4, &ev, false), 0);
+	EXPECT_ERRNO(ue_enabler_add(set, t[2].pid, (uintptr_t)shm, 0, 4, &ev, false), ENOMEM);
+	EXPECT_EQ(ev_refs(&ev), 4);
+	/* Room again once a process has no enabler left. */
+	EXPECT_EQ(ue_enabler_remove(set, t[1].pid, (uintptr_t)shm, 0), 0);
+	EXPECT_EQ(ue_enabler_add(set, t[2].pid, (uintptr_t)shm, 0, 4, &ev, false), 0);
+	EXPECT_EQ(stats_of(set).processes, 2);
+	ue_enablers_free(set);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	for (i = 0; i < 3; i++)
+		target_exit(&t[i], 1);
+	munmap(shm, page_size());
+}
+
+/*
+ * A tracer flips the event right after the registration read its state (the
+ * update that follows cannot see an enabler not yet inserted): is_enabled
+ * flips the state on its first call to stand for that tracer.  The enabler
+ * must still end up with the new state.
+ */
+static int flip_calls;
+
+static bool flip_once_is_enabled(void *event)
+{
+	struct fake_event *ev = event;
+	bool was = ev_is_enabled(ev);
+
+	if (__atomic_fetch_add(&flip_calls, 1, __ATOMIC_SEQ_CST) == 0)
+		__atomic_store_n(&ev->enabled, !was, __ATOMIC_SEQ_CST);
+	return was;
+}
+
+TEST(state_flip_during_registration_not_lost)
+{
+	static const struct ue_enabler_ops flip_ops = {
+		.get = ev_get, .put = ev_put, .is_enabled = flip_once_is_enabled,
+	};
+	uint8_t *shm = target_shm(page_size());
+	struct ue_enablers *set;
+	struct target t;
+	int start, i;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&flip_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	for (start = 0; start < 2; start++) {
+		struct fake_event ev = { 0, start == 1 };
+
+		flip_calls = 0;
+		shm[0] = start ? 0 : 0xff;
+		EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm, 4, 4, &ev, start), 0);
+		for (i = 0; i < 100 && stats_of(set).pending; i++)
+			usleep(1000);
+		EXPECT_EQ(stats_of(set).pending, 0);
+		EXPECT_GE(flip_calls, 2);
+		EXPECT_EQ(ev.enabled, !start);
+		/* The first write left 0xef (or 0x10); the flip must be written after it. */
+		EXPECT_EQ(shm[0], start ? 0x00 : 0xff);
+		EXPECT_EQ(ue_enabler_remove(set, t.pid, (uintptr_t)shm, 4), 0);
+		EXPECT_EQ(ev_refs(&ev), 0);
+	}
+	ue_enablers_free(set);
+	target_exit(&t, 1);
+	munmap(shm, page_size());
+}
+
+/*
+ * Registrations, removals, state flips and sweeps at once, on bits that
+ * share bytes.  Afterwards, with no final update, every registered bit must
+ * show the event's last state and every removed bit must be clear: a flip
+ * racing a registration is not lost (is_enabled), and two read-modify-writes
+ * of one byte never interleave.
+ */
+#define STRESS_TARGETS 2
+#define STRESS_ROUNDS 300
+
+struct stress {
+	struct ue_enablers *set;
+	struct fake_event *ev;
+	struct target *t;
+	uint8_t *word;
+	bool reg[32];
+	int errors;
+	unsigned int seed;
+};
+
+static bool stress_stop;
+
+static void *stress_register(void *arg)
+{
+	struct stress *st = arg;
+	int i;
+
+	for (i = 0; i < STRESS_ROUNDS; i++) {
+		unsigned int b = (unsigned int)rand_r(&st->seed) % 32;
+		int r;
+
+		if (st->reg[b])
+			r = ue_enabler_remove(st->set, st->t->pid, (uintptr_t)st->word, b);
+		else
+			r = ue_enabler_add(st->set, st->t->pid, (uintptr_t)st->word, b, 4, st->ev, false);
+		if (r)
+			st->errors++;
+		else
+			st->reg[b] = !st->reg[b];
+	}
+	return NULL;
+}
+
+static void *stress_flip(void *arg)
+{
+	struct stress *st = arg;
+	int i;
+
+	for (i = 0; i < STRESS_ROUNDS; i++) {
+		bool on = !ev_is_enabled(st->ev);
+
+		__atomic_store_n(&st->ev->enabled, on, __ATOMIC_SEQ_CST);
+		if (ue_enablers_update_event(st->set, st->ev, on) < 0)
+			st->errors++;
+	}
+	return NULL;
+}
+
+static void *stress_sweep(void *arg)
+{
+	struct stress *st = arg;
+	struct ue_enablers_stats s;
+
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_SEQ_CST)) {
+		if (ue_enablers_sweep(st->set) != 0)
+			st->errors++;
+		ue_enablers_stats(st->set, &s);
+		usleep(500);
+	}
+	return NULL;
+}
+
+TEST(concurrent_add_remove_update_sweep)
+{
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event ev = { 0, false };
+	struct stress st[STRESS_TARGETS + 2];
+	struct target t[STRESS_TARGETS];
+	pthread_t th[STRESS_TARGETS + 2];
+	struct ue_enablers *set;
+	int i, b, expect_refs = 0;
+	bool on;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&state_ops, &set), 0);
+	memset(st, 0, sizeof(st));
+	for (i = 0; i < STRESS_TARGETS + 2; i++) {
+		st[i].set = set;
+		st[i].ev = &ev;
+		st[i].seed = (unsigned int)i + 1;
+	}
+	for (i = 0; i < STRESS_TARGETS; i++) {
+		ASSERT_EQ(target_start(&t[i]), 0);
+		st[i].t = &t[i];
+		st[i].word = shm + 8 * i;
+	}
+	stress_stop = false;
+	for (i = 0; i < STRESS_TARGETS; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, stress_register, &st[i]), 0);
+	ASSERT_EQ(pthread_create(&th[i], NULL, stress_flip, &st[i]), 0);
+	ASSERT_EQ(pthread_create(&th[i + 1], NULL, stress_sweep, &st[i + 1]), 0);
+	for (i = 0; i < STRESS_TARGETS + 1; i++)
+		pthread_join(th[i], NULL);
+	__atomic_store_n(&stress_stop, true, __ATOMIC_SEQ_CST);
+	pthread_join(th[i], NULL);
+
+	for (i = 0; i < 100 && stats_of(set).pending; i++)
+		usleep(10000);
+	EXPECT_EQ(stats_of(set).pending, 0);
+	on = ev_is_enabled(&ev);
+	for (i = 0; i < STRESS_TARGETS + 2; i++)
+		EXPECT_EQ(st[i].errors, 0);
+	for (i = 0; i < STRESS_TARGETS; i++) {
+		uint32_t w;
+
+		memcpy(&w, st[i].word, sizeof(w));
+		for (b = 0; b < 32; b++) {
+			bool bit = (w >> b) & 1;
+
+			expect_refs += st[i].reg[b];
+			if (bit != (st[i].reg[b] && on))
+				printf("# target %d bit %d: %d, registered %d, enabled %d\n", i, b, bit,
+				       st[i].reg[b], on);
+			EXPECT_EQ(bit, st[i].reg[b] && on);
+		}
+	}
+	EXPECT_EQ(ev_refs(&ev), expect_refs);
+	EXPECT_EQ(stats_of(set).enablers, expect_refs);
+	ue_enablers_free(set);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	for (i = 0; i < STRESS_TARGETS; i++)
+		target_exit(&t[i], 1);
+	munmap(shm, page_size());
+}
+
+#ifdef UE_HAVE_FUSE3
+/*
+ * A FUSE file whose reads block until released: a target maps it shared
+ * over its enable word, so writing that word faults into a read that does
+ * not come back.  That is a real stall of /proc/<pid>/mem (userfaultfd is
+ * not: remote accesses to a missing uffd page fail with EIO at once).
+ */
+static struct {
+	struct fuse_session *se;
+	pthread_t loop;
+	char dir[64];
+	int release[2];
+	int reads;
+	bool stall;
+	bool mounted;
+} stall_fs;
+
+static void stall_attr(fuse_ino_t ino, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	if (ino == FUSE_ROOT_ID) {
+		st->st_mode = S_IFDIR | 0755;
+		st->st_nlink = 2;
+	} else {
+		st->st_mode = S_IFREG | 0644;
+		st->st_nlink = 1;
+		st->st_size = 65536;
+	}
+}
+
+static void stall_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+
+	if (parent != FUSE_ROOT_ID || strcmp(name, "f")) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.ino = 2;
+	stall_attr(2, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+static void stall_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct stat st;
+
+	(void)fi;
+	stall_attr(ino, &st);
+	fuse_reply_attr(req, &st, 0);
+}
+
+static void stall_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	fuse_reply_open(req, fi);
+}
+
+static void stall_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	static char zero[65536];
+	char c;
+
+	(void)ino;
+	(void)fi;
+	__atomic_add_fetch(&stall_fs.reads, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&stall_fs.stall, __ATOMIC_SEQ_CST))
+		while (read(stall_fs.release[0], &c, 1) < 0 && errno == EINTR)
+			;
+	if (off >= (off_t)sizeof(zero))
+		size = 0;
+	else if ((size_t)off + size > sizeof(zero))
+		size = sizeof(zero) - (size_t)off;
+	fuse_reply_buf(req, zero, size);
+}
+
+static void stall_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+			struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)buf;
+	(void)off;
+	(void)fi;
+	fuse_reply_write(req, size);
+}
+
+static const struct fuse_lowlevel_ops stall_ops = {
+	.lookup = stall_lookup,
+	.getattr = stall_getattr,
+	.open = stall_open,
+	.read = stall_read,
+	.write = stall_write,
+};
+
+static void *stall_loop(void *arg)
+{
+	(void)arg;
+	fuse_session_loop(stall_fs.se);
+	return NULL;
+}
+
+static void stall_fs_release(void)
+{
+	__atomic_store_n(&stall_fs.stall, false, __ATOMIC_SEQ_CST);
+	if (stall_fs.release[1] > 0 && write(stall_fs.release[1], "xxxxxxxx", 8) < 0)
+		return;
+}
+
+/* Also an atexit handler: a failed test must not leave a dead mount behind. */
+static void stall_fs_stop(void)
+{
+	if (!stall_fs.mounted)
+		return;
+	stall_fs.mounted = false;
+	stall_fs_release();
+	/* Unmounting ends the connection, so the loop returns by itself. */
+	fuse_session_exit(stall_fs.se);
+	umount2(stall_fs.dir, MNT_DETACH);
+	pthread_join(stall_fs.loop, NULL);
+	fuse_session_unmount(stall_fs.se);
+	fuse_session_destroy(stall_fs.se);
+	rmdir(stall_fs.dir);
+	close(stall_fs.release[0]);
+	close(stall_fs.release[1]);
+}
+
+static int stall_fs_start(void)
+{
+	char *argv[] = { (char *)"test_enabler", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
+
+	if (pipe2(stall_fs.release, O_CLOEXEC))
+		return -errno;
+	snprintf(stall_fs.dir, sizeof(stall_fs.dir), "/tmp/ue-stall-XXXXXX");
+	if (!mkdtemp(stall_fs.dir))
+		return -errno;
+	stall_fs.se = fuse_session_new(&args, &stall_ops, sizeof(stall_ops), NULL);
+	fuse_opt_free_args(&args);
+	if (!stall_fs.se || fuse_session_mount(stall_fs.se, stall_fs.dir)) {
+		if (stall_fs.se)
+			fuse_session_destroy(stall_fs.se);
+		rmdir(stall_fs.dir);
+		return -EPERM;
+	}
+	if (pthread_create(&stall_fs.loop, NULL, stall_loop, NULL)) {
+		fuse_session_unmount(stall_fs.se);
+		fuse_session_destroy(stall_fs.se);
+		rmdir(stall_fs.dir);
+		return -EAGAIN;
+	}
+	stall_fs.mounted = true;
+	atexit(stall_fs_stop);
+	return 0;
+}
+
+#define NOTHERS 5
+
+TEST(stalled_process_delays_nobody)
+{
+	struct ue_enablers_opts opts = { .sz = sizeof(opts), .wait_ms = 300 };
+	size_t pg = page_size();
+	uint8_t *shm = target_shm(pg);
+	struct fake_event ev = { 0, false };
+	struct target slow, others[NOTHERS];
+	struct ue_enablers_stats s;
+	struct ue_enablers *set;
+	char path[128];
+	uint8_t *page;
+	double t0, first, second;
+	uint64_t v = 0;
+	int i, r, reads;
+
+	ASSERT_TRUE(shm != NULL);
+	page = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(page != MAP_FAILED);
+	r = stall_fs_start();
+	if (r < 0) {
+		printf("# cannot mount a FUSE file system (%d): stall not exercised\n", r);
+		munmap(page, pg);
+		return;
+	}
+	ASSERT_EQ(ue_enablers_new_opts(&plain_ops, &opts, &set), 0);
+	ASSERT_EQ(target_start(&slow), 0);
+	for (i = 0; i < NOTHERS; i++)
+		ASSERT_EQ(target_start(&others[i]), 0);
+
+	/* Registered on an ordinary page, then the FUSE file is mapped over it. */
+	EXPECT_EQ(ue_enabler_add(set, slow.pid, (uintptr_t)page, 0, 4, &ev, false), 0);
+	snprintf(path, sizeof(path), "%s/f", stall_fs.dir);
+	EXPECT_EQ(target_mmap_file(&slow, (uintptr_t)page, pg, path), 0);
+	for (i = 0; i < NOTHERS; i++)
+		EXPECT_EQ(ue_enabler_add(set, others[i].pid, (uintptr_t)shm + 8 * i, 0, 4, &ev, false),
+			  0);
+	__atomic_store_n(&stall_fs.stall, true, __ATOMIC_SEQ_CST);
+
+	t0 = now_ms();
+	r = ue_enablers_update_event(set, &ev, true);
+	first = now_ms() - t0;
+	EXPECT_EQ(r, 1);
+	for (i = 0; i < NOTHERS; i++)
+		EXPECT_EQ(load64(shm + 8 * i), 1);
+	reads = __atomic_load_n(&stall_fs.reads, __ATOMIC_SEQ_CST);
+	EXPECT_GE(reads, 1);
+	s = stats_of(set);
+	EXPECT_EQ(s.stalled, 1);
+	EXPECT_EQ(s.pending, 1);
+	EXPECT_EQ(s.late_updates, 1);
+
+	/* While it stays stalled, updates do not wait for it again. */
+	t0 = now_ms();
+	r = ue_enablers_update_event(set, &ev, false);
+	second = now_ms() - t0;
+	EXPECT_EQ(r, 1);
+	for (i = 0; i < NOTHERS; i++)
+		EXPECT_EQ(load64(shm + 8 * i), 0);
+	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 1);
+	for (i = 0; i < NOTHERS; i++)
+		EXPECT_EQ(load64(shm + 8 * i), 1);
+	printf("# first update %.1f ms (bound %u ms), second %.1f ms\n", first, opts.wait_ms,
+	       second);
+	EXPECT_GE(first, opts.wait_ms * 0.9);
+	EXPECT_LT(first, opts.wait_ms + 700);
+	EXPECT_LT(second, opts.wait_ms * 0.9);
+
+	/* Released: the write completes later, with the latest state. */
+	stall_fs_release();
+	for (i = 0; i < 200 && stats_of(set).pending; i++)
+		usleep(10000);
+	s = stats_of(set);
+	EXPECT_EQ(s.pending, 0);
+	EXPECT_EQ(s.stalled, 0);
+	EXPECT_EQ(target_read8(&slow, (uintptr_t)page, &v), 0);
+	EXPECT_EQ(v & 0xffffffff, 1);
+
+	target_exit(&slow, 1);
+	for (i = 0; i < NOTHERS; i++)
+		target_exit(&others[i], 1);
+	ue_enablers_free(set);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	stall_fs_stop();
+	munmap(page, pg);
+	munmap(shm, pg);
+}
+#endif
+
+UE_TEST_MAIN()
