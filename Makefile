@@ -49,7 +49,8 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)
 	scripts/fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-demo: all
+demo: deps
+	$(MAKE) all
 	scripts/demo $(BUILD)
 
 refkernel-check: all
