@@ -28,9 +28,16 @@
 
 /* Most bytes a text snapshot (trace, status, ...) may take. */
 #define UE_TEXT_MAX (256u << 20)
+/* Defaults of the limits on open files and on all snapshots together. */
+#define UE_DEFAULT_MAX_FILES 65536
+#define UE_DEFAULT_MAX_TEXT_MB 256
 
 /* Lines of the kernel's parsers: EVENT_BUF_SIZE for set_event words. */
 #define UE_EVENT_BUF_SIZE 127
+
+/* Room for the fixed nodes of the tree (fs.c checks that they fit). */
+#define UE_STATIC_NODES_MAX 32
+#define UE_ATTR_SET (UINT64_C(1) << 32)
 
 struct ue_daemon_opts {
 	uid_t uid;
@@ -39,6 +46,8 @@ struct ue_daemon_opts {
 	unsigned int max_events;
 	size_t buffer_kb;	/* per CPU */
 	unsigned int max_threads;
+	unsigned int max_files;	/* open files and directories at a time (EMFILE) */
+	size_t max_text_bytes;	/* all text snapshots together (ENOMEM) */
 	bool foreground;
 	bool debug;
 };
@@ -66,6 +75,15 @@ struct ue_daemon {
 	/* Every open file and directory, freed at exit if never released. */
 	pthread_mutex_t fh_lock;
 	struct ue_fh *fh_list;
+	/*
+	 * chmod/chown of the fixed nodes (fs.c), as tracefs keeps them; each is
+	 * UE_ATTR_SET | value once changed, 0 while the node has its defaults.
+	 */
+	_Atomic uint64_t node_mode[UE_STATIC_NODES_MAX];
+	_Atomic uint64_t node_uid[UE_STATIC_NODES_MAX];
+	_Atomic uint64_t node_gid[UE_STATIC_NODES_MAX];
+	atomic_uint open_files;		/* against opts.max_files */
+	atomic_size_t text_bytes;	/* snapshots held, against opts.max_text_bytes */
 };
 
 /* What a node is; fs.c maps inode numbers to these. */
@@ -184,6 +202,7 @@ struct ue_dirent {
 /* One open file or directory (fi->fh). */
 struct ue_fh {
 	struct ue_fh *prev, *next;	/* ue_daemon.fh_list */
+	struct ue_daemon *d;		/* whose limits its snapshot counts against */
 	enum ue_node kind;
 	bool multi;			/* system of UE_N_SYS_* */
 	unsigned int option;		/* UE_N_OPTION; the CPU of UE_N_CPU_* */
@@ -235,7 +254,8 @@ void ue_text_render(struct ue_text *t, int (*fn)(void *arg, char *buf, size_t le
  * @t: the text; emptied
  * @fh: the open file; its previous snapshot is freed
  *
- * Return: 0, or -ENOMEM when building @t failed (nothing changes).
+ * Return: 0, or -ENOMEM when building @t failed or the snapshots of all
+ * open files would pass max_text_bytes (nothing changes).
  */
 int ue_text_to_fh(struct ue_text *t, struct ue_fh *fh);
 

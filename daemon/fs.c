@@ -49,6 +49,8 @@ enum {
 	INO_STATIC_END,
 };
 
+_Static_assert(INO_STATIC_END - INO_ROOT <= UE_STATIC_NODES_MAX, "static nodes fit node_mode[]");
+
 /* options/<name>: INO_OPT_BASE + enum ue_trace_option. */
 #define INO_OPT_BASE 512
 /* per_cpu/cpuN/: INO_CPU_BASE + N * INO_CPU_STRIDE + k, k = 0 the directory. */
@@ -266,6 +268,20 @@ static void fill_attr(struct ue_daemon *d, const struct node *n, struct stat *st
 	st->st_nlink = S_ISDIR(n->mode) ? 2 : 1;
 	st->st_uid = d->opts.uid;
 	st->st_gid = d->opts.gid;
+	if (find_static(n->ino)) {
+		size_t i = n->ino - INO_ROOT;
+		uint64_t v;
+
+		v = atomic_load(&d->node_mode[i]);
+		if (v)
+			st->st_mode = (n->mode & S_IFMT) | (mode_t)(v & 07777);
+		v = atomic_load(&d->node_uid[i]);
+		if (v)
+			st->st_uid = (uid_t)v;
+		v = atomic_load(&d->node_gid[i]);
+		if (v)
+			st->st_gid = (gid_t)v;
+	}
 	st->st_blksize = 4096;
 	st->st_atim = d->mount_time;
 	st->st_mtim = d->mount_time;
@@ -390,21 +406,45 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	node_put(&n);
 }
 
-/* Sizes are always 0, owners and modes fixed: a change is accepted and ignored. */
+/*
+ * chmod and chown of the fixed nodes stick, as on tracefs (the kernel has
+ * checked that the caller may: default_permissions); sizes stay 0, and the
+ * nodes of events/, per_cpu/ and options/ keep their modes (docs/compat.md).
+ */
 static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
-	(void)attr;
-	(void)to_set;
+	struct ue_daemon *d = ue_req_daemon(req);
+	const struct static_node *sn = find_static(ino);
+
+	if (sn) {
+		size_t i = ino - INO_ROOT;
+
+		if (to_set & FUSE_SET_ATTR_MODE)
+			atomic_store(&d->node_mode[i], UE_ATTR_SET | (attr->st_mode & 07777));
+		if (to_set & FUSE_SET_ATTR_UID)
+			atomic_store(&d->node_uid[i], UE_ATTR_SET | attr->st_uid);
+		if (to_set & FUSE_SET_ATTR_GID)
+			atomic_store(&d->node_gid[i], UE_ATTR_SET | attr->st_gid);
+	}
 	fs_getattr(req, ino, fi);
 }
 
-static struct ue_fh *fh_new(struct ue_daemon *d, enum ue_node kind)
+/* Return: 0, -EMFILE past max_files (a client cannot make us grow), -ENOMEM. */
+static int fh_new(struct ue_daemon *d, enum ue_node kind, struct ue_fh **ret)
 {
-	struct ue_fh *fh = calloc(1, sizeof(*fh));
+	struct ue_fh *fh;
 
-	if (!fh)
-		return NULL;
+	if (atomic_fetch_add(&d->open_files, 1) >= d->opts.max_files) {
+		atomic_fetch_sub(&d->open_files, 1);
+		return -EMFILE;
+	}
+	fh = calloc(1, sizeof(*fh));
+	if (!fh) {
+		atomic_fetch_sub(&d->open_files, 1);
+		return -ENOMEM;
+	}
+	fh->d = d;
 	fh->kind = kind;
 	pthread_mutex_init(&fh->lock, NULL);
 	pthread_mutex_lock(&d->fh_lock);
@@ -413,7 +453,8 @@ static struct ue_fh *fh_new(struct ue_daemon *d, enum ue_node kind)
 		d->fh_list->prev = fh;
 	d->fh_list = fh;
 	pthread_mutex_unlock(&d->fh_lock);
-	return fh;
+	*ret = fh;
+	return 0;
 }
 
 /* Directory handles use UE_N_ROOT as their kind: they only hold a listing. */
@@ -435,9 +476,12 @@ static void fh_free(struct ue_daemon *d, struct ue_fh *fh)
 		free(fh->dir.ents);
 	}
 	ue_revent_release(fh->ev);
+	if (fh->have_text)
+		atomic_fetch_sub(&d->text_bytes, fh->text_len + 1);
 	free(fh->text);
 	pthread_mutex_destroy(&fh->lock);
 	free(fh);
+	atomic_fetch_sub(&d->open_files, 1);
 }
 
 /* What release does for a file, before its handle is freed. */
@@ -521,10 +565,10 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_err(req, -err);
 		return;
 	}
-	fh = fh_new(d, UE_N_ROOT);
-	if (!fh) {
+	err = fh_new(d, UE_N_ROOT, &fh);
+	if (err < 0) {
 		node_put(&n);
-		fuse_reply_err(req, ENOMEM);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	err = dir_add(fh, &cap, ".", ino, S_IFDIR);
@@ -626,10 +670,10 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
-	fh = fh_new(d, n.kind);
-	if (!fh) {
+	err = fh_new(d, n.kind, &fh);
+	if (err < 0) {
 		node_put(&n);
-		fuse_reply_err(req, ENOMEM);
+		fuse_reply_err(req, -err);
 		return;
 	}
 	fh->multi = n.multi;
@@ -999,11 +1043,24 @@ void ue_text_render(struct ue_text *t, int (*fn)(void *arg, char *buf, size_t le
 
 int ue_text_to_fh(struct ue_text *t, struct ue_fh *fh)
 {
+	struct ue_daemon *d = fh->d;
+	size_t add = t->len + 1, held;
+
+	if (!t->failed) {
+		held = atomic_fetch_add(&d->text_bytes, add);
+		/* The snapshot it replaces is still counted: be strict, not exact. */
+		if (held + add > d->opts.max_text_bytes) {
+			atomic_fetch_sub(&d->text_bytes, add);
+			t->failed = true;
+		}
+	}
 	if (t->failed) {
 		free(t->buf);
 		memset(t, 0, sizeof(*t));
 		return -ENOMEM;
 	}
+	if (fh->have_text)
+		atomic_fetch_sub(&d->text_bytes, fh->text_len + 1);
 	free(fh->text);
 	fh->text = t->buf;
 	fh->text_len = t->len;

@@ -41,10 +41,15 @@ static void usage(FILE *out)
 		"                       kernel.user_events_max); more fail with EMFILE\n"
 		"       buffer_size_kb=N  trace ring size per CPU (default: %u)\n"
 		"       threads=N       most FUSE worker threads (default: %u)\n"
+		"       max_files=N     most files open on the mount at a time (default:\n"
+		"                       %u); more fail with EMFILE\n"
+		"       max_text_mb=N   most MiB all text snapshots (trace, status...)\n"
+		"                       may hold (default: %u); more fail with ENOMEM\n"
 		"       other options go to FUSE (e.g. allow_other, which is set when root)\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n",
-		UE_REGISTRY_DEFAULT_MAX_EVENTS, UE_DEFAULT_BUFFER_KB, DEFAULT_MAX_THREADS);
+		UE_REGISTRY_DEFAULT_MAX_EVENTS, UE_DEFAULT_BUFFER_KB, DEFAULT_MAX_THREADS,
+		UE_DEFAULT_MAX_FILES, UE_DEFAULT_MAX_TEXT_MB);
 }
 
 static int parse_uint(const char *s, int base, unsigned long max, unsigned long *ret)
@@ -96,6 +101,16 @@ static int parse_opts(const char *list, struct ue_daemon_opts *o, char *fuse_opt
 			if (!err && v == 0)
 				err = -EINVAL;
 			o->buffer_kb = v;
+		} else if (KEY("max_files")) {
+			err = parse_uint(val, 10, UINT_MAX, &v);
+			if (!err && v == 0)
+				err = -EINVAL;
+			o->max_files = (unsigned int)v;
+		} else if (KEY("max_text_mb")) {
+			err = parse_uint(val, 10, SIZE_MAX >> 21, &v);
+			if (!err && v == 0)
+				err = -EINVAL;
+			o->max_text_bytes = (size_t)v << 20;
 		} else if (KEY("threads")) {
 			err = parse_uint(val, 10, 1024, &v);
 			if (!err && v == 0)
@@ -270,6 +285,8 @@ int main(int argc, char **argv)
 		.root_mode = 0700,
 		.buffer_kb = UE_DEFAULT_BUFFER_KB,
 		.max_threads = DEFAULT_MAX_THREADS,
+		.max_files = UE_DEFAULT_MAX_FILES,
+		.max_text_bytes = (size_t)UE_DEFAULT_MAX_TEXT_MB << 20,
 	};
 	struct ue_registry_opts ropts = { 0 };
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
