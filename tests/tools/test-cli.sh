@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The userevents CLI end to end against usereventsd: exit codes and messages
+# scripts rely on, list/enable/disable/stats on a mount found from the
+# mount table, and run tracing the raw-ABI example (its own count of records
+# written is the expected total).  Needs root and /dev/fuse: exit 77 otherwise.
+#
+#   test-cli.sh USEREVENTS USEREVENTSD USER_EVENTS_EXAMPLE
+set -u
+tool=$1
+daemon=$2
+example=$3
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+[ -c /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
+[ -x "$example" ] || { echo "FAIL: $example is not built"; exit 1; }
+
+if [ -z "${UE_CLI_NS:-}" ]; then
+	UE_CLI_NS=1 exec unshare -m --propagation private -- "$0" "$@"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ue-cli.XXXXXX")
+mnt=$work/mnt
+runtmp=$work/tmp
+mkdir "$mnt" "$runtmp"
+fails=0
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	umount "$mnt" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+ok() { echo "ok: $*"; }
+
+# expect_rc WANT DESCRIPTION -- COMMAND...
+expect_rc() {
+	want=$1
+	what=$2
+	shift 3
+	"$@" >"$work/out" 2>"$work/err"
+	rc=$?
+	if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else
+		fail "$what: exit $rc, expected $want"
+		sed 's/^/#   /' "$work/err"
+	fi
+}
+
+unset USEREVENTS_TRACEFS
+
+# ---- command line -------------------------------------------------------
+expect_rc 0 "--help" -- "$tool" --help
+grep -q '^usage: userevents' "$work/out" || fail "--help prints no usage line"
+expect_rc 2 "unknown command" -- "$tool" frobnicate
+grep -q "^userevents: unknown command 'frobnicate'" "$work/err" || fail "unknown command message"
+expect_rc 2 "no command" -- "$tool"
+expect_rc 3 "--tracefs that does not exist" -- "$tool" --tracefs "$work/none" list
+expect_rc 2 "run without a command" -- "$tool" run
+expect_rc 2 "enable without a glob" -- "$tool" --tracefs "$mnt" enable
+
+# ---- a mounted daemon, found in the mount table -------------------------
+"$daemon" "$mnt" || { echo "FAIL: usereventsd did not mount"; exit 1; }
+"$example" "$mnt" 3 >/dev/null &
+pid=$!
+i=0
+while ! grep -q example_message "$mnt/user_events_status" 2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+
+expect_rc 0 "list (auto-detected tracefs)" -- "$tool" list
+grep -q '^user_events:example_tick id=[0-9]* enabled=0 used-by=-$' "$work/out" ||
+	fail "list: no disabled example_tick line"
+grep -q "$(printf '^\tu64 count\toffset:8 size:8 signed:0$')" "$work/out" ||
+	fail "list: example_tick's field"
+grep -q "$(printf '^\t__rel_loc char\\[\\] path\toffset:20 size:4 signed:1$')" "$work/out" ||
+	fail "list: example_request's __rel_loc field"
+expect_rc 4 "list GLOB matching nothing" -- "$tool" list 'nosuch*'
+expect_rc 0 "enable example_t*" -- "$tool" enable 'example_t*'
+[ "$(cat "$mnt/events/user_events/example_tick/enable")" = 1 ] || fail "enable: example_tick not enabled"
+[ "$(cat "$mnt/events/user_events/example_request/enable")" = 0 ] || fail "enable: example_request enabled"
+expect_rc 0 "list -n user_events:*tick" -- "$tool" list -n 'user_events:*tick'
+[ "$(cat "$work/out")" = "user_events:example_tick" ] || fail "list -n: $(cat "$work/out")"
+expect_rc 0 "list example_tick, enabled" -- "$tool" list example_tick
+grep -q 'enabled=1 used-by=ftrace$' "$work/out" || fail "list: example_tick not shown as used by ftrace"
+expect_rc 4 "disable GLOB matching nothing" -- "$tool" disable 'nosuch'
+expect_rc 0 "stats" -- "$tool" stats
+grep -qx 'events: 3' "$work/out" || fail "stats: events"
+grep -qx 'enabled: 1' "$work/out" || fail "stats: enabled"
+expect_rc 0 "disable user_events:*" -- "$tool" disable 'user_events:*'
+[ "$(cat "$mnt/events/enable")" = 0 ] || fail "disable: something still enabled"
+USEREVENTS_TRACEFS=$work/none expect_rc 3 "USEREVENTS_TRACEFS wins over the mount table" -- \
+	"$tool" list
+wait "$pid"
+pid=
+umount "$mnt"
+
+# ---- run ----------------------------------------------------------------
+# The example finds the daemon at /sys/kernel/tracing: run binds it there.
+TMPDIR=$runtmp expect_rc 0 "run -e 'user_events:*' -- example" -- \
+	"$tool" run -e 'user_events:*' -o "$work/copy" -- "$example" /sys/kernel/tracing 2
+written=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/out")
+total=$(sed -n 's/^total *\([0-9]*\) .*/\1/p' "$work/err")
+lines=$(grep -c ': example_\(tick\|request\|message\): ' "$work/out")
+[ -n "$written" ] && [ "$written" -gt 0 ] || fail "run: the example wrote nothing"
+[ "$total" = "$written" ] || fail "run: summary total $total, the example wrote $written"
+[ "$lines" = "$written" ] || fail "run: $lines event lines, the example wrote $written"
+grep -q '^ *user_events_exa-[0-9]* *\[[0-9]*\] ..... *[0-9]*\.[0-9]*: example_request: status=0x[0-9a-f]* ([0-9]*) bytes=0x[0-9a-f]* ([0-9]*) path=/index.html$' "$work/out" ||
+	fail "run: no example_request trace line"
+grep -q '^dropped: 0 ' "$work/err" || fail "run: summary has no 'dropped: 0'"
+grep -q 'command exited with status 0' "$work/err" || fail "run: exit line"
+[ "$(grep ': example_' "$work/copy" | wc -l)" = "$lines" ] || fail "run -o: the copy differs"
+[ -z "$(ls -A "$runtmp")" ] || fail "run left $(ls -A "$runtmp") behind"
+grep -q usereventsd /proc/self/mountinfo && fail "run left a usereventsd mount"
+
+# Only the events asked for, found through USEREVENTS_TRACEFS.
+TMPDIR=$runtmp expect_rc 0 "run -e example_tick (USEREVENTS_TRACEFS)" -- \
+	"$tool" run -e example_tick -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
+written=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/out")
+[ "$(grep -c ': example_tick: count=' "$work/out")" = "$written" ] || fail "run -e example_tick: count"
+grep -q ': example_\(request\|message\): ' "$work/out" && fail "run -e example_tick: other events shown"
+
+expect_rc 3 "run returns the command's status" -- "$tool" run -- sh -c 'exit 3'
+expect_rc 127 "run of a missing command" -- "$tool" run -- "$work/nosuch"
+expect_rc 137 "run of a killed command" -- "$tool" run -- sh -c 'kill -9 $$'
+[ -z "$(ls -A "$runtmp")" ] || fail "run left $(ls -A "$runtmp") behind"
+
+[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "all passed"

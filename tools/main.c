@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * userevents: the tracer's command line.  Dispatches the commands, finds
+ * the tracefs (usereventsd's or the kernel's), and implements list,
+ * enable/disable, stream and stats; run lives in run.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: " UET_PROG " [--tracefs DIR] COMMAND [ARGS]\n"
+	      "\n"
+	      "Traces Linux user_events, from usereventsd or from the kernel.\n"
+	      "\n"
+	      "Commands:\n"
+	      "  list [-n] [GLOB...]          events, their fields, enabled state and users\n"
+	      "  enable GLOB...               enable the events GLOB names\n"
+	      "  disable GLOB...              disable them\n"
+	      "  stream [-e GLOB]... [--fields]\n"
+	      "                               print records as they come, like trace_pipe\n"
+	      "  stats                        buffer and event counters\n"
+	      "  run [-e GLOB]... [-o FILE] -- CMD [ARGS]\n"
+	      "                               run CMD against a private usereventsd, show its\n"
+	      "                               events live and a summary at its exit\n"
+	      "\n"
+	      "GLOB is NAME or SYSTEM:NAME with shell wildcards (user_events:*).\n"
+	      "The tracefs is --tracefs, else $USEREVENTS_TRACEFS, else a usereventsd\n"
+	      "mount, else /sys/kernel/tracing when it has user_events_data.\n"
+	      "\n"
+	      "Exit status: 0 success, 1 failure, 2 usage, 3 no tracefs, 4 no event\n"
+	      "matched; run returns CMD's status (125: run failed, 126/127: CMD could\n"
+	      "not be executed / found).  See userevents(1).\n",
+	      out);
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+/* SIGINT/SIGTERM/SIGHUP end the loop: a read they interrupt returns EINTR. */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* The "# Used by ..." part of NAME's user_events_status line, or "". */
+static const char *used_by(const char *status, const char *name, char *buf, size_t len)
+{
+	const char *s = status;
+	size_t n = strlen(name);
+
+	buf[0] = '\0';
+	while (s && *s) {
+		const char *e = strchr(s, '\n');
+
+		if (!e)
+			e = s + strlen(s);
+		if ((size_t)(e - s) >= n && memcmp(s, name, n) == 0 &&
+		    (s[n] == '\n' || s[n] == ' ' || s[n] == '\0')) {
+			const char *u = s + n;
+
+			if (strncmp(u, " # Used by ", 11) == 0) {
+				u += 11;
+				snprintf(buf, len, "%.*s", (int)(e - u), u);
+			}
+			break;
+		}
+		s = *e ? e + 1 : e;
+	}
+	return buf;
+}
+
+static bool any_match(char **globs, int n, const struct uet_event *ev)
+{
+	if (n == 0)
+		return true;
+	for (int i = 0; i < n; i++)
+		if (uet_glob_match(globs[i], ev->system, ev->name))
+			return true;
+	return false;
+}
+
+int uet_cmd_list(const char *tracefs, int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "names", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct uet_events evs;
+	bool names = false;
+	char *status;
+	int c, r, shown = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+nh", lopts, NULL)) != -1) {
+		if (c == 'n') {
+			names = true;
+		} else if (c == 'h') {
+			puts("usage: " UET_PROG " list [-n|--names] [GLOB...]");
+			return UET_EXIT_OK;
+		} else {
+			return UET_EXIT_USAGE;
+		}
+	}
+	r = uet_events_load(tracefs, &evs);
+	if (r < 0) {
+		uet_err("list: %s/events: %s", tracefs, strerror(-r));
+		return UET_EXIT_FAIL;
+	}
+	status = uet_read(tracefs, "user_events_status", NULL);
+	for (size_t i = 0; i < evs.n; i++) {
+		const struct uet_event *ev = &evs.v[i];
+		char users[128];
+
+		if (!any_match(argv + optind, argc - optind, ev))
+			continue;
+		shown++;
+		if (names) {
+			printf("%s:%s\n", ev->system, ev->name);
+			continue;
+		}
+		used_by(status, ev->name, users, sizeof(users));
+		printf("%s:%s id=%u enabled=%s used-by=%s\n", ev->system, ev->name, ev->id,
+		       ev->enabled < 0 ? "?" : ev->enabled ? "1" : "0", users[0] ? users : "-");
+		for (uint32_t f = 0; f < ev->desc->nfields; f++) {
+			const struct ue_field *fl = &ev->desc->fields[f];
+
+			printf("\t%s %s\toffset:%u size:%u signed:%d\n", fl->type, fl->name,
+			       fl->offset, fl->size, fl->is_signed ? 1 : 0);
+		}
+	}
+	free(status);
+	uet_events_free(&evs);
+	if (!shown && optind < argc) {
+		uet_err("list: no event matches");
+		return UET_EXIT_NO_MATCH;
+	}
+	return UET_EXIT_OK;
+}
+
+int uet_cmd_enable(const char *tracefs, int argc, char **argv, bool on)
+{
+	struct uet_events evs;
+	int total = 0, r;
+
+	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		fprintf(argc < 2 ? stderr : stdout, "usage: " UET_PROG " %s GLOB...\n", argv[0]);
+		return argc < 2 ? UET_EXIT_USAGE : UET_EXIT_OK;
+	}
+	r = uet_events_load(tracefs, &evs);
+	if (r < 0) {
+		uet_err("%s: %s/events: %s", argv[0], tracefs, strerror(-r));
+		return UET_EXIT_FAIL;
+	}
+	for (int i = 1; i < argc; i++) {
+		r = uet_set_enable(tracefs, &evs, argv[i], on);
+		if (r < 0) {
+			uet_events_free(&evs);
+			return UET_EXIT_FAIL;
+		}
+		total += r;
+	}
+	uet_events_free(&evs);
+	if (!total) {
+		uet_err("%s: no event matches", argv[0]);
+		return UET_EXIT_NO_MATCH;
+	}
+	return UET_EXIT_OK;
+}
+
+
+static bool autoenable_has(const struct uet_autoenable *a, const char *key)
+{
+	for (size_t i = 0; i < a->ndone; i++)
+		if (strcmp(a->done[i], key) == 0)
+			return true;
+	return false;
+}
+
+void uet_autoenable_tick(void *arg)
+{
+	struct uet_autoenable *a = arg;
+	struct uet_events evs;
+
+	if (uet_events_load(a->tracefs, &evs) < 0)
+		return;
+	for (size_t i = 0; i < evs.n; i++) {
+		struct uet_event *ev = &evs.v[i];
+		char key[300], rel[320];
+		bool match = false;
+
+		for (size_t g = 0; g < a->nglobs && !match; g++)
+			match = uet_glob_match(a->globs[g], ev->system, ev->name);
+		snprintf(key, sizeof(key), "%s/%s", ev->system, ev->name);
+		if (!match || ev->enabled == 1 || autoenable_has(a, key))
+			continue;
+		snprintf(rel, sizeof(rel), "events/%s/enable", key);
+		if (uet_write(a->tracefs, rel, "1") == 0) {
+			char(*nd)[300] = realloc(a->done, (a->ndone + 1) * sizeof(*nd));
+
+			if (!nd)
+				break;
+			a->done = nd;
+			memcpy(a->done[a->ndone++], key, sizeof(key));
+		}
+	}
+	uet_events_free(&evs);
+}
+
+void uet_autoenable_undo(struct uet_autoenable *a)
+{
+	for (size_t i = 0; i < a->ndone; i++) {
+		char rel[320];
+
+		snprintf(rel, sizeof(rel), "events/%s/enable", a->done[i]);
+		uet_write(a->tracefs, rel, "0");
+	}
+	free(a->done);
+	a->done = NULL;
+	a->ndone = 0;
+}
+
+int uet_cmd_stream(const char *tracefs, int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "fields", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct uet_autoenable ae = { .tracefs = tracefs };
+	struct uet_stream s = { .tracefs = tracefs, .out = stdout, .stop = &stop_flag };
+	char **globs = calloc((size_t)argc, sizeof(*globs));
+	char *old_fields = NULL;
+	size_t n = 0;
+	int c, r;
+
+	if (!globs)
+		return UET_EXIT_FAIL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:Fh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			globs[n++] = optarg;
+			break;
+		case 'F':
+			old_fields = uet_read(tracefs, "options/fields", NULL);
+			if (!old_fields || uet_write(tracefs, "options/fields", "1") < 0) {
+				uet_err("stream: cannot set options/fields: %s", strerror(errno));
+				free(globs);
+				free(old_fields);
+				return UET_EXIT_FAIL;
+			}
+			break;
+		case 'h':
+			puts("usage: " UET_PROG " stream [-e GLOB]... [--fields]");
+			free(globs);
+			return UET_EXIT_OK;
+		default:
+			free(globs);
+			free(old_fields);
+			return UET_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		uet_err("stream: unexpected argument '%s'", argv[optind]);
+		free(globs);
+		free(old_fields);
+		return UET_EXIT_USAGE;
+	}
+	catch_stop_signals();
+	s.globs = globs;
+	s.nglobs = n;
+	if (n) {
+		ae.globs = globs;
+		ae.nglobs = n;
+		s.tick = uet_autoenable_tick;
+		s.tick_arg = &ae;
+	}
+	r = uet_stream_loop(&s);
+	uet_autoenable_undo(&ae);
+	if (old_fields) {
+		uet_write(tracefs, "options/fields", old_fields[0] == '1' ? "1" : "0");
+		free(old_fields);
+	}
+	uet_stream_free(&s);
+	free(globs);
+	if (r < 0) {
+		uet_err("stream: %s/trace_pipe: %s", tracefs, strerror(-r));
+		return UET_EXIT_FAIL;
+	}
+	return UET_EXIT_OK;
+}
+
+int uet_cmd_stats(const char *tracefs, int argc, char **argv)
+{
+	struct uet_buf_stats st;
+	struct uet_events evs;
+	size_t enabled = 0;
+	char *status, *p;
+	int r;
+
+	if (argc > 1) {
+		if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+			puts("usage: " UET_PROG " stats");
+			return UET_EXIT_OK;
+		}
+		uet_err("stats: unexpected argument '%s'", argv[1]);
+		return UET_EXIT_USAGE;
+	}
+	r = uet_events_load(tracefs, &evs);
+	if (r < 0) {
+		uet_err("stats: %s/events: %s", tracefs, strerror(-r));
+		return UET_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < evs.n; i++)
+		enabled += evs.v[i].enabled == 1;
+	r = uet_buf_stats_read(tracefs, &st);
+	if (r < 0) {
+		uet_err("stats: %s/per_cpu: %s", tracefs, strerror(-r));
+		uet_events_free(&evs);
+		return UET_EXIT_FAIL;
+	}
+	printf("tracefs: %s\n", tracefs);
+	printf("events: %zu\n", evs.n);
+	printf("enabled: %zu\n", enabled);
+	status = uet_read(tracefs, "user_events_status", NULL);
+	if (status && (p = strstr(status, "\nActive: ")))
+		printf("active: %lu\n", strtoul(p + 9, NULL, 10));
+	if (status && (p = strstr(status, "\nBusy: ")))
+		printf("busy: %lu\n", strtoul(p + 7, NULL, 10));
+	free(status);
+	printf("cpus: %u\n", st.ncpus);
+	printf("entries: %llu\n", st.entries);
+	printf("overrun: %llu\n", st.overrun);
+	printf("bytes: %llu\n", st.bytes);
+	printf("dropped: %llu\n", st.dropped);
+	printf("read: %llu\n", st.read);
+	uet_events_free(&evs);
+	return UET_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "tracefs", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	const char *opt_tracefs = NULL, *cmd;
+	char tracefs[4096];
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+t:hV", lopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			opt_tracefs = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return UET_EXIT_OK;
+		case 'V':
+			puts(UET_PROG " " UE_VERSION);
+			return UET_EXIT_OK;
+		default:
+			usage(stderr);
+			return UET_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return UET_EXIT_USAGE;
+	}
+	cmd = argv[optind];
+	argc -= optind;
+	argv += optind;
+	if (strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return UET_EXIT_OK;
+	}
+	if (strcmp(cmd, "run") == 0)
+		return uet_cmd_run(opt_tracefs, argc, argv);
+	if (strcmp(cmd, "list") && strcmp(cmd, "enable") && strcmp(cmd, "disable") &&
+	    strcmp(cmd, "stream") && strcmp(cmd, "stats")) {
+		uet_err("unknown command '%s' (see " UET_PROG " --help)", cmd);
+		return UET_EXIT_USAGE;
+	}
+	if (uet_tracefs_find(opt_tracefs, tracefs, sizeof(tracefs)) < 0) {
+		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
+		return UET_EXIT_NO_TRACEFS;
+	}
+	if (access(tracefs, F_OK) < 0) {
+		uet_err("%s: %s", tracefs, strerror(errno));
+		return UET_EXIT_NO_TRACEFS;
+	}
+	if (strcmp(cmd, "list") == 0)
+		return uet_cmd_list(tracefs, argc, argv);
+	if (strcmp(cmd, "enable") == 0)
+		return uet_cmd_enable(tracefs, argc, argv, true);
+	if (strcmp(cmd, "disable") == 0)
+		return uet_cmd_enable(tracefs, argc, argv, false);
+	if (strcmp(cmd, "stream") == 0)
+		return uet_cmd_stream(tracefs, argc, argv);
+	return uet_cmd_stats(tracefs, argc, argv);
+}

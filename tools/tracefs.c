@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tracefs access for the userevents tool: finding a tracefs that serves
+ * user_events (usereventsd's or the kernel's), reading and writing its
+ * files, listing its user events (parsed from their format files) and
+ * matching them against globs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format-parse.h"
+#include "tool.h"
+
+const char *const uet_systems[2] = { "user_events", "user_events_multi" };
+
+void uet_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(UET_PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool has_data_file(const char *dir)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s/user_events_data", dir);
+	return access(p, F_OK) == 0;
+}
+
+/* Undo mountinfo's octal escapes (\040 for a space ...) in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* The last (most recent) usereventsd mount of this mount namespace. */
+static int find_daemon_mount(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int r = -ENOENT;
+
+	if (!f)
+		return -ENOENT;
+	while (getline(&line, &cap, f) > 0) {
+		char *save = NULL, *tok, *mnt = NULL, *fstype = NULL, *source = NULL;
+		int i = 0;
+		bool dash = false;
+
+		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
+			if (i == 4)
+				mnt = tok;
+			else if (dash && !fstype)
+				fstype = tok;
+			else if (dash && !source)
+				source = tok;
+			else if (i > 5 && strcmp(tok, "-") == 0)
+				dash = true;
+		}
+		if (!mnt || !fstype)
+			continue;
+		if (strcmp(fstype, "fuse.usereventsd") == 0 ||
+		    (source && strcmp(source, "usereventsd") == 0 && strncmp(fstype, "fuse", 4) == 0)) {
+			unescape(mnt);
+			if (strlen(mnt) < len && has_data_file(mnt)) {
+				strcpy(out, mnt);
+				r = 0;
+			}
+		}
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+int uet_tracefs_find(const char *opt, char *out, size_t len)
+{
+	const char *env = getenv("USEREVENTS_TRACEFS");
+
+	if (opt || (env && *env)) {
+		const char *d = opt ? opt : env;
+
+		if (strlen(d) >= len)
+			return -ENAMETOOLONG;
+		strcpy(out, d);
+		return 0;
+	}
+	if (find_daemon_mount(out, len) == 0)
+		return 0;
+	if (has_data_file("/sys/kernel/tracing")) {
+		snprintf(out, len, "/sys/kernel/tracing");
+		return 0;
+	}
+	return -ENOENT;
+}
+
+char *uet_read(const char *dir, const char *rel, size_t *ret_len)
+{
+	char p[4096];
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int fd, e;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4097) {
+			char *nb = realloc(buf, cap ? cap * 2 : 8192);
+
+			if (!nb) {
+				e = ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+			cap = cap ? cap * 2 : 8192;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (ret_len)
+		*ret_len = len;
+	return buf;
+fail:
+	close(fd);
+	free(buf);
+	errno = e;
+	return NULL;
+}
+
+int uet_write(const char *dir, const char *rel, const char *s)
+{
+	char p[4096];
+	ssize_t n;
+	int fd, r = 0;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		r = -errno;
+	else if ((size_t)n != strlen(s))
+		r = -EIO;
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	return r;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct uet_event *x = a, *y = b;
+	int c = strcmp(x->system, y->system);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static int load_one(const char *tracefs, const char *sys, const char *name, struct uet_event *ev)
+{
+	char rel[512];
+	char *text;
+	size_t len;
+	int r;
+
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->system, sizeof(ev->system), "%s", sys);
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name);
+	text = uet_read(tracefs, rel, &len);
+	if (!text)
+		return -errno;
+	r = ue_format_parse(text, len, &ev->desc, &ev->id);
+	free(text);
+	if (r < 0)
+		return r;
+	snprintf(rel, sizeof(rel), "events/%s/%s/enable", sys, name);
+	text = uet_read(tracefs, rel, NULL);
+	ev->enabled = text ? (text[0] == '1') : -1;
+	free(text);
+	return 0;
+}
+
+int uet_events_load(const char *tracefs, struct uet_events *ret)
+{
+	struct uet_events evs = { 0 };
+	size_t cap = 0;
+
+	for (size_t s = 0; s < 2; s++) {
+		char p[4096];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(p, sizeof(p), "%s/events/%s", tracefs, uet_systems[s]);
+		d = opendir(p);
+		if (!d) {
+			if (errno == ENOENT)
+				continue;
+			uet_events_free(&evs);
+			return -errno;
+		}
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.' || strcmp(de->d_name, "enable") == 0 ||
+			    strcmp(de->d_name, "filter") == 0)
+				continue;
+			if (evs.n == cap) {
+				size_t ncap = cap ? cap * 2 : 16;
+				struct uet_event *nv = realloc(evs.v, ncap * sizeof(*nv));
+
+				if (!nv) {
+					closedir(d);
+					uet_events_free(&evs);
+					return -ENOMEM;
+				}
+				evs.v = nv;
+				cap = ncap;
+			}
+			/* Deleted between readdir and open: not an event any more. */
+			if (load_one(tracefs, uet_systems[s], de->d_name, &evs.v[evs.n]) == 0)
+				evs.n++;
+		}
+		closedir(d);
+	}
+	if (evs.n)
+		qsort(evs.v, evs.n, sizeof(*evs.v), cmp_event);
+	*ret = evs;
+	return 0;
+}
+
+void uet_events_free(struct uet_events *evs)
+{
+	for (size_t i = 0; i < evs->n; i++)
+		ue_event_free(evs->v[i].desc);
+	free(evs->v);
+	evs->v = NULL;
+	evs->n = 0;
+}
+
+struct uet_event *uet_events_find_id(struct uet_events *evs, unsigned int id)
+{
+	for (size_t i = 0; i < evs->n; i++)
+		if (evs->v[i].id == id)
+			return &evs->v[i];
+	return NULL;
+}
+
+bool uet_glob_match(const char *glob, const char *system, const char *name)
+{
+	const char *colon = strchr(glob, ':');
+	char base[256];
+	const char *dot;
+
+	if (colon) {
+		char sysglob[64];
+		size_t n = (size_t)(colon - glob);
+
+		if (n >= sizeof(sysglob))
+			return false;
+		memcpy(sysglob, glob, n);
+		sysglob[n] = '\0';
+		if (fnmatch(sysglob, system, 0) != 0)
+			return false;
+		glob = colon + 1;
+	}
+	if (fnmatch(glob, name, 0) == 0)
+		return true;
+	/* NAME.<hex> of user_events_multi: the name without the suffix. */
+	dot = strrchr(name, '.');
+	if (dot && (size_t)(dot - name) < sizeof(base)) {
+		memcpy(base, name, (size_t)(dot - name));
+		base[dot - name] = '\0';
+		return fnmatch(glob, base, 0) == 0;
+	}
+	return false;
+}
+
+int uet_set_enable(const char *tracefs, struct uet_events *evs, const char *glob, bool on)
+{
+	int count = 0;
+
+	for (size_t i = 0; i < evs->n; i++) {
+		struct uet_event *ev = &evs->v[i];
+		char rel[512];
+		int r;
+
+		if (!uet_glob_match(glob, ev->system, ev->name))
+			continue;
+		snprintf(rel, sizeof(rel), "events/%s/%s/enable", ev->system, ev->name);
+		r = uet_write(tracefs, rel, on ? "1" : "0");
+		/* Deleted since we listed it: nothing to enable any more. */
+		if (r == -ENOENT)
+			continue;
+		if (r < 0) {
+			uet_err("%s %s:%s: %s", on ? "enable" : "disable", ev->system, ev->name,
+				strerror(-r));
+			return r;
+		}
+		ev->enabled = on;
+		count++;
+	}
+	return count;
+}
