@@ -54,6 +54,7 @@ struct ue_daemon_opts {
 
 struct ue_pipe;
 struct ue_tasks;
+struct ue_proc_events;
 
 /* Everything a request handler reaches through fuse_req_userdata(). */
 struct ue_daemon {
@@ -61,6 +62,7 @@ struct ue_daemon {
 	struct ue_registry *reg;
 	struct ue_buffer *buf;
 	struct ue_enablers *enablers;
+	struct ue_proc_events *procev;	/* fork/exec/exit of processes (proc-events.c) */
 	struct fuse_session *se;
 	size_t max_write;		/* negotiated with the kernel at init */
 	struct timespec mount_time;

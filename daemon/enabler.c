@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/kcmp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "procmem.h"
 
@@ -49,6 +52,13 @@ struct proc {
 	bool scheduled;	   /* queued or being served */
 	bool gone;	   /* unlinked: dead, or emptied */
 	bool stalled;	   /* an update stopped waiting for it; cleared when done */
+	/*
+	 * Inherited at a fork and not confirmed yet: its enablers are kept
+	 * but nothing is written until ue_enablers_confirm() or the child's
+	 * own request shows the handle is the forked child's memory.
+	 */
+	bool pending;
+	uint64_t opened_ns; /* CLOCK_MONOTONIC when its handle was opened */
 	pthread_mutex_t io;
 };
 
@@ -67,6 +77,7 @@ struct ue_enablers {
 	unsigned int nworkers, idle;
 	bool stopping;
 	uint64_t failed, retries, late, dead;
+	uint64_t inherited, shared_vm, refused;
 };
 
 static uint64_t enable_byte(uint64_t addr, unsigned int bit, unsigned int size)
@@ -168,13 +179,18 @@ static int release_graveyard(struct ue_enablers *set)
 		struct enabler *e;
 
 		list = p->next;
-		/* Gone processes are never written again: their enablers are ours alone. */
+		/*
+		 * Gone processes are never written again; io keeps a fork that is
+		 * copying these enablers (and taking references) out of the way.
+		 */
+		pthread_mutex_lock(&p->io);
 		while ((e = p->enablers)) {
 			p->enablers = e->next;
 			set->ops.put(e->event);
 			free(e);
 		}
 		p->nenablers = 0;
+		pthread_mutex_unlock(&p->io);
 		proc_unref(set, p);
 		n++;
 	}
@@ -314,7 +330,7 @@ static int spawn_worker_locked(struct ue_enablers *set)
 
 static void schedule_locked(struct ue_enablers *set, struct proc *p)
 {
-	if (p->scheduled)
+	if (p->scheduled || p->pending)
 		return;
 	p->scheduled = true;
 	p->refs++;
@@ -329,6 +345,20 @@ static void schedule_locked(struct ue_enablers *set, struct proc *p)
 	if (set->qlen > set->idle && set->nworkers < set->opts.max_workers)
 		spawn_worker_locked(set);
 	pthread_cond_signal(&set->work_cond);
+}
+
+/* A confirmed child: write every enabler's current state into it. */
+static void confirm_locked(struct ue_enablers *set, struct proc *p)
+{
+	struct enabler *e;
+
+	if (!p->pending || p->gone)
+		return;
+	p->pending = false;
+	for (e = p->enablers; e; e = e->next)
+		e->dirty = true;
+	p->req_gen++;
+	schedule_locked(set, p);
 }
 
 int ue_enablers_new(const struct ue_enabler_ops *ops, struct ue_enablers **ret_set)
@@ -436,6 +466,10 @@ static int get_proc(struct ue_enablers *set, pid_t tid, const struct ue_procmem_
 	if (p) {
 		/* Same pid and start time, but an exec (or a reuse within a tick) killed its mm. */
 		if (ue_procmem_alive(p->mem) != 0) {
+			/* The caller is the child, blocked in our request: the handle is its memory. */
+			pthread_mutex_lock(&set->lock);
+			confirm_locked(set, p);
+			pthread_mutex_unlock(&set->lock);
 			*ret_p = p;
 			return 0;
 		}
@@ -590,6 +624,38 @@ fail:
 	return r;
 }
 
+int ue_enabler_exists(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit)
+{
+	struct ue_procmem_id id;
+	struct proc *p;
+	int r;
+
+	if (!set)
+		return -EINVAL;
+	r = ue_procmem_identify(tid, &id);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&set->lock);
+	p = proc_find_locked(set, &id);
+	if (p)
+		p->refs++;
+	pthread_mutex_unlock(&set->lock);
+	if (!p)
+		return 0;
+	/* A handle from before an exec holds the old program's enablers, not the caller's. */
+	r = ue_procmem_alive(p->mem);
+	pthread_mutex_lock(&set->lock);
+	if (r > 0) {
+		confirm_locked(set, p);
+		r = !p->gone && enabler_find_locked(p, addr, bit) ? 1 : 0;
+	}
+	else if (r == 0)
+		proc_kill_locked(set, p, true);
+	proc_unref_locked(p);
+	pthread_mutex_unlock(&set->lock);
+	return r;
+}
+
 int ue_enabler_remove(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit)
 {
 	struct ue_procmem_id id;
@@ -621,6 +687,7 @@ int ue_enabler_remove(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigne
 
 	pthread_mutex_lock(&p->io);
 	pthread_mutex_lock(&set->lock);
+	confirm_locked(set, p);
 	pe = p->gone ? NULL : enabler_find_locked(p, addr, bit);
 	if (pe) {
 		e = *pe;
@@ -695,7 +762,7 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 			continue;
 		p->req_gen++;
 		schedule_locked(set, p);
-		if (p->stalled)
+		if (p->stalled || p->pending)
 			continue;
 		if (!w) {
 			w = malloc(set->nprocs * sizeof(*w));
@@ -761,6 +828,244 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 	return ret < 0 ? ret : pending;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* What a forked child must show at an enable byte: the parent's mapping and byte. */
+struct inherit {
+	void *event;
+	uint64_t addr, byte_addr;
+	uint8_t bit, byte_bit;
+	bool want;
+	uint8_t mask; /* every enable bit the parent has in this byte */
+};
+
+static bool vma_same(const struct ue_procmem_vma *a, const struct ue_procmem_vma *b)
+{
+	if (a->flags != b->flags || a->inode != b->inode || a->dev_major != b->dev_major ||
+	    a->dev_minor != b->dev_minor)
+		return false;
+	/*
+	 * Anonymous mappings grow and merge after a fork (brk, neighbouring
+	 * mmaps), so their bounds may differ; a file mapping must map the
+	 * same file page at the address.
+	 */
+	return !a->inode || a->offset - a->start == b->offset - b->start;
+}
+
+/*
+ * Whether @child's memory looks like a fork of @parent's at every enable
+ * byte: the same kind of mapping and the same byte outside the enable bits.
+ */
+static bool child_matches(struct ue_procmem *parent, struct ue_procmem *child,
+			  const struct inherit *in, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct ue_procmem_vma pv, cv;
+		uint8_t pb, cb;
+
+		if (ue_procmem_vma(parent, in[i].byte_addr, &pv) < 0 ||
+		    ue_procmem_vma(child, in[i].byte_addr, &cv) < 0 || !vma_same(&pv, &cv) ||
+		    !(cv.flags & UE_VMA_WRITE))
+			return false;
+		if (ue_procmem_read(parent, in[i].byte_addr, &pb, 1) != 1 ||
+		    ue_procmem_read(child, in[i].byte_addr, &cb, 1) != 1)
+			return false;
+		if ((pb & ~in[i].mask) != (cb & ~in[i].mask))
+			return false;
+	}
+	return true;
+}
+
+/* The live handle of process @tgid with a reference, or NULL. */
+static struct proc *find_tgid_ref(struct ue_enablers *set, pid_t tgid)
+{
+	struct proc *p;
+
+	pthread_mutex_lock(&set->lock);
+	for (p = set->procs; p; p = p->next)
+		if (p->id.tgid == tgid && !p->gone)
+			break;
+	if (p)
+		p->refs++;
+	pthread_mutex_unlock(&set->lock);
+	return p;
+}
+
+int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgid, pid_t child)
+{
+	struct inherit *in = NULL;
+	struct enabler *e, *copies = NULL;
+	struct ue_procmem *mem = NULL;
+	const struct ue_procmem_id *cid;
+	struct proc *parent, *p = NULL;
+	unsigned int n = 0, i, j;
+	int r = 0;
+
+	if (!set || parent_tgid <= 0 || child <= 0)
+		return -EINVAL;
+	parent = find_tgid_ref(set, parent_tgid);
+	if (!parent)
+		return 0;
+	if (ue_procmem_alive(parent->mem) <= 0)
+		goto out;
+	/* CLONE_VM: the parent's handle already writes the memory they share. */
+	if (syscall(SYS_kcmp, parent_pid, child, KCMP_VM, 0, 0) == 0 ||
+	    syscall(SYS_kcmp, parent_tgid, child, KCMP_VM, 0, 0) == 0) {
+		pthread_mutex_lock(&set->lock);
+		set->shared_vm++;
+		pthread_mutex_unlock(&set->lock);
+		goto out;
+	}
+	r = ue_procmem_open(child, &mem);
+	if (r < 0) {
+		r = r == -ESRCH ? 0 : r;
+		goto out;
+	}
+	cid = ue_procmem_get_id(mem);
+	/* Not the process the event named, or younger than its parent: a reused pid. */
+	if (cid->tgid != child || cid->start_time < parent->id.start_time)
+		goto refuse;
+
+	pthread_mutex_lock(&parent->io);
+	pthread_mutex_lock(&set->lock);
+	if (!parent->gone && parent->nenablers) {
+		in = calloc(parent->nenablers, sizeof(*in));
+		for (e = in ? parent->enablers : NULL; e; e = e->next) {
+			in[n].event = e->event;
+			in[n].addr = e->addr;
+			in[n].byte_addr = e->byte_addr;
+			in[n].bit = e->bit;
+			in[n].byte_bit = e->byte_bit;
+			in[n].want = e->want;
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&set->lock);
+	/* Under io the parent's enablers (and their references) stay. */
+	for (i = 0; i < n; i++)
+		set->ops.get(in[i].event);
+	pthread_mutex_unlock(&parent->io);
+	if (!n) {
+		r = 0;
+		goto close;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (in[j].byte_addr == in[i].byte_addr)
+				in[i].mask |= (uint8_t)(1u << in[j].byte_bit);
+	if (!child_matches(parent->mem, mem, in, n))
+		goto refuse;
+
+	for (i = 0; i < n; i++) {
+		e = calloc(1, sizeof(*e));
+		if (!e) {
+			r = -ENOMEM;
+			goto put;
+		}
+		e->event = in[i].event;
+		e->addr = in[i].addr;
+		e->byte_addr = in[i].byte_addr;
+		e->bit = in[i].bit;
+		e->byte_bit = in[i].byte_bit;
+		e->want = in[i].want;
+		e->next = copies;
+		copies = e;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		r = -ENOMEM;
+		goto put;
+	}
+	pthread_mutex_init(&p->io, NULL);
+	p->mem = mem;
+	p->id = *cid;
+	p->pending = true;
+	p->opened_ns = mono_ns();
+	p->enablers = copies;
+	p->nenablers = n;
+	pthread_mutex_lock(&set->lock);
+	if (proc_find_locked(set, &p->id) || set->nprocs >= set->opts.max_processes) {
+		pthread_mutex_unlock(&set->lock);
+		pthread_mutex_destroy(&p->io);
+		free(p);
+		r = 0;
+		goto put;
+	}
+	p->refs = 1;
+	proc_list_add(&set->procs, p);
+	set->nprocs++;
+	set->inherited++;
+	pthread_mutex_unlock(&set->lock);
+	free(in);
+	proc_unref(set, parent);
+	return 1;
+
+refuse:
+	pthread_mutex_lock(&set->lock);
+	set->refused++;
+	pthread_mutex_unlock(&set->lock);
+put:
+	while ((e = copies)) {
+		copies = e->next;
+		free(e);
+	}
+	for (i = 0; i < n; i++)
+		set->ops.put(in[i].event);
+close:
+	ue_procmem_close(mem);
+out:
+	free(in);
+	proc_unref(set, parent);
+	return r;
+}
+
+int ue_enablers_confirm(struct ue_enablers *set, uint64_t opened_before_ns)
+{
+	struct proc **list = NULL, *p;
+	unsigned int n = 0, i;
+	int done = 0;
+
+	if (!set)
+		return -EINVAL;
+	pthread_mutex_lock(&set->lock);
+	if (set->nprocs)
+		list = malloc(set->nprocs * sizeof(*list));
+	for (p = list ? set->procs : NULL; p; p = p->next) {
+		if (!p->pending || p->opened_ns > opened_before_ns)
+			continue;
+		p->refs++;
+		list[n++] = p;
+	}
+	pthread_mutex_unlock(&set->lock);
+	for (i = 0; i < n; i++) {
+		int alive = ue_procmem_alive(list[i]->mem);
+
+		pthread_mutex_lock(&set->lock);
+		if (alive > 0 && list[i]->pending && !list[i]->gone) {
+			confirm_locked(set, list[i]);
+			done++;
+		} else if (alive == 0) {
+			proc_kill_locked(set, list[i], true);
+		}
+		proc_unref_locked(list[i]);
+		pthread_mutex_unlock(&set->lock);
+	}
+	free(list);
+	release_graveyard(set);
+	return done;
+}
+
+uint64_t ue_enablers_clock_ns(void)
+{
+	return mono_ns();
+}
+
 /* Drop the handles of dead processes (all, or those of @tgid when > 0). */
 static int drop_dead(struct ue_enablers *set, pid_t tgid)
 {
@@ -780,6 +1085,19 @@ static int drop_dead(struct ue_enablers *set, pid_t tgid)
 
 	/* Probed without the lock: a probe may wait for the process's mmap lock. */
 	for (i = 0; i < n; i++) {
+		/*
+		 * An exec or exit reported after a fork child's handle was
+		 * opened: that handle may be the new program's, never write it.
+		 */
+		if (tgid > 0 && list[i]->pending) {
+			pthread_mutex_lock(&set->lock);
+			if (list[i]->pending && !list[i]->gone) {
+				set->refused++;
+				proc_kill_locked(set, list[i], true);
+			}
+			pthread_mutex_unlock(&set->lock);
+			continue;
+		}
 		if (ue_procmem_alive(list[i]->mem) == 0) {
 			pthread_mutex_lock(&set->lock);
 			proc_kill_locked(set, list[i], true);
@@ -801,6 +1119,27 @@ int ue_enablers_drop_process(struct ue_enablers *set, pid_t tgid)
 	return drop_dead(set, tgid);
 }
 
+int ue_enablers_refuse_unconfirmed(struct ue_enablers *set)
+{
+	struct proc *p, *next;
+	int n = 0;
+
+	if (!set)
+		return -EINVAL;
+	pthread_mutex_lock(&set->lock);
+	for (p = set->procs; p; p = next) {
+		next = p->next;
+		if (p->pending && !p->gone) {
+			set->refused++;
+			proc_kill_locked(set, p, true);
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&set->lock);
+	release_graveyard(set);
+	return n;
+}
+
 int ue_enablers_sweep(struct ue_enablers *set)
 {
 	if (!set)
@@ -820,6 +1159,7 @@ void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_st
 	for (p = set->procs; p; p = p->next) {
 		s.enablers += p->nenablers;
 		s.stalled += p->stalled;
+		s.unconfirmed += p->pending;
 		for (e = p->enablers; e; e = e->next)
 			s.pending += e->dirty || e->busy;
 	}
@@ -830,6 +1170,9 @@ void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_st
 	s.retries = set->retries;
 	s.late_updates = set->late;
 	s.dead_processes = set->dead;
+	s.inherited = set->inherited;
+	s.shared_vm = set->shared_vm;
+	s.refused_forks = set->refused;
 	pthread_mutex_unlock(&set->lock);
 	*ret_stats = s;
 }

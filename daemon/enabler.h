@@ -69,6 +69,10 @@ struct ue_enablers_stats {
 	uint64_t retries;	 /* writes tried again after a transient failure */
 	uint64_t late_updates;	 /* update_event calls that returned on the bound */
 	uint64_t dead_processes; /* handles dropped: process exited or exec'd */
+	uint64_t unconfirmed;	 /* fork children whose handle is not confirmed yet */
+	uint64_t inherited;	 /* fork children that inherited enablers (cumulative) */
+	uint64_t shared_vm;	 /* CLONE_VM children seen sharing a handle's memory */
+	uint64_t refused_forks;	 /* fork children refused: identity not proven */
 };
 
 struct ue_enablers;
@@ -130,6 +134,22 @@ int ue_enabler_add(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned i
 		   unsigned int enable_size, void *event, bool enabled_now);
 
 /**
+ * ue_enabler_exists - whether a process already uses an address and bit
+ * @set: the set
+ * @tid: the thread asking, blocked in the request being served
+ * @addr: the enable word's address
+ * @bit: the bit
+ *
+ * The kernel's first check of DIAG_IOCSREG, made before name_args is read:
+ * an enabler of the caller's process at @addr and @bit, for any event and
+ * any size.
+ *
+ * Return: 1 when there is one, 0 when not, -ESRCH when the thread is gone,
+ * other -errno from /proc.
+ */
+int ue_enabler_exists(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit);
+
+/**
  * ue_enabler_remove - unregister an enable bit of a process (DIAG_IOCSUNREG)
  * @set: the set
  * @tid: the thread asking, blocked in the request being served
@@ -175,6 +195,57 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
  * Return: the number of handles dropped.
  */
 int ue_enablers_drop_process(struct ue_enablers *set, pid_t tgid);
+
+/**
+ * ue_enablers_fork - a process forked: give the child copies of its enablers
+ * @set: the set
+ * @parent_pid: the forking thread (PROC_EVENT_FORK's parent_pid)
+ * @parent_tgid: its process
+ * @child: the child, a new process (child_pid == child_tgid)
+ *
+ * For the proc connector, in the order its events come.  A CLONE_VM child
+ * (kcmp KCMP_VM) shares the parent's memory and needs nothing.  A forked
+ * child's handle is opened and checked against the parent's memory at each
+ * enable byte (same kind of mapping, same byte outside the enable bits);
+ * then it is kept *unconfirmed*: nothing is written into it until
+ * ue_enablers_confirm() or a request of the child itself.  The caller must
+ * call ue_enablers_drop_process() for every exec or exit it learns of after
+ * this call, which kills an unconfirmed child unconditionally.  See
+ * docs/ARCHITECTURE.md, "Process memory identity".
+ *
+ * Return: 1 when the child inherited, 0 when there was nothing to inherit
+ * or the child was refused (counted), -ENOMEM.
+ */
+int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgid, pid_t child);
+
+/**
+ * ue_enablers_confirm - start writing into fork children that proved themselves
+ * @set: the set
+ * @opened_before_ns: ue_enablers_clock_ns() bound: only children whose
+ *                    handle was opened before it are confirmed
+ *
+ * The caller has read every exec and exit event up to now and passed them
+ * to ue_enablers_drop_process(); it chooses the bound so that an exec that
+ * switched memory before a child's handle was opened has had time to be
+ * reported.  A confirmed child gets every enabler's current state written.
+ *
+ * Return: the number of children confirmed.
+ */
+int ue_enablers_confirm(struct ue_enablers *set, uint64_t opened_before_ns);
+
+/** ue_enablers_clock_ns - the clock of ue_enablers_confirm() (CLOCK_MONOTONIC, ns) */
+uint64_t ue_enablers_clock_ns(void);
+
+/**
+ * ue_enablers_refuse_unconfirmed - drop every fork child not confirmed yet
+ * @set: the set
+ *
+ * For a proc connector that lost events: an exec among them may have
+ * replaced such a child's memory.
+ *
+ * Return: the number dropped.
+ */
+int ue_enablers_refuse_unconfirmed(struct ue_enablers *set);
 
 /**
  * ue_enablers_sweep - drop every process that exited or exec'd

@@ -16,6 +16,7 @@
 
 #include "userevents/abi.h"
 #include "daemon.h"
+#include "proc-events.h"
 #include "procmem.h"
 
 /* Bytes of struct user_reg / user_unreg up to their last mandatory field. */
@@ -233,43 +234,54 @@ static bool releases_pending(struct ue_daemon *d)
 /* Caller memory, through the handle that pins its address space. */
 static int mem_read(struct ue_procmem *pm, uint64_t addr, void *buf, size_t len)
 {
-	uint8_t *p = buf;
+	ssize_t n;
 
-	for (size_t i = 0; i < len; i++) {
-		if (addr + i < addr || ue_procmem_read_byte(pm, addr + i, &p[i]) < 0)
-			return -EFAULT;
-	}
-	return 0;
+	if (!len)
+		return 0;
+	n = ue_procmem_read(pm, addr, buf, len);
+	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
 /* check_zeroed_user(): 1 when all zero, 0 when not, -EFAULT. */
 static int mem_zeroed(struct ue_procmem *pm, uint64_t addr, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		uint8_t b;
+	uint8_t buf[ARG_MAX_SIZE];
 
-		if (addr + i < addr || ue_procmem_read_byte(pm, addr + i, &b) < 0)
-			return -EFAULT;
-		if (b)
+	/* Callers pass the tail of a struct of at most ARG_MAX_SIZE bytes. */
+	if (len > sizeof(buf) || mem_read(pm, addr, buf, len) < 0)
+		return -EFAULT;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i])
 			return 0;
-	}
 	return 1;
 }
 
 /*
  * strndup_user(@addr, UE_MAX_EVENT_DESC): EFAULT when unreadable before a
- * NUL, EINVAL when no NUL comes within the limit.
+ * NUL, EINVAL when no NUL comes within the limit.  Read a page at a time,
+ * so nothing past the page that holds the NUL is touched.
  */
 static int mem_read_string(struct ue_procmem *pm, uint64_t addr, char *buf)
 {
-	for (size_t i = 0; i < UE_MAX_EVENT_DESC; i++) {
-		uint8_t b;
+	size_t got = 0;
 
-		if (addr + i < addr || ue_procmem_read_byte(pm, addr + i, &b) < 0)
+	while (got < UE_MAX_EVENT_DESC) {
+		uint64_t at = addr + got;
+		size_t chunk = 4096 - (size_t)(at & 4095);
+		ssize_t n;
+
+		if (at < addr)
 			return -EFAULT;
-		buf[i] = (char)b;
-		if (!b)
+		if (chunk > UE_MAX_EVENT_DESC - got)
+			chunk = UE_MAX_EVENT_DESC - got;
+		n = ue_procmem_read(pm, at, buf + got, chunk);
+		if (n <= 0)
+			return -EFAULT;
+		if (memchr(buf + got, '\0', (size_t)n))
 			return 0;
+		got += (size_t)n;
+		if ((size_t)n < chunk)
+			return -EFAULT;
 	}
 	return -EINVAL;
 }
@@ -385,6 +397,12 @@ static int ioctl_reg(struct ue_daemon *d, struct ue_fh *fh, pid_t tid, struct ue
 	r = reg_get(pm, uaddr, &reg);
 	if (r < 0)
 		return r;
+	/* The kernel refuses an address and bit in use before it reads name_args. */
+	r = ue_enabler_exists(d->enablers, tid, reg.enable_addr, reg.enable_bit);
+	if (r > 0)
+		return -EADDRINUSE;
+	if (r < 0)
+		return -EFAULT;
 	r = mem_read_string(pm, reg.name_args, name_args);
 	if (r < 0)
 		return r;
@@ -497,6 +515,8 @@ void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg
 		fuse_reply_err(req, EFAULT);
 		return;
 	}
+	/* Forks, execs and exits reported before this request come first, as in the kernel. */
+	ue_proc_events_sync(d->procev);
 	switch (cmd) {
 	case DIAG_IOCSREG:
 		r = ioctl_reg(d, fh, tid, pm, (uintptr_t)arg);

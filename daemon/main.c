@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "proc-events.h"
 
 #define DEFAULT_MAX_THREADS 16
 /* How often enablers of exited processes are looked for. */
@@ -404,6 +405,9 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto fail_errno;
 	sweeping = true;
+	r = ue_proc_events_start(d->enablers, &d->procev);
+	if (r < 0)
+		goto fail_errno;
 
 	loop = fuse_loop_cfg_create();
 	if (!loop)
@@ -423,6 +427,8 @@ out:
 	if (sweeping)
 		sweeper_stop(&sweeper);
 	if (d) {
+		/* It calls into the enablers: it stops before they go. */
+		ue_proc_events_stop(d->procev);
 		ue_pipe_stop(d);
 		if (signals)
 			fuse_remove_signal_handlers(d->se);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -250,6 +251,29 @@ int ue_procmem_read_byte(struct ue_procmem *pm, uint64_t addr, uint8_t *ret_val)
 	return mem_result(n);
 }
 
+ssize_t ue_procmem_read(struct ue_procmem *pm, uint64_t addr, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	if (len > (size_t)SSIZE_MAX || addr + len < addr)
+		return -EFAULT;
+	while (got < len) {
+		ssize_t n = pread(pm->mem_fd, (char *)buf + got, len - got, (off_t)(addr + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (got)
+			break;
+		/* Nothing at all: a dead mm reads as end of file, a fault as EIO. */
+		return n == 0 ? -ESRCH : -errno;
+	}
+	return (ssize_t)got;
+}
+
 int ue_procmem_write_byte(struct ue_procmem *pm, uint64_t addr, uint8_t val)
 {
 	ssize_t n;
@@ -371,6 +395,103 @@ int ue_procmem_update_bit(struct ue_procmem *pm, uint64_t addr, unsigned int bit
 	if (val == old)
 		return 0;
 	return ue_procmem_write_byte(pm, addr, val);
+}
+
+/* Parse one maps line into @ret when it covers @addr (1), or say it does not (0). */
+static int maps_line_vma(const char *line, uint64_t addr, struct ue_procmem_vma *ret)
+{
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char perms[5];
+
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu", &start, &end, perms, &off, &maj, &min,
+		   &ino) != 7)
+		return -EIO;
+	if (addr < start || addr >= end)
+		return 0;
+	memset(ret, 0, sizeof(*ret));
+	ret->start = start;
+	ret->end = end;
+	ret->flags = (perms[0] == 'r' ? UE_VMA_READ : 0) | (perms[1] == 'w' ? UE_VMA_WRITE : 0) |
+		     (perms[2] == 'x' ? UE_VMA_EXEC : 0) | (perms[3] == 's' ? UE_VMA_SHARED : 0);
+	ret->offset = off;
+	ret->inode = ino;
+	ret->dev_major = maj;
+	ret->dev_minor = min;
+	return 1;
+}
+
+static int maps_text_vma(struct ue_procmem *pm, uint64_t addr, struct ue_procmem_vma *ret)
+{
+	char *buf, *line, *nl;
+	size_t len = 0;
+	off_t off = 0;
+	int r = 0;
+
+	buf = malloc(MAPS_BUF_SIZE + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (!r) {
+		ssize_t n = pread(pm->maps_fd, buf + len, MAPS_BUF_SIZE - len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : 0;
+			break;
+		}
+		off += n;
+		len += (size_t)n;
+		buf[len] = '\0';
+		line = buf;
+		while (!r && (nl = memchr(line, '\n', len - (size_t)(line - buf)))) {
+			*nl = '\0';
+			r = maps_line_vma(line, addr, ret);
+			line = nl + 1;
+		}
+		len -= (size_t)(line - buf);
+		memmove(buf, line, len);
+		if (!r && len == MAPS_BUF_SIZE)
+			r = -EIO;
+	}
+	free(buf);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return ue_procmem_alive(pm) == 0 ? -ESRCH : -EFAULT;
+	return 0;
+}
+
+int ue_procmem_vma(struct ue_procmem *pm, uint64_t addr, struct ue_procmem_vma *ret_vma)
+{
+	struct ue_procmap_query q;
+
+	if (pm->text_maps)
+		return maps_text_vma(pm, addr, ret_vma);
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.query_addr = addr;
+	if (ioctl(pm->maps_fd, UE_PROCMAP_QUERY, &q) == 0) {
+		memset(ret_vma, 0, sizeof(*ret_vma));
+		ret_vma->start = q.vma_start;
+		ret_vma->end = q.vma_end;
+		/* PROCMAP_QUERY's flag bits are the ones UE_VMA_* copy. */
+		ret_vma->flags = (unsigned int)(q.vma_flags & 0xf);
+		ret_vma->offset = q.vma_offset;
+		ret_vma->inode = q.inode;
+		ret_vma->dev_major = q.dev_major;
+		ret_vma->dev_minor = q.dev_minor;
+		return 0;
+	}
+	switch (errno) {
+	case ENOENT:
+		return ue_procmem_alive(pm) == 0 ? -ESRCH : -EFAULT;
+	case ENOTTY:
+		pm->text_maps = true;
+		return maps_text_vma(pm, addr, ret_vma);
+	default:
+		return -errno;
+	}
 }
 
 void ue_procmem_use_text_maps(struct ue_procmem *pm)

@@ -8,6 +8,7 @@
 #define UE_DAEMON_PROCMEM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -121,6 +122,22 @@ int ue_procmem_writable(struct ue_procmem *pm, uint64_t addr);
 int ue_procmem_read_byte(struct ue_procmem *pm, uint64_t addr, uint8_t *ret_val);
 
 /**
+ * ue_procmem_read - read bytes of the process's memory
+ * @pm: the handle
+ * @addr: where from
+ * @buf: where to
+ * @len: how many
+ *
+ * Like copy_from_user(): stops at the first address that cannot be read.
+ * No protection check: reads follow /proc/<pid>/mem rules.
+ *
+ * Return: the bytes read (fewer than @len when a fault stopped it), or
+ * -ESRCH when the process is gone, -EIO when not even the first byte can be
+ * read, -EFAULT when the range wraps around.
+ */
+ssize_t ue_procmem_read(struct ue_procmem *pm, uint64_t addr, void *buf, size_t len);
+
+/**
  * ue_procmem_write_byte - write one byte of the process's memory, unchecked
  * @pm: the handle
  * @addr: the address
@@ -151,6 +168,32 @@ int ue_procmem_write_byte(struct ue_procmem *pm, uint64_t addr, uint8_t val);
  * pages in asynchronously); -EINVAL when @bit > 7.
  */
 int ue_procmem_update_bit(struct ue_procmem *pm, uint64_t addr, unsigned int bit, bool set);
+
+/* The mapping that covers an address, as /proc/<pid>/maps shows it. */
+#define UE_VMA_READ   0x1
+#define UE_VMA_WRITE  0x2
+#define UE_VMA_EXEC   0x4
+#define UE_VMA_SHARED 0x8
+struct ue_procmem_vma {
+	uint64_t start;
+	uint64_t end;
+	unsigned int flags;	/* UE_VMA_* */
+	uint64_t offset;	/* in the file; 0 for anonymous memory */
+	uint64_t inode;		/* 0 for anonymous memory */
+	unsigned int dev_major;
+	unsigned int dev_minor;
+};
+
+/**
+ * ue_procmem_vma - the mapping of the handle's memory that covers @addr
+ * @pm: the handle
+ * @addr: an address in the process
+ * @ret_vma: the mapping
+ *
+ * Return: 0; -EFAULT when nothing is mapped there; -ESRCH when the process
+ * is gone; -errno on an unexpected error.
+ */
+int ue_procmem_vma(struct ue_procmem *pm, uint64_t addr, struct ue_procmem_vma *ret_vma);
 
 /**
  * ue_procmem_use_text_maps - check protections by scanning the maps text

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * proc-events: a NETLINK_CONNECTOR socket subscribed to CN_IDX_PROC, read
+ * in batches (by a thread, and synchronously before each ioctl), turning
+ * fork, exec and exit events into ue_enablers_fork/drop_process/confirm.
+ */
+#include "proc-events.h"
+
+#include <errno.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Receive buffer asked for: a burst of forks must not overrun it. */
+#define RCVBUF_BYTES (8 << 20)
+#define RECV_BYTES 8192
+
+struct pevent {
+	unsigned int what;
+	pid_t pid, tgid;	/* exec, exit: the task; fork: the child */
+	pid_t ppid, ptgid;	/* fork: the parent */
+};
+
+struct ue_proc_events {
+	struct ue_enablers *set;
+	int sock;		/* -1 without the connector */
+	int stop_fd;		/* eventfd that ends the thread */
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;	/* one reader of the socket at a time */
+	struct pevent *batch;
+	size_t n, cap;
+	bool overrun;
+	uint64_t events, forks, overruns;
+};
+
+static int subscribe(int sock, bool on)
+{
+	struct {
+		struct nlmsghdr nl;
+		struct cn_msg cn;
+		uint32_t op;
+	} __attribute__((packed)) msg;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.nl.nlmsg_len = sizeof(msg);
+	msg.nl.nlmsg_type = NLMSG_DONE;
+	msg.cn.id.idx = CN_IDX_PROC;
+	msg.cn.id.val = CN_VAL_PROC;
+	msg.cn.len = sizeof(msg.op);
+	msg.op = on ? PROC_CN_MCAST_LISTEN : PROC_CN_MCAST_IGNORE;
+	return send(sock, &msg, sizeof(msg), 0) < 0 ? -errno : 0;
+}
+
+static int open_connector(void)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC};
+	int size = RCVBUF_BYTES, sock, r;
+
+	sock = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+	if (sock < 0)
+		return -errno;
+	if (setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = -errno;
+		close(sock);
+		return r;
+	}
+	r = subscribe(sock, true);
+	if (r < 0) {
+		close(sock);
+		return r;
+	}
+	return sock;
+}
+
+static void batch_add(struct ue_proc_events *pe, const struct pevent *ev)
+{
+	if (pe->n == pe->cap) {
+		size_t ncap = pe->cap ? pe->cap * 2 : 256;
+		struct pevent *b = realloc(pe->batch, ncap * sizeof(*b));
+
+		if (!b) {
+			/* Treated like a lost event: nothing unproven is trusted. */
+			pe->overrun = true;
+			return;
+		}
+		pe->batch = b;
+		pe->cap = ncap;
+	}
+	pe->batch[pe->n++] = *ev;
+}
+
+static void parse(struct ue_proc_events *pe, const char *buf, size_t len)
+{
+	const struct nlmsghdr *nl;
+
+	for (nl = (const void *)buf; NLMSG_OK(nl, len); nl = NLMSG_NEXT(nl, len)) {
+		const struct cn_msg *cn = NLMSG_DATA(nl);
+		struct proc_event pev;
+		struct pevent ev;
+
+		if (nl->nlmsg_type == NLMSG_ERROR || nl->nlmsg_type == NLMSG_NOOP)
+			continue;
+		if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn)) || cn->id.idx != CN_IDX_PROC ||
+		    cn->len < offsetof(struct proc_event, event_data) + sizeof(pev.event_data.fork) ||
+		    NLMSG_LENGTH(sizeof(*cn) + cn->len) > nl->nlmsg_len)
+			continue;
+		memcpy(&pev, cn->data, cn->len < sizeof(pev) ? cn->len : sizeof(pev));
+		memset(&ev, 0, sizeof(ev));
+		ev.what = pev.what;
+		switch (pev.what) {
+		case PROC_EVENT_FORK:
+			ev.pid = pev.event_data.fork.child_pid;
+			ev.tgid = pev.event_data.fork.child_tgid;
+			ev.ppid = pev.event_data.fork.parent_pid;
+			ev.ptgid = pev.event_data.fork.parent_tgid;
+			break;
+		case PROC_EVENT_EXEC:
+			ev.pid = pev.event_data.exec.process_pid;
+			ev.tgid = pev.event_data.exec.process_tgid;
+			break;
+		case PROC_EVENT_EXIT:
+			ev.pid = pev.event_data.exit.process_pid;
+			ev.tgid = pev.event_data.exit.process_tgid;
+			break;
+		default:
+			continue;
+		}
+		pe->events++;
+		batch_add(pe, &ev);
+	}
+}
+
+/* Read everything queued; return how many events came. */
+static size_t drain(struct ue_proc_events *pe)
+{
+	char buf[RECV_BYTES];
+
+	pe->n = 0;
+	for (;;) {
+		ssize_t len = recv(pe->sock, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && errno == ENOBUFS) {
+			pe->overrun = true;
+			pe->overruns++;
+			continue;
+		}
+		if (len <= 0)
+			break;
+		parse(pe, buf, (size_t)len);
+	}
+	return pe->n;
+}
+
+/* Whether the batch reports, after @i, that @pid exec'd or exited. */
+static bool replaced_later(const struct ue_proc_events *pe, size_t i, pid_t pid)
+{
+	for (size_t j = i + 1; j < pe->n; j++) {
+		const struct pevent *ev = &pe->batch[j];
+
+		if ((ev->what == PROC_EVENT_EXEC && ev->tgid == pid) ||
+		    (ev->what == PROC_EVENT_EXIT && ev->pid == pid))
+			return true;
+	}
+	return false;
+}
+
+static void process(struct ue_proc_events *pe)
+{
+	for (size_t i = 0; i < pe->n; i++) {
+		const struct pevent *ev = &pe->batch[i];
+
+		switch (ev->what) {
+		case PROC_EVENT_FORK:
+			/* A thread shares its process's handle; a child gone already inherits nothing. */
+			if (ev->pid != ev->tgid || replaced_later(pe, i, ev->pid))
+				break;
+			if (ue_enablers_fork(pe->set, ev->ppid, ev->ptgid, ev->pid) > 0)
+				pe->forks++;
+			break;
+		case PROC_EVENT_EXEC:
+			ue_enablers_drop_process(pe->set, ev->tgid);
+			break;
+		case PROC_EVENT_EXIT:
+			/* Other threads may go on; the periodic sweep sees the last one. */
+			if (ev->pid == ev->tgid)
+				ue_enablers_drop_process(pe->set, ev->tgid);
+			break;
+		}
+	}
+}
+
+static void sync_locked(struct ue_proc_events *pe)
+{
+	uint64_t start = ue_enablers_clock_ns();
+
+	/* One drain reaches every event queued before this call; that is all a request needs. */
+	if (drain(pe))
+		process(pe);
+	if (pe->overrun) {
+		/* An exec may be among the lost events: trust no unconfirmed child. */
+		pe->overrun = false;
+		ue_enablers_refuse_unconfirmed(pe->set);
+		ue_enablers_sweep(pe->set);
+	}
+	ue_enablers_confirm(pe->set, start - (uint64_t)UE_PROC_EVENTS_GRACE_MS * 1000000u);
+}
+
+void ue_proc_events_sync(struct ue_proc_events *pe)
+{
+	if (!pe || pe->sock < 0)
+		return;
+	pthread_mutex_lock(&pe->lock);
+	sync_locked(pe);
+	pthread_mutex_unlock(&pe->lock);
+}
+
+static void *listen_thread(void *arg)
+{
+	struct ue_proc_events *pe = arg;
+
+	for (;;) {
+		struct pollfd fds[2] = {
+			{.fd = pe->sock, .events = POLLIN},
+			{.fd = pe->stop_fd, .events = POLLIN},
+		};
+		struct ue_enablers_stats st;
+		int timeout;
+
+		/* Unconfirmed children are confirmed once their grace has passed. */
+		ue_enablers_stats(pe->set, &st);
+		timeout = st.unconfirmed ? UE_PROC_EVENTS_GRACE_MS : -1;
+		if (poll(fds, 2, timeout) < 0 && errno != EINTR)
+			break;
+		if (fds[1].revents)
+			break;
+		ue_proc_events_sync(pe);
+	}
+	return NULL;
+}
+
+int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
+{
+	struct ue_proc_events *pe;
+	sigset_t all, old;
+	int r;
+
+	pe = calloc(1, sizeof(*pe));
+	if (!pe)
+		return -ENOMEM;
+	pe->set = set;
+	pe->stop_fd = -1;
+	pthread_mutex_init(&pe->lock, NULL);
+	pe->sock = open_connector();
+	if (pe->sock < 0) {
+		fprintf(stderr,
+			"usereventsd: proc connector unavailable (%s): fork children do not "
+			"inherit enablers; exits and execs are found by the periodic sweep\n",
+			strerror(-pe->sock));
+		pe->sock = -1;
+		*ret = pe;
+		return 0;
+	}
+	pe->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (pe->stop_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&pe->thread, NULL, listen_thread, pe);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		r = r == -ENOMEM ? r : -EAGAIN;
+		goto fail;
+	}
+	pe->running = true;
+	*ret = pe;
+	return 0;
+fail:
+	ue_proc_events_stop(pe);
+	return r;
+}
+
+void ue_proc_events_stop(struct ue_proc_events *pe)
+{
+	if (!pe)
+		return;
+	if (pe->running) {
+		uint64_t one = 1;
+
+		if (write(pe->stop_fd, &one, sizeof(one)) != sizeof(one))
+			abort(); /* an eventfd write of 1 cannot fail */
+		pthread_join(pe->thread, NULL);
+	}
+	if (pe->sock >= 0) {
+		subscribe(pe->sock, false);
+		close(pe->sock);
+	}
+	if (pe->stop_fd >= 0)
+		close(pe->stop_fd);
+	pthread_mutex_destroy(&pe->lock);
+	free(pe->batch);
+	free(pe);
+}
+
+void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (!pe)
+		return;
+	pthread_mutex_lock(&pe->lock);
+	ret->connected = pe->sock >= 0;
+	ret->events = pe->events;
+	ret->forks = pe->forks;
+	ret->overruns = pe->overruns;
+	pthread_mutex_unlock(&pe->lock);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * proc-events: the netlink proc connector (fork, exec, exit of every
+ * process) feeding the enablers, so that fork children inherit enablers and
+ * exec and exit release them promptly; a periodic sweep when it is missing.
+ */
+#ifndef UE_DAEMON_PROC_EVENTS_H
+#define UE_DAEMON_PROC_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "enabler.h"
+
+/* How long a fork child's handle waits for a late exec report (see ue_enablers_confirm()). */
+#define UE_PROC_EVENTS_GRACE_MS 20
+
+struct ue_proc_events;
+
+struct ue_proc_events_stats {
+	bool connected;		/* the proc connector is in use */
+	uint64_t events;	/* fork, exec and exit events read */
+	uint64_t forks;		/* forks of processes that held enablers */
+	uint64_t overruns;	/* times the socket lost events (ENOBUFS) */
+};
+
+/**
+ * ue_proc_events_start - listen to the proc connector and start the thread
+ * @set: the enablers to keep current
+ * @ret: the listener
+ *
+ * Without the connector (no CAP_NET_ADMIN, no CONFIG_PROC_EVENTS, another
+ * network namespace) it says so once on stderr and does nothing: fork
+ * children inherit nothing and exits and execs are left to the daemon's
+ * periodic ue_enablers_sweep(); @ret is still returned, and
+ * ue_proc_events_stats() says which it is.
+ *
+ * Return: 0, -ENOMEM or -EAGAIN (no thread).
+ */
+int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret);
+
+/**
+ * ue_proc_events_stop - stop the thread and close the socket (NULL is ignored)
+ * @pe: the listener
+ */
+void ue_proc_events_stop(struct ue_proc_events *pe);
+
+/**
+ * ue_proc_events_sync - handle every event the kernel reported so far
+ * @pe: the listener (NULL is ignored)
+ *
+ * Called before an ioctl is served: the kernel queues a fork's event before
+ * the child runs, so a child's first request finds its inherited enablers,
+ * and a parent's later (un)registration is not copied into a child forked
+ * before it.
+ */
+void ue_proc_events_sync(struct ue_proc_events *pe);
+
+/** ue_proc_events_stats - counters of the listener */
+void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats *ret);
+
+#endif /* UE_DAEMON_PROC_EVENTS_H */
