@@ -205,7 +205,8 @@ static void summary(struct uet_stream *s, const struct uet_buf_stats *st, bool h
 {
 	unsigned long long events = 0, bytes = 0;
 
-	qsort(s->counts, s->ncounts, sizeof(*s->counts), cmp_count);
+	if (s->ncounts)
+		qsort(s->counts, s->ncounts, sizeof(*s->counts), cmp_count);
 	fprintf(stderr, "\n%-32s %12s %12s\n", "EVENT", "EVENTS", "BYTES");
 	for (size_t i = 0; i < s->ncounts; i++) {
 		fprintf(stderr, "%-32s %12llu %12llu\n", s->counts[i].name, s->counts[i].events,
