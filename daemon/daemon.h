@@ -36,7 +36,7 @@
 #define UE_EVENT_BUF_SIZE 127
 
 /* Room for the fixed nodes of the tree (fs.c checks that they fit). */
-#define UE_STATIC_NODES_MAX 32
+#define UE_STATIC_NODES_MAX 40
 #define UE_ATTR_SET (UINT64_C(1) << 32)
 
 struct ue_daemon_opts {
@@ -55,6 +55,8 @@ struct ue_daemon_opts {
 struct ue_pipe;
 struct ue_tasks;
 struct ue_proc_events;
+struct ue_raw;
+struct ue_raw_reader;
 
 /* Everything a request handler reaches through fuse_req_userdata(). */
 struct ue_daemon {
@@ -70,6 +72,7 @@ struct ue_daemon {
 	atomic_size_t buffer_kb;	/* buffer_size_kb as last written */
 	struct ue_pipe *pipe;		/* trace_pipe waiters (fs-trace.c) */
 	struct ue_tasks *tasks;		/* tid -> comm, tgid (fs-data.c) */
+	struct ue_raw *raw;		/* saved_cmdlines of trace_pipe_raw readers (fs-raw.c) */
 	/* Data files closed (flushed) whose release has not arrived yet. */
 	pthread_mutex_t release_lock;
 	pthread_cond_t release_cond;
@@ -126,6 +129,15 @@ enum ue_node {
 	UE_N_CPU_BUFFER_SIZE_KB,
 	UE_N_CPU_STATS,
 	UE_N_CPU_TRACE,
+	UE_N_CPU_PIPE_RAW,	/* per_cpu/cpuN/trace_pipe_raw (fs-raw.c) */
+	UE_N_TRACE_CLOCK,
+	UE_N_SAVED_CMDLINES,
+	UE_N_SAVED_CMDLINES_SIZE,
+	UE_N_SAVED_TGIDS,
+	UE_N_FTRACE_DIR,	/* events/ftrace/, events/ftrace/print/ */
+	UE_N_FTRACE_FORMAT,	/* events/ftrace/print/format (fs-raw.c) */
+	UE_N_FTRACE_ID,
+	UE_N_USEREVENTSD_STATS,	/* usereventsd_stats: enablers and proc connector (fs-text.c) */
 };
 
 /* The trace options, in the order of the kernel's trace_options file. */
@@ -217,6 +229,7 @@ struct ue_fh {
 	union {
 		struct ue_data_file data;
 		struct ue_pipe_reader pipe;
+		struct ue_raw_reader *raw;	/* UE_N_CPU_PIPE_RAW */
 		struct {
 			struct ue_dirent *ents;
 			size_t n;
@@ -369,5 +382,23 @@ int ue_textfile_open(fuse_req_t req, struct ue_fh *fh);
 void ue_textfile_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off);
 /** ue_textfile_write - lines of dynamic_events, a word of set_event */
 void ue_textfile_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size);
+
+/* fs-raw.c: per_cpu/cpuN/trace_pipe_raw, trace_clock, saved_cmdlines, saved_tgids */
+
+/** ue_raw_new - the pid table behind saved_cmdlines and saved_tgids */
+int ue_raw_new(struct ue_raw **ret);
+/** ue_raw_free - free it (NULL is ignored) */
+void ue_raw_free(struct ue_raw *raw);
+/** ue_raw_open - open one of these files (a trace_pipe_raw gets its page buffer) */
+int ue_raw_open(fuse_req_t req, struct ue_fh *fh);
+/**
+ * ue_raw_read - read one; trace_pipe_raw consumes whole pages of its CPU
+ * @flags: the file's current flags: O_NONBLOCK makes an empty ring EAGAIN
+ */
+void ue_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off, int flags);
+/** ue_raw_write - trace_clock (mono only), saved_cmdlines_size (accepted) */
+void ue_raw_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size);
+/** ue_raw_release - a trace_pipe_raw's last close: its page buffer goes */
+void ue_raw_release(struct ue_daemon *d, struct ue_fh *fh);
 
 #endif /* UE_DAEMON_H */

@@ -76,7 +76,7 @@ struct ue_enablers {
 	pthread_t *workers;
 	unsigned int nworkers, idle;
 	bool stopping;
-	uint64_t failed, retries, late, dead;
+	uint64_t failed, faults, retries, late, dead;
 	uint64_t inherited, shared_vm, refused;
 };
 
@@ -222,11 +222,12 @@ static int write_bit(struct ue_enablers *set, struct proc *p, uint64_t byte_addr
 		r = ue_procmem_update_bit(p->mem, byte_addr, byte_bit, want);
 		if (r == 0 || r == -ESRCH || r == -EFAULT)
 			return r;
-		if (attempt >= set->opts.max_attempts)
-			return -EFAULT;
 		pthread_mutex_lock(&set->lock);
-		stop = set->stopping || p->gone;
-		set->retries++;
+		if (attempt == 1)
+			set->faults++;
+		stop = set->stopping || p->gone || attempt >= set->opts.max_attempts;
+		if (!stop)
+			set->retries++;
 		pthread_mutex_unlock(&set->lock);
 		if (stop)
 			return -EFAULT;
@@ -1167,6 +1168,7 @@ void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_st
 		s.parked += p->nenablers;
 	s.workers = set->nworkers;
 	s.failed_writes = set->failed;
+	s.faults = set->faults;
 	s.retries = set->retries;
 	s.late_updates = set->late;
 	s.dead_processes = set->dead;

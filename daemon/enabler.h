@@ -66,6 +66,7 @@ struct ue_enablers_stats {
 	uint64_t parked;	 /* enablers of dead processes awaiting sweep */
 	uint64_t workers;	 /* writer threads running */
 	uint64_t failed_writes;	 /* writes given up: not writable (cumulative) */
+	uint64_t faults;	 /* writes that met a transient fault (cumulative) */
 	uint64_t retries;	 /* writes tried again after a transient failure */
 	uint64_t late_updates;	 /* update_event calls that returned on the bound */
 	uint64_t dead_processes; /* handles dropped: process exited or exec'd */

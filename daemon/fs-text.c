@@ -2,7 +2,8 @@
 /*
  * fs-text: the list files of the mount.  README, user_events_status,
  * dynamic_events (reading, "u:" creation, "-:"/"!" deletion, O_TRUNC),
- * available_events and set_event (reading, enabling by name, O_TRUNC).
+ * available_events and set_event (reading, enabling by name, O_TRUNC), and
+ * our own usereventsd_stats.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 
 #include "userevents/abi.h"
 #include "daemon.h"
+#include "proc-events.h"
 
 /* Our own help text; the kernel's README is its own and not copied. */
 static const char readme_text[] =
@@ -22,6 +24,8 @@ static const char readme_text[] =
 	"  user_events_data\t- open, register events with the DIAG_IOCSREG ioctl,\n"
 	"\t\t\t  then write [u32 write_index][payload] while enabled\n"
 	"  user_events_status\t- registered events and who uses them\n"
+	"  usereventsd_stats\t- usereventsd's own counters: processes, enablers,\n"
+	"\t\t\t  faults and retries of enable-bit writes, proc connector\n"
 	"  dynamic_events\t- read: the user events as \"u:\" lines\n"
 	"\t\t\t  write \"u:NAME FIELDS\" to create a persistent event,\n"
 	"\t\t\t  \"-:NAME FIELDS\" or \"!u:NAME FIELDS\" to delete one;\n"
@@ -90,6 +94,50 @@ static int event_name_one(struct ue_revent *ev, void *arg)
 	return 0;
 }
 
+/*
+ * usereventsd_stats: what the kernel keeps to itself about enablers, one
+ * "key: value" per line, so tests and operators can see faults, retries and
+ * the proc connector's health.
+ */
+static void stats_text(struct ue_daemon *d, struct ue_text *t)
+{
+	struct ue_proc_events_stats ps;
+	struct ue_enablers_stats es;
+
+	ue_enablers_stats(d->enablers, &es);
+	ue_proc_events_stats(d->procev, &ps);
+	ue_text_printf(t,
+		       "processes: %llu\n"
+		       "enablers: %llu\n"
+		       "pending_writes: %llu\n"
+		       "stalled_processes: %llu\n"
+		       "parked_enablers: %llu\n"
+		       "writer_threads: %llu\n"
+		       "faults: %llu\n"
+		       "retries: %llu\n"
+		       "failed_writes: %llu\n"
+		       "late_updates: %llu\n"
+		       "dead_processes: %llu\n"
+		       "inherited_forks: %llu\n"
+		       "unconfirmed_children: %llu\n"
+		       "refused_forks: %llu\n"
+		       "shared_vm_children: %llu\n"
+		       "proc_connector: %s\n"
+		       "proc_events: %llu\n"
+		       "proc_forks: %llu\n"
+		       "proc_events_lost: %llu\n",
+		       (unsigned long long)es.processes, (unsigned long long)es.enablers,
+		       (unsigned long long)es.pending, (unsigned long long)es.stalled,
+		       (unsigned long long)es.parked, (unsigned long long)es.workers,
+		       (unsigned long long)es.faults, (unsigned long long)es.retries,
+		       (unsigned long long)es.failed_writes, (unsigned long long)es.late_updates,
+		       (unsigned long long)es.dead_processes, (unsigned long long)es.inherited,
+		       (unsigned long long)es.unconfirmed, (unsigned long long)es.refused_forks,
+		       (unsigned long long)es.shared_vm, ps.connected ? "connected" : "unavailable",
+		       (unsigned long long)ps.events, (unsigned long long)ps.forks,
+		       (unsigned long long)ps.overruns);
+}
+
 static int generate(struct ue_daemon *d, struct ue_fh *fh)
 {
 	struct ue_text t = { 0 };
@@ -112,6 +160,9 @@ static int generate(struct ue_daemon *d, struct ue_fh *fh)
 	case UE_N_SET_EVENT:
 		a.enabled_only = true;
 		ue_registry_foreach(d->reg, UE_ORDER_NEWEST, event_name_one, &a);
+		break;
+	case UE_N_USEREVENTSD_STATS:
+		stats_text(d, &t);
 		break;
 	default:
 		return -EINVAL;

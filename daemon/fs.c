@@ -46,6 +46,15 @@ enum {
 	INO_MSYS,
 	INO_MSYS_ENABLE,
 	INO_MSYS_FILTER,
+	INO_TRACE_CLOCK,
+	INO_SAVED_CMDLINES,
+	INO_SAVED_CMDLINES_SIZE,
+	INO_SAVED_TGIDS,
+	INO_FTRACE,
+	INO_FTRACE_PRINT,
+	INO_FTRACE_PRINT_FORMAT,
+	INO_FTRACE_PRINT_ID,
+	INO_USEREVENTSD_STATS,
 	INO_STATIC_END,
 };
 
@@ -55,7 +64,7 @@ _Static_assert(INO_STATIC_END - INO_ROOT <= UE_STATIC_NODES_MAX, "static nodes f
 #define INO_OPT_BASE 512
 /* per_cpu/cpuN/: INO_CPU_BASE + N * INO_CPU_STRIDE + k, k = 0 the directory. */
 #define INO_CPU_BASE (UINT64_C(1) << 40)
-#define INO_CPU_STRIDE 4
+#define INO_CPU_STRIDE 8
 
 /*
  * Events: INO_EV_BASE + (seq - 1) * INO_EV_STRIDE + k, k = 0 the directory,
@@ -114,6 +123,21 @@ static const struct static_node static_nodes[] = {
 	{ INO_MSYS, INO_EVENTS, USER_EVENTS_MULTI_SYSTEM, UE_N_SYS_DIR, S_IFDIR | 0755, true },
 	{ INO_MSYS_ENABLE, INO_MSYS, "enable", UE_N_SYS_ENABLE, S_IFREG | 0640, true },
 	{ INO_MSYS_FILTER, INO_MSYS, "filter", UE_N_SYS_FILTER, S_IFREG | 0640, true },
+	{ INO_TRACE_CLOCK, INO_ROOT, "trace_clock", UE_N_TRACE_CLOCK, S_IFREG | 0640, false },
+	{ INO_SAVED_CMDLINES, INO_ROOT, "saved_cmdlines", UE_N_SAVED_CMDLINES, S_IFREG | 0440,
+	  false },
+	{ INO_SAVED_CMDLINES_SIZE, INO_ROOT, "saved_cmdlines_size", UE_N_SAVED_CMDLINES_SIZE,
+	  S_IFREG | 0640, false },
+	{ INO_SAVED_TGIDS, INO_ROOT, "saved_tgids", UE_N_SAVED_TGIDS, S_IFREG | 0440, false },
+	/* trace-cmd record needs the ftrace system: its print event is enough. */
+	{ INO_FTRACE, INO_EVENTS, "ftrace", UE_N_FTRACE_DIR, S_IFDIR | 0755, false },
+	{ INO_FTRACE_PRINT, INO_FTRACE, "print", UE_N_FTRACE_DIR, S_IFDIR | 0755, false },
+	{ INO_FTRACE_PRINT_FORMAT, INO_FTRACE_PRINT, "format", UE_N_FTRACE_FORMAT, S_IFREG | 0440,
+	  false },
+	{ INO_FTRACE_PRINT_ID, INO_FTRACE_PRINT, "id", UE_N_FTRACE_ID, S_IFREG | 0440, false },
+	/* Ours, under a name no tracefs has: counters of the enablers and the proc connector. */
+	{ INO_USEREVENTSD_STATS, INO_ROOT, "usereventsd_stats", UE_N_USEREVENTSD_STATS,
+	  S_IFREG | 0440, false },
 };
 
 /* The files of an event directory, in the order of their inode numbers. */
@@ -130,7 +154,7 @@ static const struct {
 };
 #define N_EVENT_FILES (sizeof(event_files) / sizeof(event_files[0]))
 
-/* The files of per_cpu/cpuN/ (no trace_pipe, no trace_pipe_raw). */
+/* The files of per_cpu/cpuN/ (no trace_pipe). */
 static const struct {
 	const char *name;
 	enum ue_node kind;
@@ -139,6 +163,7 @@ static const struct {
 	{ "buffer_size_kb", UE_N_CPU_BUFFER_SIZE_KB, S_IFREG | 0640 },
 	{ "stats", UE_N_CPU_STATS, S_IFREG | 0440 },
 	{ "trace", UE_N_CPU_TRACE, S_IFREG | 0640 },
+	{ "trace_pipe_raw", UE_N_CPU_PIPE_RAW, S_IFREG | 0440 },
 };
 #define N_CPU_FILES (sizeof(cpu_files) / sizeof(cpu_files[0]))
 
@@ -491,6 +516,8 @@ static void fh_close(struct ue_daemon *d, struct ue_fh *fh)
 		ue_data_release(d, fh);
 	else if (fh->kind == UE_N_TRACE_PIPE)
 		ue_trace_release(d, fh);
+	else if (fh->kind == UE_N_CPU_PIPE_RAW)
+		ue_raw_release(d, fh);
 	fh_free(d, fh);
 }
 
@@ -729,6 +756,17 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		}
 		err = ue_trace_open(req, fh);
 		break;
+	case UE_N_CPU_PIPE_RAW:
+	case UE_N_TRACE_CLOCK:
+	case UE_N_SAVED_CMDLINES:
+	case UE_N_SAVED_CMDLINES_SIZE:
+	case UE_N_SAVED_TGIDS:
+	case UE_N_FTRACE_FORMAT:
+	case UE_N_FTRACE_ID:
+		if (n.kind == UE_N_CPU_PIPE_RAW)
+			fi->nonseekable = 1;
+		err = ue_raw_open(req, fh);
+		break;
 	default:
 		err = ue_textfile_open(req, fh);
 		break;
@@ -781,6 +819,15 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	case UE_N_CPU_TRACE:
 		ue_trace_read(req, fh, size, off, fi->flags);
 		break;
+	case UE_N_CPU_PIPE_RAW:
+	case UE_N_TRACE_CLOCK:
+	case UE_N_SAVED_CMDLINES:
+	case UE_N_SAVED_CMDLINES_SIZE:
+	case UE_N_SAVED_TGIDS:
+	case UE_N_FTRACE_FORMAT:
+	case UE_N_FTRACE_ID:
+		ue_raw_read(req, fh, size, off, fi->flags);
+		break;
 	default:
 		ue_textfile_read(req, fh, size, off);
 		break;
@@ -820,6 +867,10 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	case UE_N_DYNAMIC_EVENTS:
 	case UE_N_SET_EVENT:
 		ue_textfile_write(req, fh, buf, size);
+		break;
+	case UE_N_TRACE_CLOCK:
+	case UE_N_SAVED_CMDLINES_SIZE:
+		ue_raw_write(req, fh, buf, size);
 		break;
 	default:
 		/* No write method (read-only files opened by root): EINVAL, as vfs_write(). */

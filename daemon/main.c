@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,12 +138,61 @@ static int parse_opts(const char *list, struct ue_daemon_opts *o, char *fuse_opt
 	return err;
 }
 
+/*
+ * Our mount on @mountpoint whose daemon died (statfs fails with ENOTCONN): the
+ * mount's id from the descriptor's fdinfo, its fstype and source from
+ * mountinfo. Only a dead usereventsd mount is detached, so a restart serves at
+ * once; anything else is left as it is.
+ */
+static int recover_stale_mount(const char *mountpoint)
+{
+	char line[4096], fstype[256], source[256], root[PATH_MAX];
+	int fd, id, mnt_id = -1, found = 0;
+	FILE *f;
+
+	fd = open(mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(line, sizeof(line), "/proc/self/fdinfo/%d", fd);
+	f = fopen(line, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "mnt_id: %d", &id) == 1)
+			mnt_id = id;
+	if (f)
+		fclose(f);
+	close(fd);
+	f = mnt_id >= 0 ? fopen("/proc/self/mountinfo", "re") : NULL;
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		if (sscanf(line, "%d %*s %*s %4095s", &id, root) != 2 || id != mnt_id || !sep)
+			continue;
+		found = sscanf(sep, " - %255s %255s", fstype, source) == 2 &&
+			strcmp(root, "/") == 0 && strcmp(fstype, "fuse.usereventsd") == 0 &&
+			strcmp(source, "usereventsd") == 0;
+		break;
+	}
+	if (f)
+		fclose(f);
+	if (!found)
+		return -ENOTCONN;
+	if (umount2(mountpoint, MNT_DETACH) < 0)
+		return -errno;
+	fprintf(stderr, UE_DAEMON_NAME ": %s: detached the mount of a usereventsd that died\n",
+		mountpoint);
+	return 0;
+}
+
 /* Say what is wrong in terms a user can act on, before libfuse tries. */
 static int check_environment(const char *mountpoint)
 {
+	struct statfs sfs;
 	struct stat st;
 	int fd;
 
+	/* statfs, unlike stat, is never answered from FUSE's cache: it finds a dead mount. */
+	if (statfs(mountpoint, &sfs) < 0 && errno == ENOTCONN)
+		recover_stale_mount(mountpoint);
 	if (stat(mountpoint, &st) < 0) {
 		fprintf(stderr, UE_DAEMON_NAME ": mount point %s: %s\n", mountpoint,
 			strerror(errno));
@@ -368,6 +419,9 @@ int main(int argc, char **argv)
 	r = ue_tasks_new(&d->tasks);
 	if (r < 0)
 		goto fail_errno;
+	r = ue_raw_new(&d->raw);
+	if (r < 0)
+		goto fail_errno;
 
 	/* Everyone may need to reach the files (modes decide): allow_other when we can. */
 	if (asprintf(&all_opts, "default_permissions,fsname=usereventsd,subtype=usereventsd%s%s%s",
@@ -442,6 +496,7 @@ out:
 			fuse_session_destroy(d->se);
 		ue_buffer_free(d->buf);
 		ue_tasks_free(d->tasks);
+		ue_raw_free(d->raw);
 		pthread_mutex_destroy(&d->release_lock);
 		pthread_mutex_destroy(&d->fh_lock);
 		pthread_cond_destroy(&d->release_cond);

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -129,11 +130,37 @@ static void hostile_teardown(void)
 	_exit(1);
 }
 
+/*
+ * Starts usereventsd ($USEREVENTSD) on mnt with @opts, again after it ended or
+ * died too; 0 once it serves (within 10 s), -1 after killing it otherwise.
+ */
+static int hostile_start_daemon(const char *opts)
+{
+	const char *daemon = getenv("USEREVENTSD");
+	struct statfs sfs;
+	struct stat st;
+
+	daemon_pid = fork();
+	if (daemon_pid == 0) {
+		execl(daemon, "usereventsd", "-f", "-o", opts, mnt, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200; i++) {
+		/* statfs reaches the daemon: stat may answer from a dead mount's cache. */
+		if (statfs(mnt, &sfs) == 0 && sfs.f_type == 0x65735546 &&
+		    stat(path("README"), &st) == 0)
+			return 0;
+		usleep(50000);
+	}
+	kill(daemon_pid, SIGKILL);
+	waitpid(daemon_pid, NULL, 0);
+	return -1;
+}
+
 /* Mounts the daemon with @opts (-o); SKIPs (exit 77) where it cannot run. */
 static void hostile_setup(const char *opts)
 {
 	const char *daemon = getenv("USEREVENTSD");
-	struct stat st;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (geteuid() != 0) {
@@ -157,21 +184,11 @@ static void hostile_setup(const char *opts)
 		printf("Bail out! mkdtemp: %s\n", strerror(errno));
 		exit(1);
 	}
-	daemon_pid = fork();
-	if (daemon_pid == 0) {
-		execl(daemon, "usereventsd", "-f", "-o", opts, mnt, (char *)NULL);
-		_exit(127);
+	if (hostile_start_daemon(opts) < 0) {
+		printf("Bail out! usereventsd did not mount %s\n", mnt);
+		exit(1);
 	}
-	for (int i = 0; i < 200; i++) {
-		if (stat(path("README"), &st) == 0) {
-			atexit(hostile_teardown);
-			return;
-		}
-		usleep(50000);
-	}
-	printf("Bail out! usereventsd did not mount %s\n", mnt);
-	kill(daemon_pid, SIGKILL);
-	exit(1);
+	atexit(hostile_teardown);
 }
 
 #endif /* UE_HOSTILE_MOUNT_H */

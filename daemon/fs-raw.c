@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fs-raw: what binary tracers (trace-cmd, libtracefs) read besides events/:
+ * per_cpu/cpuN/trace_pipe_raw (consuming reads of whole ring-buffer pages,
+ * daemon/rbpage.c), trace_clock, saved_cmdlines, saved_cmdlines_size and
+ * saved_tgids (the pid -> comm/tgid of records handed out or still buffered).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "rbpage.h"
+
+/* The kernel's clock names; usereventsd stamps with CLOCK_MONOTONIC: "mono". */
+static const char *const clocks[] = { "local", "global", "counter", "uptime", "perf", "mono",
+				      "mono_raw", "boot", "tai", "x86-tsc" };
+#define CLOCK_MONO 5
+
+/* saved_cmdlines_size as Linux 6.12 reports it by default. */
+#define CMDLINES_SIZE 6552
+/* Slots of the pid table (a power of two above CMDLINES_SIZE); a pid maps to one. */
+#define CMD_SLOTS 8192
+/* Most saved_cmdlines_size takes (PID_MAX_DEFAULT), as the kernel. */
+#define SAVED_CMDLINES_MAX 32768
+
+/*
+ * events/ftrace/print, as Linux 6.12 shows it (trace-cmd copies the ftrace
+ * system into every recording).  No record of it is ever written.
+ */
+#define FTRACE_PRINT_ID 5
+static const char ftrace_print_format[] =
+	"name: print\n"
+	"ID: 5\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+
+struct cmd_slot {
+	int32_t pid;		/* 0: free */
+	int32_t tgid;
+	char comm[16];
+};
+
+struct ue_raw {
+	pthread_mutex_t lock;
+	struct cmd_slot slots[CMD_SLOTS];
+};
+
+/* A trace_pipe_raw reader: the page being read and a record that did not fit. */
+struct ue_raw_reader {
+	uint8_t page[UE_RB_PAGE_SIZE];
+	size_t page_len;	/* 0: no page */
+	size_t page_off;
+	bool have_rec;
+	struct ue_buffer_rec rec;
+	uint64_t rec_data[UE_BUFFER_MAX_RECORD / 8 + 1];
+};
+
+int ue_raw_new(struct ue_raw **ret)
+{
+	struct ue_raw *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	pthread_mutex_init(&r->lock, NULL);
+	*ret = r;
+	return 0;
+}
+
+void ue_raw_free(struct ue_raw *raw)
+{
+	if (!raw)
+		return;
+	pthread_mutex_destroy(&raw->lock);
+	free(raw);
+}
+
+static void remember(struct ue_raw *raw, const struct ue_rec_meta *m)
+{
+	struct cmd_slot *s;
+
+	if (m->tid <= 0 || !m->comm[0])
+		return;
+	s = &raw->slots[(unsigned int)m->tid % CMD_SLOTS];
+	pthread_mutex_lock(&raw->lock);
+	s->pid = m->tid;
+	s->tgid = m->tgid;
+	memcpy(s->comm, m->comm, sizeof(s->comm));
+	s->comm[sizeof(s->comm) - 1] = '\0';
+	pthread_mutex_unlock(&raw->lock);
+}
+
+int ue_raw_open(fuse_req_t req, struct ue_fh *fh)
+{
+	(void)req;
+	if (fh->kind != UE_N_CPU_PIPE_RAW)
+		return 0;
+	fh->raw = calloc(1, sizeof(*fh->raw));
+	return fh->raw ? 0 : -ENOMEM;
+}
+
+void ue_raw_release(struct ue_daemon *d, struct ue_fh *fh)
+{
+	(void)d;
+	if (fh->kind == UE_N_CPU_PIPE_RAW) {
+		free(fh->raw);
+		fh->raw = NULL;
+	}
+}
+
+/*
+ * Fill a page from the ring of @cpu: records go in while they fit; one that
+ * does not is kept for the next page.  Return: bytes of the page, or 0.
+ */
+static size_t fill_page(struct ue_daemon *d, unsigned int cpu, struct ue_raw_reader *rr)
+{
+	struct ue_rbpage p;
+	uint64_t missed = 0;
+
+	ue_rbpage_init(&p, rr->page);
+	for (;;) {
+		if (!rr->have_rec) {
+			int n = ue_buffer_consume(d->buf, (int)cpu, &rr->rec, rr->rec_data,
+						  sizeof(rr->rec_data));
+
+			if (n < 0)
+				break;
+			rr->have_rec = true;
+			remember(d->raw, &rr->rec.meta);
+		}
+		if (rr->rec.lost && p.events)
+			break;	/* the loss belongs at the head of the next page */
+		if (ue_rbpage_add(&p, rr->rec.meta.ts_ns, rr->rec.data, rr->rec.len) < 0) {
+			if (!p.events)
+				rr->have_rec = false;	/* cannot fit any page: dropped */
+			break;
+		}
+		missed += rr->rec.lost;
+		rr->have_rec = false;
+	}
+	if (!p.events)
+		return 0;
+	return ue_rbpage_finish(&p, missed);
+}
+
+#define RAW_WAIT_SLICE_MS 200
+
+static void raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, int flags)
+{
+	struct ue_daemon *d = ue_req_daemon(req);
+	struct ue_raw_reader *rr = fh->raw;
+	size_t n;
+
+	pthread_mutex_lock(&fh->lock);
+	for (;;) {
+		if (rr->page_off < rr->page_len)
+			break;
+		rr->page_len = fill_page(d, fh->option, rr);
+		rr->page_off = 0;
+		if (rr->page_len)
+			break;
+		if (flags & O_NONBLOCK) {
+			pthread_mutex_unlock(&fh->lock);
+			fuse_reply_err(req, EAGAIN);
+			return;
+		}
+		/*
+		 * Blocking readers wait on this request's thread: trace-cmd keeps
+		 * one per CPU, well within the FUSE thread limit.
+		 */
+		pthread_mutex_unlock(&fh->lock);
+		int r = ue_buffer_wait(d->buf, (int)fh->option, RAW_WAIT_SLICE_MS);
+
+		if (fuse_req_interrupted(req) || r == -EINTR) {
+			fuse_reply_err(req, EINTR);
+			return;
+		}
+		pthread_mutex_lock(&fh->lock);
+	}
+	n = rr->page_len - rr->page_off;
+	if (n > size)
+		n = size;
+	fuse_reply_buf(req, (const char *)rr->page + rr->page_off, n);
+	rr->page_off += n;
+	pthread_mutex_unlock(&fh->lock);
+}
+
+static int generate_clock(struct ue_text *t)
+{
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		ue_text_printf(t, i == CLOCK_MONO ? "%s[%s]" : "%s%s", i ? " " : "", clocks[i]);
+	ue_text_add(t, "\n", 1);
+	return 0;
+}
+
+/* Records still in the buffer count too: their tasks are the ones a reader asks about. */
+static void remember_buffered(struct ue_daemon *d)
+{
+	struct ue_buffer_snap *snap;
+	struct ue_buffer_rec rec;
+
+	if (ue_buffer_snapshot(d->buf, -1, &snap) < 0)
+		return;
+	while (ue_buffer_snap_next(snap, &rec) == 1)
+		remember(d->raw, &rec.meta);
+	ue_buffer_snap_free(snap);
+}
+
+static int generate_cmdlines(struct ue_daemon *d, struct ue_text *t, bool tgids)
+{
+	remember_buffered(d);
+	pthread_mutex_lock(&d->raw->lock);
+	for (unsigned int i = 0; i < CMD_SLOTS; i++) {
+		const struct cmd_slot *s = &d->raw->slots[i];
+
+		if (!s->pid)
+			continue;
+		if (tgids)
+			ue_text_printf(t, "%d %d\n", s->pid, s->tgid);
+		else
+			ue_text_printf(t, "%d %s\n", s->pid, s->comm);
+	}
+	pthread_mutex_unlock(&d->raw->lock);
+	return 0;
+}
+
+static int generate(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_text t = { 0 };
+
+	switch (fh->kind) {
+	case UE_N_TRACE_CLOCK:
+		generate_clock(&t);
+		break;
+	case UE_N_SAVED_CMDLINES:
+		generate_cmdlines(d, &t, false);
+		break;
+	case UE_N_SAVED_TGIDS:
+		generate_cmdlines(d, &t, true);
+		break;
+	case UE_N_SAVED_CMDLINES_SIZE:
+		ue_text_printf(&t, "%d\n", CMDLINES_SIZE);
+		break;
+	case UE_N_FTRACE_FORMAT:
+		ue_text_add(&t, ftrace_print_format, sizeof(ftrace_print_format) - 1);
+		break;
+	case UE_N_FTRACE_ID:
+		ue_text_printf(&t, "%d\n", FTRACE_PRINT_ID);
+		break;
+	default:
+		break;
+	}
+	return ue_text_to_fh(&t, fh);
+}
+
+void ue_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off, int flags)
+{
+	if (fh->kind == UE_N_CPU_PIPE_RAW) {
+		raw_read(req, fh, size, flags);
+		return;
+	}
+	ue_fs_serve_text(req, fh, size, off, generate);
+}
+
+/* Strip one trailing newline and surrounding blanks of a written word. */
+static size_t word(const char *buf, size_t size, const char **start)
+{
+	while (size && (*buf == ' ' || *buf == '\t')) {
+		buf++;
+		size--;
+	}
+	while (size && (buf[size - 1] == '\n' || buf[size - 1] == ' ' || buf[size - 1] == '\t' ||
+			buf[size - 1] == '\0'))
+		size--;
+	*start = buf;
+	return size;
+}
+
+void ue_raw_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size)
+{
+	const char *w;
+	size_t n = word(buf, size, &w);
+	unsigned long v;
+
+	switch (fh->kind) {
+	case UE_N_TRACE_CLOCK:
+		/* Only the clock the buffer really has can be chosen (docs/compat.md). */
+		if (n == strlen(clocks[CLOCK_MONO]) && !memcmp(w, clocks[CLOCK_MONO], n)) {
+			fuse_reply_write(req, size);
+			return;
+		}
+		for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+			if (n == strlen(clocks[i]) && !memcmp(w, clocks[i], n)) {
+				fuse_reply_err(req, EOPNOTSUPP);
+				return;
+			}
+		}
+		fuse_reply_err(req, EINVAL);
+		return;
+	case UE_N_SAVED_CMDLINES_SIZE:
+		/* Accepted and ignored: the table has a fixed size. */
+		if (ue_parse_ulong(buf, size, &v) < 0 || v == 0 || v > SAVED_CMDLINES_MAX) {
+			fuse_reply_err(req, EINVAL);
+			return;
+		}
+		fuse_reply_write(req, size);
+		return;
+	default:
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rbpage: encoding and decoding of the kernel's ring-buffer pages (x86-64
+ * layout: 8-byte commit, 4-byte alignment).  An event is a 32-bit header
+ * (type_len:5, time_delta:27), a length word when the data passes 112 bytes,
+ * then the data; deltas too large for 27 bits get a time-extend event first.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "rbpage.h"
+
+#define SMALL_DATA_MAX (UE_RB_TYPE_DATA_MAX * 4)
+#define DELTA_MASK ((UINT32_C(1) << UE_RB_TS_SHIFT) - 1)
+
+static void put32(uint8_t *at, uint32_t v)
+{
+	memcpy(at, &v, 4);
+}
+
+static uint32_t get32(const uint8_t *at)
+{
+	uint32_t v;
+
+	memcpy(&v, at, 4);
+	return v;
+}
+
+static size_t align4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+/* Bytes an event of @len data bytes takes, header and length word included. */
+static size_t event_size(size_t len)
+{
+	return 4 + (len > SMALL_DATA_MAX ? 4 : 0) + align4(len);
+}
+
+void ue_rbpage_init(struct ue_rbpage *p, void *page)
+{
+	p->page = page;
+	p->used = 0;
+	p->last_ts = 0;
+	p->events = 0;
+}
+
+int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len)
+{
+	uint8_t *at = p->page + UE_RB_PAGE_HDR + p->used;
+	uint64_t delta = 0;
+	size_t need;
+
+	if (!len || len > UE_RB_PAGE_DATA - 8)
+		return -EINVAL;
+	if (p->events) {
+		if (ts < p->last_ts)
+			return -EINVAL;
+		delta = ts - p->last_ts;
+	}
+	need = event_size(len) + (delta > DELTA_MASK ? 8 : 0);
+	if (p->used + need > UE_RB_PAGE_DATA)
+		return -ENOSPC;
+	if (!p->events)
+		memcpy(p->page, &ts, 8);
+	if (delta > DELTA_MASK) {
+		put32(at, UE_RB_TYPE_TIME_EXTEND | (uint32_t)(delta & DELTA_MASK) << 5);
+		put32(at + 4, (uint32_t)(delta >> UE_RB_TS_SHIFT));
+		at += 8;
+		delta = 0;
+	}
+	if (len > SMALL_DATA_MAX) {
+		put32(at, (uint32_t)delta << 5);
+		put32(at + 4, (uint32_t)(align4(len) + 4));
+		at += 8;
+	} else {
+		put32(at, (uint32_t)(align4(len) / 4) | (uint32_t)delta << 5);
+		at += 4;
+	}
+	memcpy(at, data, len);
+	memset(at + len, 0, align4(len) - len);
+	p->used += need;
+	p->last_ts = ts;
+	p->events++;
+	return 0;
+}
+
+size_t ue_rbpage_finish(struct ue_rbpage *p, uint64_t missed)
+{
+	uint64_t commit = p->used;
+	size_t end = p->used;
+
+	if (!p->events)
+		memset(p->page, 0, 8);
+	if (missed) {
+		commit |= UE_RB_MISSED_EVENTS;
+		if (UE_RB_PAGE_DATA - end >= 8) {
+			memcpy(p->page + UE_RB_PAGE_HDR + end, &missed, 8);
+			commit |= UE_RB_MISSED_STORED;
+			end += 8;
+		}
+	}
+	memcpy(p->page + 8, &commit, 8);
+	memset(p->page + UE_RB_PAGE_HDR + end, 0, UE_RB_PAGE_DATA - end);
+	return UE_RB_PAGE_SIZE;
+}
+
+int ue_rbpage_iter_init(struct ue_rbpage_iter *it, const void *page, size_t len)
+{
+	const uint8_t *b = page;
+	uint64_t commit;
+
+	if (len < UE_RB_PAGE_HDR)
+		return -EINVAL;
+	memcpy(&it->ts, b, 8);
+	memcpy(&commit, b + 8, 8);
+	it->data = b + UE_RB_PAGE_HDR;
+	it->size = (size_t)(commit & ~(UE_RB_MISSED_EVENTS | UE_RB_MISSED_STORED));
+	it->pos = 0;
+	it->missed = 0;
+	if (it->size > len - UE_RB_PAGE_HDR)
+		return -EINVAL;
+	if (commit & UE_RB_MISSED_EVENTS) {
+		it->missed = UINT64_MAX;
+		if ((commit & UE_RB_MISSED_STORED) && len - UE_RB_PAGE_HDR - it->size >= 8)
+			memcpy(&it->missed, it->data + it->size, 8);
+	}
+	return 0;
+}
+
+int ue_rbpage_next(struct ue_rbpage_iter *it, uint64_t *ts, const void **data, size_t *len)
+{
+	while (it->pos + 4 <= it->size) {
+		uint32_t h = get32(it->data + it->pos);
+		unsigned int type = h & 31;
+		uint32_t delta = h >> 5;
+		size_t left = it->size - it->pos;
+		uint32_t w;
+
+		if (type == 0 || type > UE_RB_TYPE_DATA_MAX) {
+			if (left < 8)
+				return -EINVAL;
+			w = get32(it->data + it->pos + 4);
+		}
+		switch (type) {
+		case UE_RB_TYPE_PADDING:
+			/* A zero delta padding ends the page's data. */
+			if (!delta)
+				return 0;
+			it->ts += delta;
+			if (w < 4 || w > left)
+				return -EINVAL;
+			it->pos += w;
+			continue;
+		case UE_RB_TYPE_TIME_EXTEND:
+			it->ts += ((uint64_t)w << UE_RB_TS_SHIFT) + delta;
+			it->pos += 8;
+			continue;
+		case UE_RB_TYPE_TIME_STAMP:
+			it->ts = ((uint64_t)w << UE_RB_TS_SHIFT) | delta;
+			it->pos += 8;
+			continue;
+		case 0:
+			if (w < 4 || w - 4 > left - 8)
+				return -EINVAL;
+			it->ts += delta;
+			*data = it->data + it->pos + 8;
+			*len = w - 4;
+			it->pos += 4 + align4(w);
+			break;
+		default:
+			if ((size_t)type * 4 > left - 4)
+				return -EINVAL;
+			it->ts += delta;
+			*data = it->data + it->pos + 4;
+			*len = (size_t)type * 4;
+			it->pos += 4 + (size_t)type * 4;
+			break;
+		}
+		*ts = it->ts;
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * daemon/rbpage: the kernel's ring-buffer page format (what trace_pipe_raw
+ * returns and trace.dat stores): a 16-byte page header (u64 timestamp, u64
+ * commit with the missed-events flags) and compressed event headers.  Pure:
+ * the daemon encodes pages, the userevents tool decodes them.
+ */
+#ifndef UE_DAEMON_RBPAGE_H
+#define UE_DAEMON_RBPAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UE_RB_PAGE_SIZE 4096
+#define UE_RB_PAGE_HDR 16			/* timestamp, commit */
+#define UE_RB_PAGE_DATA (UE_RB_PAGE_SIZE - UE_RB_PAGE_HDR)
+
+/* Event header type_len values and flags of commit, as in the kernel. */
+#define UE_RB_TYPE_DATA_MAX 28
+#define UE_RB_TYPE_PADDING 29
+#define UE_RB_TYPE_TIME_EXTEND 30
+#define UE_RB_TYPE_TIME_STAMP 31
+#define UE_RB_TS_SHIFT 27
+#define UE_RB_MISSED_EVENTS (UINT64_C(1) << 31)
+#define UE_RB_MISSED_STORED (UINT64_C(1) << 30)
+
+/* A page being filled. */
+struct ue_rbpage {
+	uint8_t *page;		/* UE_RB_PAGE_SIZE bytes */
+	size_t used;		/* data bytes after the header */
+	uint64_t last_ts;
+	unsigned int events;
+};
+
+/** ue_rbpage_init - start an empty page in @page (UE_RB_PAGE_SIZE bytes) */
+void ue_rbpage_init(struct ue_rbpage *p, void *page);
+
+/**
+ * ue_rbpage_add - append one event
+ * @p: the page
+ * @ts: its timestamp (ns); not below the previous event's
+ * @data: its bytes (struct trace_entry + payload)
+ * @len: their count, 1 to UE_RB_PAGE_DATA - 8 (UE_BUFFER_MAX_RECORD)
+ *
+ * Return: 0; -ENOSPC when it does not fit (nothing changes); -EINVAL.
+ */
+int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len);
+
+/**
+ * ue_rbpage_finish - write the header and zero the tail
+ * @p: the page
+ * @missed: events lost before this page (0: none); stored after the data when room
+ *
+ * Return: the page's size, always UE_RB_PAGE_SIZE.
+ */
+size_t ue_rbpage_finish(struct ue_rbpage *p, uint64_t missed);
+
+/* Reading a page. */
+struct ue_rbpage_iter {
+	const uint8_t *data;
+	size_t size;		/* data bytes per commit */
+	size_t pos;
+	uint64_t ts;
+	uint64_t missed;	/* from the header; UINT64_MAX: some, count unknown */
+};
+
+/**
+ * ue_rbpage_iter_init - start reading a page
+ * @it: the iterator
+ * @page: the page's bytes
+ * @len: their count (at least UE_RB_PAGE_HDR)
+ *
+ * Return: 0; -EINVAL on a malformed header.
+ */
+int ue_rbpage_iter_init(struct ue_rbpage_iter *it, const void *page, size_t len);
+
+/**
+ * ue_rbpage_next - the next data event of a page
+ * @it: the iterator
+ * @ts: its timestamp
+ * @data: its bytes (rounded up to 4 by the format)
+ * @len: their count
+ *
+ * Return: 1 and an event; 0 at the end; -EINVAL on a malformed page.
+ */
+int ue_rbpage_next(struct ue_rbpage_iter *it, uint64_t *ts, const void **data, size_t *len);
+
+#endif /* UE_DAEMON_RBPAGE_H */

@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Interop of usereventsd with Debian's trace-cmd (suite 'interop'): in a
+# private mount namespace, usereventsd is mounted over a tracefs at
+# /sys/kernel/tracing (libtracefs takes the first "tracefs" line of
+# /proc/mounts; ours is stacked on that path).  Checks: trace-cmd extract
+# reads trace_pipe_raw pages and trace-cmd report prints every record of our
+# own `trace` (same pid, CPU, timestamp, event, values); trace-cmd record
+# -- PROGRAM records all the records the program wrote.
+# Needs root, /dev/fuse, trace-cmd and a tracefs to stack on: exit 77 (skip) otherwise.
+# Usage: test-interop.sh USEREVENTSD EXAMPLE
+set -u
+DAEMON=$1
+EXAMPLE=$2
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "not root"
+[ -c /dev/fuse ] || skip "no /dev/fuse"
+command -v trace-cmd >/dev/null || skip "no trace-cmd"
+command -v unshare >/dev/null || skip "no unshare"
+
+if [ "${UE_INTEROP_INNER:-}" != 1 ]; then
+	UE_INTEROP_INNER=1 exec unshare -m --propagation private "$0" "$@"
+fi
+
+T=/sys/kernel/tracing
+W=$(mktemp -d /tmp/ue-interop.XXXXXX) || exit 1
+fail=0
+cleanup() {
+	umount "$T" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+mount -t tracefs nodev "$T" 2>/dev/null || skip "cannot mount a tracefs to stack on"
+"$DAEMON" "$T" || { echo "not ok: usereventsd did not mount"; exit 1; }
+# trace-cmd record always writes 1 to ftrace_enabled; a read-only /proc/sys
+# (containers) would make it die: give it a private file to write.
+if [ -e /proc/sys/kernel/ftrace_enabled ] && ! ( echo 1 > /proc/sys/kernel/ftrace_enabled ) 2>/dev/null; then
+	echo 1 > "$W/ftrace_enabled"
+	mount --bind "$W/ftrace_enabled" /proc/sys/kernel/ftrace_enabled || skip "read-only ftrace_enabled"
+fi
+
+make_events() {
+	echo 'u:example_tick u64 count' >> $T/dynamic_events &&
+	echo 'u:example_request u32 status; u64 bytes; __rel_loc char[] path' >> $T/dynamic_events &&
+	echo 'u:example_message char[16] text; s32 level' >> $T/dynamic_events
+}
+
+# The event part of a line of our trace: "PID CPU TS NAME field=value...", the
+# fields printer's "0x1f (31)" shown as the print fmt's decimal "31".
+ours() {
+	grep -v '^#' | sed -E 's/^ *.{16}-([0-9]+) +\[([0-9]+)\] [^ ]+ +([0-9.]+): ([^:]+): /\1 \2 \3 \4 /; s/=0x[0-9a-f]+ \((-?[0-9]+)\)/=\1/g'
+}
+# The same of a trace-cmd report line.
+theirs() {
+	grep -v '^cpus=' | sed -E 's/^ *.{16}-([0-9]+) +\[([0-9]+)\] +([0-9.]+): ([^:]+): +/\1 \2 \3 \4 /'
+}
+
+# 1. trace-cmd extract + report against our own trace.
+make_events || { echo "not ok 1: dynamic_events"; exit 1; }
+echo 1 > $T/events/user_events/enable
+"$EXAMPLE" "$T" 1 > "$W/example.out" || { echo "not ok 1: example failed"; exit 1; }
+ours < $T/trace > "$W/ours.txt"
+( cd "$W" && trace-cmd extract -o "$W/extract.dat" ) > "$W/extract.log" 2>&1
+trace-cmd report "$W/extract.dat" 2> "$W/report.err" | theirs > "$W/theirs.txt"
+n=$(wc -l < "$W/ours.txt")
+if [ "$n" -gt 0 ] && diff "$W/ours.txt" "$W/theirs.txt" > "$W/diff.txt"; then
+	echo "ok 1 - trace-cmd extract/report prints our $n records as our trace does"
+else
+	echo "not ok 1 - trace-cmd report differs from our trace ($n records)"
+	head -20 "$W/diff.txt" "$W/extract.log" "$W/report.err"
+	fail=1
+fi
+
+# 2. trace-cmd record -- PROGRAM: every record the program wrote is in the file.
+( cd "$W" && timeout 60 trace-cmd record -e user_events -o "$W/record.dat" -- "$EXAMPLE" "$T" 1 ) \
+	> "$W/record.log" 2>&1
+wrote=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$W/record.log")
+got=$(trace-cmd report "$W/record.dat" 2>/dev/null | grep -c ' example_')
+if [ -n "$wrote" ] && [ "$wrote" -gt 0 ] && [ "$got" = "$wrote" ]; then
+	echo "ok 2 - trace-cmd record -- example: $got of $wrote records"
+else
+	echo "not ok 2 - trace-cmd record -- example: ${got:-?} of ${wrote:-?} records"
+	tail -20 "$W/record.log"
+	fail=1
+fi
+
+# 3. saved_cmdlines names the program's task, as trace-cmd shows it.
+if trace-cmd report "$W/record.dat" 2>/dev/null | grep -q '^ *user_events_exa-[0-9]'; then
+	echo "ok 3 - comm of recorded records (saved_cmdlines)"
+else
+	echo "not ok 3 - comm of recorded records"
+	fail=1
+fi
+exit $fail
