@@ -7,6 +7,8 @@
 #                 for FUZZ_SECONDS (default 600)
 #   make demo     mount usereventsd privately, run examples/user_events_example,
 #                 enable its events, show the trace, unmount (scripts/demo)
+#   make bench    install LTTng (bench/deps.txt), build, and run bench/run:
+#                 libuserevents vs writev vs LTTng-UST vs write(2)
 #   make refkernel-check  run the conformance program on the reference
 #                 kernel and compare with tests/conformance/refkernel.out
 BUILD ?= build
@@ -15,7 +17,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 REFKERNEL ?= ../shared/refkernel
 
-.PHONY: all deps check test asan-check fuzz refkernel-check demo clean
+.PHONY: all deps check test asan-check fuzz bench refkernel-check demo clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -52,6 +54,11 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 demo: deps
 	$(MAKE) all
 	scripts/demo $(BUILD)
+
+bench: deps
+	scripts/install-deps bench/deps.txt
+	$(MAKE) all
+	bench/run $(BUILD)
 
 refkernel-check: all
 	scripts/refkernel-check $(BUILD) $(REFKERNEL)

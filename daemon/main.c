@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "native.h"
 #include "proc-events.h"
 
 #define DEFAULT_MAX_THREADS 16
@@ -462,6 +463,10 @@ int main(int argc, char **argv)
 	r = ue_proc_events_start(d->enablers, &d->procev);
 	if (r < 0)
 		goto fail_errno;
+	/* The native path of libuserevents is an offer: the daemon serves without it. */
+	r = ue_native_start(d, mountpoint);
+	if (r < 0)
+		fprintf(stderr, UE_DAEMON_NAME ": native path off: %s\n", strerror(-r));
 
 	loop = fuse_loop_cfg_create();
 	if (!loop)
@@ -488,6 +493,7 @@ out:
 			fuse_remove_signal_handlers(d->se);
 		if (mounted)
 			fuse_session_unmount(d->se);
+		ue_native_stop();
 		ue_fs_cleanup(d);
 		/* Enablers hold event references: they go before the registry. */
 		ue_enablers_free(d->enablers);

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * bench_lib: libuserevents against usereventsd ($USEREVENTS_TRACEFS), one
+ * event of four u32 and a short string: the disabled check, writev, the
+ * native path and a bare write(2) to /dev/null; then two producer threads
+ * into a 64 MiB-per-CPU discard buffer; then enable propagation to 1, 100
+ * and 1,000 registered processes.  Prints "bench: NAME NS_PER_EVENT" lines.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "userevents/userevents.h"
+
+UE_EVENT(bench_ev, UE_U32(a), UE_U32(b), UE_U32(c), UE_U32(d), UE_STR(s))
+
+#define ROUNDS 101
+#define PER_ROUND 8192		/* half a native ring: no round can fill it */
+
+static const char *tracefs;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int tfs_write(const char *rel, const char *s)
+{
+	char path[4096];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, rel);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = write(fd, s, strlen(s)) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct result {
+	const char *name;
+	double med, min, max;
+	unsigned long errors;
+};
+
+static struct result results[8];
+static int nresults;
+
+static void report(const char *name, double *ns, int n, unsigned long errors)
+{
+	struct result *r = &results[nresults++];
+
+	qsort(ns, (size_t)n, sizeof(*ns), cmp_d);
+	r->name = name;
+	r->med = ns[n / 2];
+	r->min = ns[0];
+	r->max = ns[n - 1];
+	r->errors = errors;
+	printf("%-22s median %8.2f ns  min %8.2f  max %8.2f  errors %lu\n", name, r->med, r->min,
+	       r->max, errors);
+}
+
+static volatile uint32_t sink;
+
+static void bench_disabled(void)
+{
+	double ns[ROUNDS];
+
+	for (int r = 0; r < ROUNDS; r++) {
+		uint64_t t0 = now_ns();
+
+		for (int i = 0; i < PER_ROUND * 16; i++) {
+			if (ue_bench_ev_enabled())
+				sink++;
+			__asm__ volatile("" ::: "memory");
+		}
+		ns[r] = (double)(now_ns() - t0) / (PER_ROUND * 16);
+	}
+	report("disabled", ns, ROUNDS, 0);
+}
+
+/*
+ * A round whose events found the native ring full (the drain thread was
+ * starved of CPU) is run again after a longer pause: the median is of
+ * rounds where every event was recorded.  Other errors are counted.
+ */
+static void bench_writes(const char *name, int per_round, int pause_us)
+{
+	double ns[ROUNDS];
+	unsigned long errors = 0, redone = 0;
+
+	for (int r = 0; r < ROUNDS; r++) {
+		unsigned long full = 0;
+		uint64_t t0 = now_ns();
+
+		for (int i = 0; i < per_round; i++) {
+			if (ue_bench_ev_enabled()) {
+				int e = ue_bench_ev_write((uint32_t)i, 2, 3, 4, "eth0");
+
+				full += e == -ENOBUFS;
+				errors += e && e != -ENOBUFS;
+			}
+		}
+		ns[r] = (double)(now_ns() - t0) / per_round;
+		if (pause_us)
+			usleep(pause_us);	/* the drain empties the ring between rounds */
+		if (full && redone < 10 * ROUNDS) {
+			redone++;
+			r--;
+			usleep(20000);
+		}
+	}
+	if (redone)
+		printf("# %s: %lu rounds run again after the ring was full\n", name, redone);
+	report(name, ns, ROUNDS, errors);
+}
+
+static void bench_devnull(void)
+{
+	double ns[ROUNDS];
+	char buf[40] = { 0 };
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	for (int r = 0; r < ROUNDS; r++) {
+		uint64_t t0 = now_ns();
+
+		for (int i = 0; i < 2048; i++)
+			if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+				abort();
+		ns[r] = (double)(now_ns() - t0) / 2048;
+	}
+	close(fd);
+	report("write_devnull", ns, ROUNDS, 0);
+}
+
+/* Two producers: every event is retried until the ring takes it, so none is lost. */
+#define TP_EVENTS 250000
+
+static void *producer(void *arg)
+{
+	unsigned long *retries = arg;
+
+	for (uint32_t i = 0; i < TP_EVENTS; i++) {
+		int r;
+
+		while ((r = ue_bench_ev_write(i, 2, 3, 4, "eth0")) == -ENOBUFS) {
+			(*retries)++;
+			sched_yield();
+		}
+		if (r)
+			abort();
+	}
+	return NULL;
+}
+
+static unsigned long long stat_sum(const char *key)
+{
+	unsigned long long sum = 0;
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	for (long c = 0; c < ncpus; c++) {
+		char path[4096], line[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%ld/stats", tracefs, c);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, key, strlen(key)) == 0)
+				sum += strtoull(line + strlen(key), NULL, 10);
+		fclose(f);
+	}
+	return sum;
+}
+
+static void bench_throughput(void)
+{
+	unsigned long retries[2] = { 0, 0 };
+	unsigned long long entries, dropped, total = 2ull * TP_EVENTS;
+	pthread_t th[2];
+	uint64_t t0, t1;
+
+	tfs_write("options/overwrite", "0");
+	tfs_write("buffer_size_kb", "65536");
+	tfs_write("trace", "");
+	t0 = now_ns();
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, producer, &retries[i]);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	/* Done when every record is in the trace buffer. */
+	for (int i = 0; i < 3000 && stat_sum("entries: ") + stat_sum("dropped events: ") < total;
+	     i++)
+		usleep(1000);
+	t1 = now_ns();
+	entries = stat_sum("entries: ");
+	dropped = stat_sum("dropped events: ");
+	printf("throughput (2 threads, native, 64 MiB/CPU discard): %.2f M events/s, "
+	       "%llu of %llu recorded, %llu dropped, %lu+%lu ring-full retries\n",
+	       (double)total * 1e3 / (double)(t1 - t0), entries, total, dropped, retries[0],
+	       retries[1]);
+	printf("bench: throughput_2threads_meps %.2f\n", (double)total * 1e3 / (double)(t1 - t0));
+	printf("bench: throughput_2threads_lost %llu\n", total - entries);
+	tfs_write("trace", "");
+	tfs_write("buffer_size_kb", "1410");
+	tfs_write("options/overwrite", "1");
+}
+
+/* N processes register; the time "1" > enable takes; then each checks its bit. */
+static void bench_propagation(int nproc)
+{
+	struct shared {
+		int ready;
+		int set;
+	} *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int go[2];
+	pid_t *pids = calloc((size_t)nproc, sizeof(*pids));
+	uint64_t t0, t1;
+
+	if (sh == MAP_FAILED || !pids || pipe(go) < 0)
+		abort();
+	memset(sh, 0, sizeof(*sh));
+	tfs_write("events/user_events/bench_prop/enable", "0");
+	for (int i = 0; i < nproc; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			static struct ue_tracepoint tp = { .name_args = "bench_prop u32 a" };
+			struct ue_provider_opts o = { .sz = sizeof(o), .flags = UE_PROVIDER_NO_NATIVE };
+			struct ue_provider *p;
+			char c;
+
+			close(go[1]);
+			if (ue_provider_open(&o, &p) < 0 || ue_tracepoint_register(p, &tp, NULL) < 0)
+				_exit(1);
+			__atomic_add_fetch(&sh->ready, 1, __ATOMIC_SEQ_CST);
+			if (read(go[0], &c, 1) < 0)
+				_exit(1);
+			if (ue_tracepoint_enabled(&tp))
+				__atomic_add_fetch(&sh->set, 1, __ATOMIC_SEQ_CST);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	while (__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST) < nproc)
+		usleep(1000);
+	t0 = now_ns();
+	tfs_write("events/user_events/bench_prop/enable", "1");
+	t1 = now_ns();
+	close(go[1]);
+	for (int i = 0; i < nproc; i++)
+		waitpid(pids[i], NULL, 0);
+	printf("enable propagation to %4d processes: %8.3f ms  (%d of %d bits set on return)\n",
+	       nproc, (double)(t1 - t0) / 1e6, sh->set, nproc);
+	printf("bench: enable_propagation_%d_ms %.3f\n", nproc, (double)(t1 - t0) / 1e6);
+	tfs_write("events/user_events/bench_prop/enable", "0");
+	munmap(sh, 4096);
+	free(pids);
+}
+
+int main(int argc, char **argv)
+{
+	struct ue_provider_opts wo = { .sz = sizeof(wo), .flags = UE_PROVIDER_NO_NATIVE };
+	struct ue_provider *pw, *pn;
+	const char *only = argc > 1 ? argv[1] : "all";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	tracefs = getenv("USEREVENTS_TRACEFS");
+	if (!tracefs) {
+		fprintf(stderr, "bench_lib: set USEREVENTS_TRACEFS to a usereventsd mount\n");
+		return 2;
+	}
+	if (ue_provider_open(&wo, &pw) < 0 || ue_provider_open(NULL, &pn) < 0 ||
+	    !ue_provider_native(pn)) {
+		fprintf(stderr, "bench_lib: no usereventsd with the native path at %s\n", tracefs);
+		return 1;
+	}
+	if (!strcmp(only, "all") || !strcmp(only, "latency")) {
+		if (ue_bench_ev_register(pw) < 0)
+			return 1;
+		bench_disabled();
+		tfs_write("events/user_events/bench_ev/enable", "1");
+		bench_writes("writev_usereventsd", 256, 0);
+		tfs_write("trace", "");
+		ue_bench_ev_unregister();
+		ue_bench_ev_register(pn);
+		tfs_write("events/user_events/bench_ev/enable", "1");
+		bench_writes("native", PER_ROUND, 3000);
+		bench_devnull();
+		tfs_write("trace", "");
+		for (int i = 0; i < nresults; i++)
+			printf("bench: %s %.2f\n", results[i].name, results[i].med);
+	}
+	if (!strcmp(only, "all") || !strcmp(only, "throughput")) {
+		if (!ue_bench_ev_enabled()) {
+			ue_bench_ev_register(pn);
+			tfs_write("events/user_events/bench_ev/enable", "1");
+		}
+		bench_throughput();
+	}
+	if (!strcmp(only, "all") || !strcmp(only, "propagation")) {
+		bench_propagation(1);
+		bench_propagation(100);
+		bench_propagation(1000);
+	}
+	ue_provider_close(pn);
+	ue_provider_close(pw);
+	return 0;
+}

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * native: sessions of libuserevents' native path and the drain of their
+ * rings.  A session proves its process holds user_events_data of our mount
+ * open for writing (read from /proc, never through our own mount), names
+ * live events whose fields match, and gets one memfd ring per thread of its
+ * own process.  Everything in a ring is untrusted: records are bounded,
+ * validated as writes are, and stamped with the ring's thread as their pid.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "native.h"
+#include "../lib/native-proto.h"
+
+#define MAX_SESSIONS 1024
+#define MAX_EVENTS 4096		/* per session */
+#define MAX_RINGS 256		/* per session */
+#define MAX_RINGS_ALL 1024	/* all sessions: 1 GiB of rings at most */
+#define RING_BYTES (1u << 20)
+#define DRAIN_BATCH 4096	/* records of one ring per pass */
+#define IDLE_SLEEP_MAX_US 20000
+
+struct nring {
+	struct nring *next;
+	struct ue_native_ring *hdr;
+	unsigned char *data;
+	uint32_t size;
+	pid_t tid;
+	char comm[16];
+	size_t map_len;
+};
+
+struct nevent {
+	struct ue_revent *ev;	/* memory reference */
+};
+
+struct nsession {
+	struct nsession *next;
+	int sock;
+	bool hello;		/* the peer showed a writable user_events_data */
+	pid_t pid;
+	pthread_t thread;
+	bool closing;		/* the client hung up: drain, then free */
+	bool done;		/* the session thread has returned */
+	uint32_t nev;
+	struct nevent ev[MAX_EVENTS + 1];
+	unsigned int nrings;
+	struct nring *rings;
+};
+
+static struct {
+	struct ue_daemon *d;
+	dev_t dev;
+	struct sockaddr_un addr;
+	socklen_t addr_len;
+	bool bound;
+	char data_path[PATH_MAX];	/* MOUNTPOINT/user_events_data, as /proc shows it */
+	int lsock;
+	pthread_t listener, drain;
+	bool started;
+	_Atomic bool stop;
+	pthread_mutex_t lock;		/* sessions, rings, counters below */
+	struct nsession *sessions;
+	unsigned int nsessions;
+	unsigned int nrings;		/* all sessions */
+	uint64_t records, invalid, dropped_gone, sessions_total;
+} N = { .lsock = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int find_dev(const char *mountpoint, dev_t *ret, char *ret_data_path)
+{
+	char *line = NULL, real[PATH_MAX];
+	size_t cap = 0;
+	int r = -ENOENT;
+	FILE *f;
+
+	/* Not stat(): the FUSE loop does not run yet, our own mount would not answer. */
+	if (!realpath(mountpoint, real))
+		return -errno;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned int ma, mi;
+		char mp[PATH_MAX];
+
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mp) == 3 &&
+		    strcmp(mp, real) == 0) {
+			*ret = makedev(ma, mi);
+			if (strlen(real) + sizeof("/user_events_data") <= PATH_MAX) {
+				strcpy(ret_data_path, real);
+				strcat(ret_data_path, "/user_events_data");
+			}
+			r = 0;	/* the last one: mounted over anything before */
+		}
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+static uint64_t now_ns(void)
+{
+	return ue_buffer_clock_ns();
+}
+
+static int send_reply(int sock, struct ue_native_msg *m, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
+
+	m->magic = UE_NATIVE_MAGIC;
+	m->major = UE_NATIVE_MAJOR;
+	m->minor = UE_NATIVE_MINOR;
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -EPIPE;
+}
+
+/*
+ * HELLO names a descriptor of the peer: it must be user_events_data of our
+ * mount, open for writing.  Checked in /proc: a system call on a file of
+ * our own mount would wait for our own FUSE loop, and a daemon killed while
+ * holding such a file never finishes exiting.
+ */
+static int hello(struct nsession *s, int fdnum)
+{
+	char path[96], link[PATH_MAX], buf[512];
+	unsigned long flags = 0;
+	ssize_t n;
+	char *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, fdnum);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -EBADF;
+	link[n] = '\0';
+	if (strcmp(link, N.data_path) != 0)
+		return -EBADF;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)s->pid, fdnum);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -EBADF;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EBADF;
+	buf[n] = '\0';
+	f = strstr(buf, "flags:");
+	if (!f)
+		return -EBADF;
+	flags = strtoul(f + 6, NULL, 8);
+	if ((flags & O_ACCMODE) == O_RDONLY)
+		return -EBADF;
+	s->hello = true;
+	return 0;
+}
+
+static int add_event(struct nsession *s, struct ue_native_msg *m)
+{
+	struct ue_revent *ev;
+	const char *args;
+	char name[UE_NATIVE_NAME_MAX];
+	size_t nlen;
+	uint32_t slot;
+
+	if (!s->hello)
+		return -EBADF;
+	if (!memchr(m->name_args, '\0', sizeof(m->name_args)))
+		return -EINVAL;
+	if (s->nev >= MAX_EVENTS)
+		return -EMFILE;
+	if (ue_name_args_split(m->name_args, &nlen, &args) < 0 || nlen >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, m->name_args, nlen);
+	name[nlen] = '\0';
+	/*
+	 * Any writer of user_events_data may register and write any event; the
+	 * library registered this one through its file first.  The fields must
+	 * be the event's, so that both sides validate the same layout.
+	 */
+	ev = ue_registry_find_tp(N.d->reg, false, name);
+	if (!ev)
+		return -ENOENT;
+	if (ue_revent_dead(ev) || !ue_event_match_args(ue_revent_desc(ev), args)) {
+		ue_revent_release(ev);
+		return -EADDRINUSE;
+	}
+	slot = s->nev + 1;
+	pthread_mutex_lock(&N.lock);
+	s->ev[slot].ev = ev;
+	s->nev = slot;
+	pthread_mutex_unlock(&N.lock);
+	m->id = slot;
+	return 0;
+}
+
+static void read_comm(pid_t tid, char comm[16])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	memset(comm, 0, 16);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, 15);
+	close(fd);
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
+}
+
+static bool thread_of(pid_t tid, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return tid > 0 && stat(path, &st) == 0;
+}
+
+static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
+{
+	size_t map_len = UE_NATIVE_RING_HDR + RING_BYTES;
+	struct nring *r;
+	int fd;
+
+	if (!s->hello)
+		return -EBADF;
+	if (s->nrings >= MAX_RINGS || __atomic_load_n(&N.nrings, __ATOMIC_RELAXED) >= MAX_RINGS_ALL)
+		return -EMFILE;
+	if (!thread_of(m->tid, s->pid))
+		return -ESRCH;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	fd = memfd_create("usereventsd-ring", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)map_len) < 0)
+		goto fail;
+	r->hdr = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (r->hdr == MAP_FAILED)
+		goto fail;
+	r->map_len = map_len;
+	r->data = (unsigned char *)r->hdr + UE_NATIVE_RING_HDR;
+	r->size = RING_BYTES;
+	r->tid = m->tid;
+	read_comm(r->tid, r->comm);
+	r->hdr->magic = UE_NATIVE_MAGIC;
+	r->hdr->major = UE_NATIVE_MAJOR;
+	r->hdr->minor = UE_NATIVE_MINOR;
+	r->hdr->size = RING_BYTES;
+	r->hdr->tid = r->tid;
+	r->hdr->heartbeat_ns = now_ns();
+	r->hdr->state = UE_RING_LIVE;
+	pthread_mutex_lock(&N.lock);
+	r->next = s->rings;
+	s->rings = r;
+	s->nrings++;
+	N.nrings++;
+	pthread_mutex_unlock(&N.lock);
+	m->ring_bytes = RING_BYTES;
+	*ret_fd = fd;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(r);
+	return -ENOMEM;
+}
+
+static void *session_main(void *arg)
+{
+	struct nsession *s = arg;
+	struct ue_native_msg m;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+
+	for (;;) {
+		struct iovec io = { &m, sizeof(m) };
+		struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
+		int fd = -1, out_fd = -1, r;
+		ssize_t n = recvmsg(s->sock, &mh, MSG_CMSG_CLOEXEC);
+
+		if (n <= 0)
+			break;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+				int got;
+
+				memcpy(&got, CMSG_DATA(c), sizeof(int));
+				if (fd < 0)
+					fd = got;
+				else
+					close(got);
+			}
+		}
+		if (n != (ssize_t)sizeof(m) || m.magic != UE_NATIVE_MAGIC ||
+		    m.major != UE_NATIVE_MAJOR) {
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		switch (m.cmd) {
+		case UE_NATIVE_HELLO:
+			r = s->hello ? -EALREADY : hello(s, (int)m.write_index);
+			break;
+		case UE_NATIVE_ADD_EVENT:
+			r = add_event(s, &m);
+			break;
+		case UE_NATIVE_NEW_RING:
+			r = new_ring(s, &m, &out_fd);
+			break;
+		default:
+			r = -EOPNOTSUPP;
+			break;
+		}
+		if (fd >= 0)
+			close(fd);
+		m.status = r;
+		r = send_reply(s->sock, &m, out_fd);
+		if (out_fd >= 0)
+			close(out_fd);
+		if (r < 0)
+			break;
+	}
+	pthread_mutex_lock(&N.lock);
+	s->closing = true;
+	pthread_mutex_unlock(&N.lock);
+	return NULL;
+}
+
+/*
+ * A daemon that served a mount with our device number before may still be
+ * exiting and holding the name: retry until it lets go.
+ */
+static bool bound(void)
+{
+	if (N.bound)
+		return true;
+	if (bind(N.lsock, (struct sockaddr *)&N.addr, N.addr_len) < 0 || listen(N.lsock, 64) < 0)
+		return false;
+	N.bound = true;
+	return true;
+}
+
+/* One connection: a session and its thread, within MAX_SESSIONS. */
+static void accept_one(void)
+{
+	struct nsession *s;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	int c;
+
+	c = accept4(N.lsock, NULL, NULL, SOCK_CLOEXEC);
+	if (c < 0)
+		return;
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+	    N.nsessions >= MAX_SESSIONS) {
+		close(c);
+		return;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		close(c);
+		return;
+	}
+	s->sock = c;
+	s->pid = cred.pid;
+	pthread_mutex_lock(&N.lock);
+	if (pthread_create(&s->thread, NULL, session_main, s) != 0) {
+		pthread_mutex_unlock(&N.lock);
+		close(c);
+		free(s);
+		return;
+	}
+	s->next = N.sessions;
+	N.sessions = s;
+	N.nsessions++;
+	N.sessions_total++;
+	pthread_mutex_unlock(&N.lock);
+}
+
+static void *listener_main(void *arg)
+{
+	(void)arg;
+	while (!N.stop) {
+		struct pollfd pfd = { .fd = N.lsock, .events = POLLIN };
+
+		if (!bound()) {
+			usleep(50000);
+			continue;
+		}
+		if (poll(&pfd, 1, 200) > 0)
+			accept_one();
+	}
+	return NULL;
+}
+
+/* Move up to DRAIN_BATCH records of @r into the trace buffer; returns how many. */
+static unsigned int drain_ring(struct nsession *s, struct nring *r)
+{
+	_Alignas(8) unsigned char rec[UE_BUFFER_MAX_RECORD];
+	struct ue_native_ring *h = r->hdr;
+	uint64_t tail = h->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+	unsigned int ncpus = ue_buffer_ncpus(N.d->buf), n = 0;
+
+	h->heartbeat_ns = now_ns();
+	if (head - tail > r->size) {
+		/* A client that wrote its head wrong has lost its ring. */
+		__atomic_store_n(&h->state, UE_RING_DEAD, __ATOMIC_RELEASE);
+		N.invalid++;
+		h->tail = head;
+		return 0;
+	}
+	while (tail != head && n < DRAIN_BATCH) {
+		uint32_t pos = (uint32_t)(tail & (r->size - 1));
+		struct ue_native_rec hdr;
+		struct ue_entry_hdr eh;
+		struct ue_rec_meta meta;
+		struct iovec iov;
+		struct ue_revent *ev;
+
+		memcpy(&hdr, r->data + pos, sizeof(hdr));
+		if (hdr.len < 8 || hdr.len % 8 || hdr.len > r->size - pos || hdr.len > head - tail) {
+			__atomic_store_n(&h->state, UE_RING_DEAD, __ATOMIC_RELEASE);
+			N.invalid++;
+			tail = head;
+			break;
+		}
+		tail += hdr.len;
+		if (hdr.id == 0)
+			continue;
+		n++;
+		if (hdr.len < sizeof(hdr) || hdr.id > s->nev || !s->ev[hdr.id].ev ||
+		    hdr.payload_len > hdr.len - sizeof(hdr) ||
+		    hdr.payload_len + UE_ENTRY_HDR_SIZE > sizeof(rec)) {
+			N.invalid++;
+			continue;
+		}
+		ev = s->ev[hdr.id].ev;
+		if (ue_revent_dead(ev) || !ue_buffer_get_on(N.d->buf))
+			continue;
+		eh.type = (uint16_t)ue_revent_id(ev);
+		eh.flags = 0;
+		eh.preempt_count = 0;
+		eh.pid = r->tid;
+		memcpy(rec, &eh, sizeof(eh));
+		memcpy(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
+		if (ue_payload_validate(ue_revent_desc(ev), rec, sizeof(eh) + hdr.payload_len) < 0) {
+			N.invalid++;
+			continue;
+		}
+		meta.ts_ns = hdr.ts_ns ? hdr.ts_ns : 1;
+		meta.cpu = 0;
+		meta.tgid = s->pid;
+		meta.tid = r->tid;
+		memcpy(meta.comm, r->comm, sizeof(meta.comm));
+		iov.iov_base = rec;
+		iov.iov_len = sizeof(eh) + hdr.payload_len;
+		if (ue_buffer_write(N.d->buf, hdr.cpu % ncpus, &meta, &iov, 1, iov.iov_len) == 0)
+			N.records++;
+	}
+	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+static void session_free(struct nsession *s)
+{
+	pthread_join(s->thread, NULL);
+	while (s->rings) {
+		struct nring *r = s->rings;
+
+		s->rings = r->next;
+		__atomic_store_n(&r->hdr->state, UE_RING_DEAD, __ATOMIC_RELEASE);
+		pthread_mutex_lock(&N.lock);
+		N.dropped_gone += r->hdr->dropped;
+		N.nrings--;
+		pthread_mutex_unlock(&N.lock);
+		munmap(r->hdr, r->map_len);
+		free(r);
+	}
+	for (uint32_t i = 1; i <= s->nev; i++)
+		ue_revent_release(s->ev[i].ev);
+	close(s->sock);
+	free(s);
+}
+
+static void *drain_main(void *arg)
+{
+	unsigned int sleep_us = 100;
+
+	(void)arg;
+	while (!N.stop) {
+		struct nsession *gone = NULL;
+		unsigned int moved = 0;
+
+		pthread_mutex_lock(&N.lock);
+		for (struct nsession **ps = &N.sessions; *ps;) {
+			struct nsession *s = *ps;
+			unsigned int m = 0;
+
+			for (struct nring *r = s->rings; r; r = r->next)
+				m += drain_ring(s, r);
+			moved += m;
+			if (s->closing && m == 0) {
+				*ps = s->next;
+				N.nsessions--;
+				s->next = gone;
+				gone = s;
+				continue;
+			}
+			ps = &s->next;
+		}
+		pthread_mutex_unlock(&N.lock);
+		/* Joining a session thread: not under the lock it may wait for. */
+		while (gone) {
+			struct nsession *s = gone;
+
+			gone = s->next;
+			session_free(s);
+		}
+		if (moved) {
+			sleep_us = 100;
+			continue;
+		}
+		usleep(sleep_us);
+		if (sleep_us < IDLE_SLEEP_MAX_US)
+			sleep_us *= 2;
+	}
+	return NULL;
+}
+
+int ue_native_start(struct ue_daemon *d, const char *mountpoint)
+{
+	int len, r;
+
+	r = find_dev(mountpoint, &N.dev, N.data_path);
+	if (r < 0)
+		return r;
+	N.d = d;
+	N.addr.sun_family = AF_UNIX;
+	len = snprintf(N.addr.sun_path + 1, sizeof(N.addr.sun_path) - 1, UE_NATIVE_SOCK_FMT,
+		       major(N.dev), minor(N.dev));
+	N.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
+	N.lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (N.lsock < 0)
+		return -errno;
+	if (!bound() && errno != EADDRINUSE) {
+		r = -errno;
+		close(N.lsock);
+		N.lsock = -1;
+		return r;
+	}
+	if (pthread_create(&N.listener, NULL, listener_main, NULL) != 0) {
+		close(N.lsock);
+		N.lsock = -1;
+		return -EAGAIN;
+	}
+	if (pthread_create(&N.drain, NULL, drain_main, NULL) != 0) {
+		N.stop = true;
+		pthread_join(N.listener, NULL);
+		close(N.lsock);
+		N.lsock = -1;
+		return -EAGAIN;
+	}
+	N.started = true;
+	return 0;
+}
+
+void ue_native_stop(void)
+{
+	if (!N.started)
+		return;
+	N.stop = true;
+	pthread_join(N.listener, NULL);
+	pthread_join(N.drain, NULL);
+	close(N.lsock);
+	pthread_mutex_lock(&N.lock);
+	for (struct nsession *s = N.sessions; s; s = s->next)
+		shutdown(s->sock, SHUT_RDWR);
+	pthread_mutex_unlock(&N.lock);
+	while (N.sessions) {
+		struct nsession *s = N.sessions;
+
+		N.sessions = s->next;
+		session_free(s);
+	}
+	N.started = false;
+}
+
+int ue_native_stats_text(char *buf, size_t len)
+{
+	uint64_t rings = 0, dropped, pending = 0;
+	unsigned int sessions;
+	int r;
+
+	pthread_mutex_lock(&N.lock);
+	dropped = N.dropped_gone;
+	sessions = N.nsessions;
+	for (struct nsession *s = N.sessions; s; s = s->next) {
+		for (struct nring *g = s->rings; g; g = g->next) {
+			rings++;
+			dropped += __atomic_load_n(&g->hdr->dropped, __ATOMIC_RELAXED);
+			pending += __atomic_load_n(&g->hdr->head, __ATOMIC_RELAXED) - g->hdr->tail;
+		}
+	}
+	r = snprintf(buf, len,
+		     "native sessions: %u\nnative sessions total: %llu\nnative rings: %llu\n"
+		     "native records: %llu\nnative dropped (ring full): %llu\n"
+		     "native invalid: %llu\nnative pending bytes: %llu\n",
+		     sessions, (unsigned long long)N.sessions_total, (unsigned long long)rings,
+		     (unsigned long long)N.records, (unsigned long long)dropped,
+		     (unsigned long long)N.invalid, (unsigned long long)pending);
+	pthread_mutex_unlock(&N.lock);
+	return r;
+}

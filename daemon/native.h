@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * daemon/native: the daemon's end of libuserevents' zero-syscall path.  A
+ * listener on an abstract Unix socket named after the mount's device, one
+ * thread per client session, and a drain thread that moves records from the
+ * clients' shared-memory rings into the trace buffer (lib/native-proto.h).
+ */
+#ifndef UE_DAEMON_NATIVE_H
+#define UE_DAEMON_NATIVE_H
+
+#include <stddef.h>
+
+struct ue_daemon;
+
+/**
+ * ue_native_start - offer the native path for the mount at @mountpoint
+ * @d: the daemon (its registry and buffer); the FUSE loop must run soon,
+ *     since sessions register events through the mount
+ * @mountpoint: where usereventsd is mounted
+ *
+ * Return: 0; -errno when the socket or the threads cannot be made (the
+ * daemon then works without the native path).
+ */
+int ue_native_start(struct ue_daemon *d, const char *mountpoint);
+
+/**
+ * ue_native_stop - end every session and the threads
+ *
+ * Call after the mount is gone (closing the sessions' user_events_data
+ * descriptors must not wait for the FUSE loop).  Rings still mapped by
+ * clients are marked dead, so their writes fail with -EPIPE.
+ */
+void ue_native_stop(void);
+
+/**
+ * ue_native_stats_text - the native path's counters, one "name: value" a line
+ * @buf: where to write (NUL-terminated, cut to @len)
+ * @len: bytes at @buf
+ *
+ * Return: the length of the whole text, as snprintf().
+ */
+int ue_native_stats_text(char *buf, size_t len);
+
+#endif /* UE_DAEMON_NATIVE_H */

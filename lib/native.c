@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * native: the zero-syscall path to usereventsd.  A session (one socket per
+ * provider) proves the provider holds user_events_data, registers its events
+ * with the daemon and obtains one shared-memory ring per writing thread;
+ * writes then copy [record header][trace_entry][payload] into that ring.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "lib.h"
+#include "native-proto.h"
+
+#define MAX_EVENTS 4096
+#define TLS_SLOTS 4
+/* A heartbeat older than this makes a write ask the socket whether the daemon lives. */
+#define STALE_NS 500000000ull
+
+struct ring {
+	struct ring *next;
+	struct ue_native_ring *hdr;
+	unsigned char *data;
+	uint32_t mask;
+	pid_t tid;
+	size_t map_len;
+};
+
+/* A location field, as ue_payload_validate() checks it, found once per event. */
+struct dyn_field {
+	uint32_t offset;	/* in the record, entry header included */
+	bool rel;		/* __rel_loc: the offset counts from the field's end */
+	bool is_char;		/* the located bytes end in NUL */
+};
+
+struct nevent {
+	uint32_t min_size;
+	uint32_t ndyn;
+	struct dyn_field dyn[];
+};
+
+struct ue_native {
+	int sock;
+	bool dead;		/* the daemon went away: writes fail with -EPIPE */
+	bool forked;		/* in a fork child: the session is the parent's */
+	uint32_t nevents;
+	struct nevent *events[MAX_EVENTS + 1];	/* by id, for validation */
+	pthread_mutex_t lock;	/* the socket and the ring list */
+	struct ring *rings;
+};
+
+struct tls_slot {
+	struct ue_native *n;
+	struct ring *ring;
+};
+
+static __thread struct tls_slot tls[TLS_SLOTS] __attribute__((tls_model("initial-exec")));
+
+static int xchg(struct ue_native *n, struct ue_native_msg *m, int send_fd, int *ret_fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+	ssize_t r;
+
+	m->magic = UE_NATIVE_MAGIC;
+	m->major = UE_NATIVE_MAJOR;
+	m->minor = UE_NATIVE_MINOR;
+	if (send_fd >= 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &send_fd, sizeof(int));
+	}
+	if (sendmsg(n->sock, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(*m))
+		return -EPIPE;
+	memset(cbuf, 0, sizeof(cbuf));
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	r = recvmsg(n->sock, &mh, MSG_CMSG_CLOEXEC);
+	if (r != (ssize_t)sizeof(*m) || m->magic != UE_NATIVE_MAGIC || m->major != UE_NATIVE_MAJOR)
+		return -EPIPE;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+			if (ret_fd && *ret_fd < 0)
+				*ret_fd = fd;
+			else
+				close(fd);
+		}
+	}
+	return m->status;
+}
+
+int ue__native_open(struct ue_provider *p)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ue_native_msg m;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	struct ue_native *n;
+	struct stat st;
+	int len, r;
+
+	if (stat(p->tracefs, &st) < 0)
+		return -errno;
+	len = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, UE_NATIVE_SOCK_FMT,
+		       major(st.st_dev), minor(st.st_dev));
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (n->sock < 0) {
+		free(n);
+		return -errno;
+	}
+	if (connect(n->sock, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + 1 +
+							  (socklen_t)len) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* An abstract name anybody could bind: only trust the mount's owner or root. */
+	if (getsockopt(n->sock, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+	    (cred.uid != 0 && cred.uid != st.st_uid)) {
+		r = -EPERM;
+		goto fail;
+	}
+	memset(&m, 0, sizeof(m));
+	m.cmd = UE_NATIVE_HELLO;
+	/* The daemon checks in /proc that this descriptor is its user_events_data. */
+	m.write_index = (uint32_t)p->fd;
+	r = xchg(n, &m, -1, NULL);
+	if (r < 0)
+		goto fail;
+	pthread_mutex_init(&n->lock, NULL);
+	p->native = n;
+	return 0;
+fail:
+	close(n->sock);
+	free(n);
+	return r;
+}
+
+static void tls_forget(struct ue_native *n)
+{
+	for (int i = 0; i < TLS_SLOTS; i++)
+		if (tls[i].n == n)
+			tls[i].n = NULL;
+}
+
+void ue__native_close(struct ue_provider *p)
+{
+	struct ue_native *n = p->native;
+
+	if (!n)
+		return;
+	p->native = NULL;
+	tls_forget(n);
+	while (n->rings) {
+		struct ring *r = n->rings;
+
+		n->rings = r->next;
+		munmap(r->hdr, r->map_len);
+		free(r);
+	}
+	for (uint32_t i = 1; i <= n->nevents; i++)
+		free(n->events[i]);
+	close(n->sock);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The event's layout, with its location fields listed once for the write path. */
+static struct nevent *nevent_new(const char *name_args)
+{
+	struct ue_event *desc;
+	struct nevent *ev;
+	uint32_t k = 0;
+
+	if (ue_event_parse(name_args, &desc) < 0)
+		return NULL;
+	ev = calloc(1, sizeof(*ev) + desc->nfields * sizeof(ev->dyn[0]));
+	if (!ev) {
+		ue_event_free(desc);
+		return NULL;
+	}
+	ev->min_size = desc->min_size;
+	for (uint32_t i = 0; i < desc->nfields; i++) {
+		const struct ue_field *f = &desc->fields[i];
+		bool rel = has_prefix(f->type, "__rel_loc ");
+
+		if (!rel && !has_prefix(f->type, "__data_loc "))
+			continue;
+		ev->dyn[k].offset = f->offset;
+		ev->dyn[k].rel = rel;
+		ev->dyn[k].is_char = strstr(f->type, "char") != NULL;
+		k++;
+	}
+	ev->ndyn = k;
+	ue_event_free(desc);
+	return ev;
+}
+
+/* ue_payload_validate()'s rules on the precomputed fields: 0 or -EFAULT. */
+static int validate(const struct nevent *ev, const unsigned char *rec, size_t rec_len)
+{
+	for (uint32_t i = 0; i < ev->ndyn; i++) {
+		const struct dyn_field *f = &ev->dyn[i];
+		uint64_t start, end;
+		uint32_t loc;
+
+		memcpy(&loc, rec + f->offset, sizeof(loc));
+		start = loc & 0xffff;
+		if (f->rel)
+			start += (uint64_t)f->offset + sizeof(loc);
+		end = start + (loc >> 16);
+		if (end > rec_len)
+			return -EFAULT;
+		if (f->is_char && end > 0 && rec[end - 1] != '\0')
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* Called with the provider's lock held. */
+int ue__native_add(struct ue_provider *p, struct ue_tracepoint *tp)
+{
+	struct ue_native *n = p->native;
+	struct ue_native_msg m;
+	struct nevent *ev;
+	int r;
+
+	if (n->forked || n->dead || strlen(tp->name_args) >= UE_NATIVE_NAME_MAX)
+		return -EOPNOTSUPP;
+	ev = nevent_new(tp->name_args);
+	if (!ev)
+		return -EOPNOTSUPP;
+	memset(&m, 0, sizeof(m));
+	m.cmd = UE_NATIVE_ADD_EVENT;
+	m.write_index = tp->write_index;
+	strcpy(m.name_args, tp->name_args);
+	pthread_mutex_lock(&n->lock);
+	r = xchg(n, &m, -1, NULL);
+	if (r == 0 && (m.id == 0 || m.id > MAX_EVENTS))
+		r = -EPROTO;
+	if (r == 0) {
+		free(n->events[m.id]);
+		n->events[m.id] = ev;
+		if (m.id > n->nevents)
+			n->nevents = m.id;
+		tp->native_id = m.id;
+	} else {
+		free(ev);
+		if (r == -EPIPE)
+			n->dead = true;
+	}
+	pthread_mutex_unlock(&n->lock);
+	return r;
+}
+
+void ue__native_remove(struct ue_provider *p, struct ue_tracepoint *tp)
+{
+	(void)p;
+	/* The daemon keeps the slot as the kernel keeps the file's write_index. */
+	tp->native_id = 0;
+}
+
+static struct ring *new_ring(struct ue_native *n)
+{
+	struct ue_native_msg m;
+	struct ring *r;
+	int fd = -1, err;
+
+	memset(&m, 0, sizeof(m));
+	m.cmd = UE_NATIVE_NEW_RING;
+	m.tid = gettid();
+	pthread_mutex_lock(&n->lock);
+	err = xchg(n, &m, -1, &fd);
+	if (err == -EPIPE)
+		n->dead = true;
+	if (err < 0 || fd < 0 || m.ring_bytes < 4096 || (m.ring_bytes & (m.ring_bytes - 1)))
+		goto fail;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		goto fail;
+	r->map_len = UE_NATIVE_RING_HDR + (size_t)m.ring_bytes;
+	r->hdr = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (r->hdr == MAP_FAILED) {
+		free(r);
+		pthread_mutex_unlock(&n->lock);
+		return NULL;
+	}
+	r->data = (unsigned char *)r->hdr + UE_NATIVE_RING_HDR;
+	r->mask = m.ring_bytes - 1;
+	r->tid = m.tid;
+	r->next = n->rings;
+	n->rings = r;
+	pthread_mutex_unlock(&n->lock);
+	return r;
+fail:
+	if (fd >= 0)
+		close(fd);
+	pthread_mutex_unlock(&n->lock);
+	return NULL;
+}
+
+static struct ring *thread_ring(struct ue_native *n)
+{
+	struct ring *r;
+	int i;
+
+	for (i = 0; i < TLS_SLOTS; i++)
+		if (tls[i].n == n)
+			return tls[i].ring;
+	r = new_ring(n);
+	if (!r)
+		return NULL;
+	for (i = 0; i < TLS_SLOTS; i++) {
+		if (!tls[i].n) {
+			tls[i].n = n;
+			tls[i].ring = r;
+			break;
+		}
+	}
+	return r;
+}
+
+/* The heartbeat is old: whether the daemon's end of the socket is gone. */
+static bool daemon_gone(struct ue_native *n, struct ring *r)
+{
+	char c;
+	ssize_t k;
+
+	if (__atomic_load_n(&r->hdr->state, __ATOMIC_ACQUIRE) == UE_RING_DEAD)
+		return true;
+	k = recv(n->sock, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	return k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const struct iovec *iov,
+		     int iovcnt, size_t len)
+{
+	struct ue_native *n = p->native;
+	const struct nevent *ev;
+	struct ue_native_rec *rec;
+	struct ring *r;
+	uint64_t head, tail, pos, room, need;
+	struct timespec ts;
+	unsigned char *dst;
+	int err;
+
+	if (__builtin_expect(n->forked, 0))
+		return -EOPNOTSUPP;
+	if (__builtin_expect(n->dead, 0))
+		return -EPIPE;
+	ev = n->events[tp->native_id];
+	/* The kernel's order: too short, then disabled, then the dynamic fields. */
+	if (len < ev->min_size)
+		return -EINVAL;
+	if (!__atomic_load_n(&tp->enabled, __ATOMIC_RELAXED))
+		return -EBADF;
+	/* The kernel takes the write and records nothing when no ring page holds it. */
+	if (len > UE_MAX_PAYLOAD)
+		return 0;
+	r = thread_ring(n);
+	if (!r)
+		return -EOPNOTSUPP;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+
+	if (__builtin_expect(now - __atomic_load_n(&r->hdr->heartbeat_ns, __ATOMIC_RELAXED) >
+				     STALE_NS,
+			     0) &&
+	    daemon_gone(n, r)) {
+		n->dead = true;
+		return -EPIPE;
+	}
+	need = (sizeof(*rec) + len + 7) & ~7ull;
+	head = r->hdr->head;
+	tail = __atomic_load_n(&r->hdr->tail, __ATOMIC_ACQUIRE);
+	pos = head & r->mask;
+	room = (uint64_t)r->mask + 1 - (head - tail);
+	/* Too little room before the end of the area: a padding record, then from 0. */
+	uint64_t pad = pos + need > (uint64_t)r->mask + 1 ? (uint64_t)r->mask + 1 - pos : 0;
+
+	if (need + pad > room) {
+		__atomic_store_n(&r->hdr->dropped, r->hdr->dropped + 1, __ATOMIC_RELAXED);
+		return -ENOBUFS;
+	}
+	if (pad) {
+		rec = (struct ue_native_rec *)(r->data + pos);
+		rec->len = (uint32_t)pad;
+		rec->id = 0;
+		head += pad;
+		pos = 0;
+	}
+	rec = (struct ue_native_rec *)(r->data + pos);
+	dst = (unsigned char *)(rec + 1);
+	for (int i = 0; i < iovcnt; i++) {
+		memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+		dst += iov[i].iov_len;
+	}
+	/* Validated as the daemon (and the kernel) will, so the caller gets the errno. */
+	if (ev->ndyn) {
+		err = validate(ev, rec->entry, UE_ENTRY_HDR_SIZE + len);
+		if (err < 0)
+			return err;
+	}
+	rec->len = (uint32_t)need;
+	rec->id = tp->native_id;
+	rec->ts_ns = now;
+	rec->cpu = (uint32_t)sched_getcpu();
+	rec->payload_len = (uint32_t)len;
+	__atomic_store_n(&r->hdr->head, head + need, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void ue__native_after_fork_child(struct ue_provider *p)
+{
+	if (p->native) {
+		/* The socket and the rings are the parent's: the child writes through writev. */
+		p->native->forked = true;
+		tls_forget(p->native);
+	}
+}

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * provider: the public entry points of libuserevents.  Opening and closing
+ * a provider, registering and unregistering events through the raw ABI
+ * (DIAG_IOCSREG/DIAG_IOCSUNREG/DIAG_IOCSDEL) and writing them, through the
+ * native path when there is one, else writev() on user_events_data.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "userevents/abi.h"
+#include "lib.h"
+
+/* Every open provider, so that fork() can leave their locks usable. */
+static pthread_mutex_t providers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ue_provider *providers;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&providers_lock);
+	for (struct ue_provider *p = providers; p; p = p->next_open)
+		pthread_mutex_lock(&p->lock);
+}
+
+static void fork_parent(void)
+{
+	for (struct ue_provider *p = providers; p; p = p->next_open)
+		pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&providers_lock);
+}
+
+static void fork_child(void)
+{
+	/*
+	 * The descriptors are shared with the parent and the enable words are
+	 * kept current in the child by the kernel (or the daemon): only the
+	 * per-thread rings of the native path belong to the parent's threads.
+	 */
+	for (struct ue_provider *p = providers; p; p = p->next_open) {
+		ue__native_after_fork_child(p);
+		pthread_mutex_unlock(&p->lock);
+	}
+	pthread_mutex_unlock(&providers_lock);
+}
+
+static void atfork_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+UE_API int ue_provider_open(const struct ue_provider_opts *opts, struct ue_provider **ret_provider)
+{
+	struct ue_provider_opts o = { 0 };
+	struct ue_provider *p;
+	int fd;
+
+	if (!ret_provider)
+		return -EINVAL;
+	if (opts) {
+		if (opts->sz < sizeof(size_t))
+			return -EINVAL;
+		/* A newer caller's extra fields must be zero: we would ignore them. */
+		for (size_t i = sizeof(o); i < opts->sz; i++)
+			if (((const unsigned char *)opts)[i])
+				return -E2BIG;
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	}
+	if (o.flags & ~(UE_PROVIDER_NO_NATIVE | UE_PROVIDER_NO_KERNEL))
+		return -EINVAL;
+	pthread_once(&atfork_once, atfork_init);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	fd = ue__find_tracefs(o.tracefs, o.flags & UE_PROVIDER_NO_KERNEL, p->tracefs, &p->backend);
+	if (fd < 0) {
+		free(p);
+		return fd;
+	}
+	p->fd = fd;
+	p->flags = o.flags;
+	pthread_mutex_init(&p->lock, NULL);
+	/* The native path is an optimisation: without it the provider works through writev. */
+	if (p->backend == UE_BACKEND_DAEMON && !(o.flags & UE_PROVIDER_NO_NATIVE))
+		ue__native_open(p);
+	pthread_mutex_lock(&providers_lock);
+	p->next_open = providers;
+	providers = p;
+	pthread_mutex_unlock(&providers_lock);
+	*ret_provider = p;
+	return 0;
+}
+
+static int unregister_locked(struct ue_tracepoint *tp)
+{
+	struct ue_provider *p = tp->provider;
+	struct user_unreg u;
+	int r = 0;
+
+	if (p->native)
+		ue__native_remove(p, tp);
+	memset(&u, 0, sizeof(u));
+	u.size = sizeof(u);
+	u.disable_addr = (uintptr_t)&tp->enabled;
+	u.disable_bit = 0;
+	if (ioctl(p->fd, DIAG_IOCSUNREG, &u) < 0)
+		r = -errno;
+	for (struct ue_tracepoint **pp = &p->events; *pp; pp = &(*pp)->next) {
+		if (*pp == tp) {
+			*pp = tp->next;
+			break;
+		}
+	}
+	tp->next = NULL;
+	__atomic_store_n(&tp->provider, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&tp->enabled, 0, __ATOMIC_RELAXED);
+	return r;
+}
+
+UE_API void ue_provider_close(struct ue_provider *provider)
+{
+	if (!provider)
+		return;
+	pthread_mutex_lock(&providers_lock);
+	for (struct ue_provider **pp = &providers; *pp; pp = &(*pp)->next_open) {
+		if (*pp == provider) {
+			*pp = provider->next_open;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&providers_lock);
+	pthread_mutex_lock(&provider->lock);
+	while (provider->events)
+		unregister_locked(provider->events);
+	pthread_mutex_unlock(&provider->lock);
+	ue__native_close(provider);
+	close(provider->fd);
+	pthread_mutex_destroy(&provider->lock);
+	free(provider);
+}
+
+UE_API int ue_provider_backend(const struct ue_provider *provider)
+{
+	return provider ? provider->backend : -EINVAL;
+}
+
+UE_API const char *ue_provider_tracefs(const struct ue_provider *provider)
+{
+	return provider ? provider->tracefs : NULL;
+}
+
+UE_API bool ue_provider_native(const struct ue_provider *provider)
+{
+	return provider && provider->native;
+}
+
+UE_API int ue_provider_delete(struct ue_provider *provider, const char *name)
+{
+	if (!provider || !name)
+		return -EINVAL;
+	return ioctl(provider->fd, DIAG_IOCSDEL, name) < 0 ? -errno : 0;
+}
+
+UE_API int ue_tracepoint_register(struct ue_provider *provider, struct ue_tracepoint *tp,
+				  const struct ue_register_opts *opts)
+{
+	struct ue_register_opts o = { 0 };
+	struct user_reg reg;
+	int r = 0;
+
+	if (!provider || !tp || !tp->name_args)
+		return -EINVAL;
+	if (opts) {
+		if (opts->sz < sizeof(size_t))
+			return -EINVAL;
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	}
+	pthread_mutex_lock(&provider->lock);
+	if (__atomic_load_n(&tp->provider, __ATOMIC_RELAXED)) {
+		r = -EBUSY;
+		goto out;
+	}
+	memset(&reg, 0, sizeof(reg));
+	reg.size = sizeof(reg);
+	reg.name_args = (uintptr_t)tp->name_args;
+	reg.enable_addr = (uintptr_t)&tp->enabled;
+	reg.enable_size = sizeof(tp->enabled);
+	reg.enable_bit = 0;
+	reg.flags = o.flags;
+	if (ioctl(provider->fd, DIAG_IOCSREG, &reg) < 0) {
+		r = -errno;
+		goto out;
+	}
+	tp->write_index = reg.write_index;
+	tp->native_id = 0;
+	tp->next = provider->events;
+	provider->events = tp;
+	/* A multi-format event's name is not unique: those always go through writev. */
+	if (provider->native && !(o.flags & USER_EVENT_REG_MULTI_FORMAT))
+		ue__native_add(provider, tp);
+	__atomic_store_n(&tp->provider, provider, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&provider->lock);
+	return r;
+}
+
+UE_API int ue_tracepoint_unregister(struct ue_tracepoint *tp)
+{
+	struct ue_provider *p;
+	int r;
+
+	if (!tp)
+		return -EINVAL;
+	p = __atomic_load_n(&tp->provider, __ATOMIC_ACQUIRE);
+	if (!p)
+		return -ENOENT;
+	pthread_mutex_lock(&p->lock);
+	r = tp->provider == p ? unregister_locked(tp) : -ENOENT;
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+UE_API int ue_tracepoint_writev(struct ue_tracepoint *tp, const struct iovec *iov, int iovcnt)
+{
+	struct ue_provider *p = __atomic_load_n(&tp->provider, __ATOMIC_ACQUIRE);
+	struct iovec v[UE_MAX_IOV + 1];
+	size_t len = 0;
+	ssize_t n;
+
+	if (!p)
+		return -ENOENT;
+	if (iovcnt < 0 || iovcnt > UE_MAX_IOV || (iovcnt && !iov))
+		return -EINVAL;
+	for (int i = 0; i < iovcnt; i++)
+		len += iov[i].iov_len;
+	if (p->native && tp->native_id) {
+		int r = ue__native_write(p, tp, iov, iovcnt, len);
+
+		/* No ring for this thread (limit reached, ...): the system call still works. */
+		if (r != -EOPNOTSUPP)
+			return r;
+	}
+	v[0].iov_base = &tp->write_index;
+	v[0].iov_len = sizeof(tp->write_index);
+	if (iovcnt)
+		memcpy(&v[1], iov, (size_t)iovcnt * sizeof(*iov));
+	n = writev(p->fd, v, iovcnt + 1);
+	if (n < 0)
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The native path of libuserevents against a real usereventsd: records
+ * equal to writev's, validation errno, a full ring drops and counts while
+ * the daemon is stopped (the program never blocks), fork falls back to
+ * writev, threads get their own rings, and a daemon that dies makes writes
+ * fail with -EPIPE instead of hanging.
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "harness.h"
+#include "userevents/userevents.h"
+#include "lib/daemon.h"
+
+UE_EVENT(nt_ev, UE_U32(a), UE_U32(b), UE_U32(c), UE_U32(d), UE_STR(s))
+
+static struct ue_tracepoint raw_tp = { .name_args = "nt_ev u32 a; u32 b; u32 c; u32 d; "
+						    "__rel_loc char[] s" };
+
+__attribute__((constructor)) static void setup(void)
+{
+	daemon_setup(NULL);
+	setenv("USEREVENTS_TRACEFS", mnt, 1);
+}
+
+static struct ue_provider *open_p(unsigned int flags)
+{
+	struct ue_provider_opts o = { .sz = sizeof(o), .flags = flags };
+	struct ue_provider *p = NULL;
+
+	return ue_provider_open(&o, &p) < 0 ? NULL : p;
+}
+
+/* SIGSTOP takes effect thread by thread: wait until every thread is stopped. */
+static int stop_daemon(void)
+{
+	char path[64], buf[512];
+
+	if (kill(daemon_pid, SIGSTOP) < 0)
+		return -errno;
+	for (int i = 0; i < 500; i++) {
+		int running = 0;
+		DIR *d;
+		struct dirent *e;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)daemon_pid);
+		d = opendir(path);
+		if (!d)
+			return -errno;
+		while ((e = readdir(d))) {
+			FILE *f;
+			char *p;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(buf, sizeof(buf), "%s/%s/stat", path, e->d_name);
+			f = fopen(buf, "re");
+			if (!f)
+				continue;
+			if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[2] != 'T' &&
+			    p[2] != 't')
+				running++;
+			fclose(f);
+		}
+		closedir(d);
+		if (!running)
+			return 0;
+		usleep(2000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* The trace line from "comm-pid" on, without CPU and timestamp. */
+static int line_of(const char *needle, char *out, size_t len)
+{
+	char *t = tfs_read("trace"), *l, *e, *b;
+
+	if (!t)
+		return -1;
+	l = strstr(t, needle);
+	if (!l) {
+		free(t);
+		return -1;
+	}
+	e = strchr(l, '\n');
+	if (e)
+		*e = '\0';
+	while (l > t && l[-1] != '\n')
+		l--;
+	b = strchr(l, '[');
+	snprintf(out, len, "%.*s|%s", b ? (int)(b - l) : 0, l, strstr(l, needle));
+	free(t);
+	return 0;
+}
+
+TEST(native_offered)
+{
+	struct ue_provider *p = open_p(0), *q = open_p(UE_PROVIDER_NO_NATIVE);
+
+	ASSERT_TRUE(p && q);
+	EXPECT_TRUE(ue_provider_native(p));
+	EXPECT_FALSE(ue_provider_native(q));
+	ue_provider_close(p);
+	ue_provider_close(q);
+}
+
+TEST(records_equal_writev)
+{
+	struct ue_provider *p = open_p(0), *q = open_p(UE_PROVIDER_NO_NATIVE);
+	uint32_t fx[5] = { 5, 6, 7, 8, 0 }, loc = (3u << 16) | 0;
+	struct iovec io[2] = { { fx, 20 }, { "wv", 3 } };
+	char a[512], b[512];
+
+	ASSERT_TRUE(p && q);
+	ASSERT_EQ(ue_nt_ev_register(p), 0);
+	ASSERT_EQ(ue_tracepoint_register(q, &raw_tp, NULL), 0);
+	ASSERT_EQ(tfs_write("trace", ""), 0);
+	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "1"), 1);
+	memcpy(&fx[4], &loc, 4);
+	ASSERT_EQ(ue_nt_ev_write(5, 6, 7, 8, "nv"), 0);
+	ASSERT_EQ(ue_tracepoint_writev(&raw_tp, io, 2), 0);
+	ASSERT_EQ(trace_wait("s=nv\n", 1), 1);
+	ASSERT_EQ(line_of("nt_ev: a=0x5 (5) b=0x6 (6) c=0x7 (7) d=0x8 (8) s=nv", a, sizeof(a)), 0);
+	ASSERT_EQ(line_of("nt_ev: a=0x5 (5) b=0x6 (6) c=0x7 (7) d=0x8 (8) s=wv", b, sizeof(b)), 0);
+	/* Same comm-tid, same event text; only the string differs. */
+	a[strlen(a) - 2] = 'w';
+	EXPECT_STREQ(a, b);
+	/* Validation gives writev's errno, at once. */
+	loc = (9u << 16) | 0;
+	memcpy(&fx[4], &loc, 4);
+	EXPECT_ERRNO(ue_tracepoint_writev(&ue_nt_ev_tp, io, 2), EFAULT);
+	EXPECT_ERRNO(ue_tracepoint_writev(&raw_tp, io, 2), EFAULT);
+	/* A string whose last byte is not NUL. */
+	loc = (2u << 16) | 0;
+	memcpy(&fx[4], &loc, 4);
+	EXPECT_ERRNO(ue_tracepoint_writev(&ue_nt_ev_tp, io, 2), EFAULT);
+	EXPECT_ERRNO(ue_tracepoint_writev(&raw_tp, io, 2), EFAULT);
+	/* Bytes after the last location are allowed. */
+	loc = (3u << 16) | 0;
+	memcpy(&fx[4], &loc, 4);
+	io[1].iov_len = 3;
+	struct iovec io3[3] = { io[0], io[1], { "zz", 2 } };
+	EXPECT_ERRNO(ue_tracepoint_writev(&ue_nt_ev_tp, io3, 3), 0);
+	EXPECT_ERRNO(ue_tracepoint_writev(&raw_tp, io3, 3), 0);
+	io[0].iov_len = 16;
+	EXPECT_ERRNO(ue_tracepoint_writev(&ue_nt_ev_tp, io, 1), EINVAL);
+	EXPECT_ERRNO(ue_tracepoint_writev(&raw_tp, io, 1), EINVAL);
+	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "0"), 1);
+	io[0].iov_len = 20;
+	EXPECT_ERRNO(ue_nt_ev_write(1, 2, 3, 4, "x"), EBADF);
+	EXPECT_ERRNO(ue_tracepoint_writev(&raw_tp, io, 2), EBADF);
+	ue_provider_close(p);
+	ue_provider_close(q);
+}
+
+TEST(full_ring_drops_never_blocks)
+{
+	struct ue_provider *p = open_p(0);
+	int ok = 0, full = 0, other = 0;
+	char needle[64];
+
+	/* Never SIGSTOP the daemon without the native path: writev would wait. */
+	ASSERT_TRUE(p && ue_provider_native(p));
+	ASSERT_EQ(ue_nt_ev_register(p), 0);
+	ASSERT_EQ(tfs_write("buffer_size_kb", "16384"), 5);
+	ASSERT_EQ(tfs_write("trace", ""), 0);
+	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "1"), 1);
+	ASSERT_EQ(ue_nt_ev_write(0, 0, 0, 0, "warm"), 0);	/* the thread's ring */
+	ASSERT_EQ(trace_wait("s=warm", 1), 1);
+	ASSERT_EQ(stop_daemon(), 0);
+	/* The daemon's 1 MiB ring holds 16384 records of 64 bytes (32 + 20 + 5, aligned). */
+	for (uint32_t i = 0; i < 20000; i++) {
+		int r = ue_nt_ev_write(i, 1, 2, 3, "full");
+
+		ok += r == 0;
+		full += r == -ENOBUFS;
+		other += r != 0 && r != -ENOBUFS;
+	}
+	ASSERT_EQ(kill(daemon_pid, SIGCONT), 0);
+	EXPECT_EQ(other, 0);
+	EXPECT_EQ(ok, 16384);
+	EXPECT_EQ(full, 20000 - 16384);
+	snprintf(needle, sizeof(needle), "s=full\n");
+	EXPECT_EQ(trace_wait(needle, ok), ok);
+	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "0"), 1);
+	ASSERT_EQ(tfs_write("trace", ""), 0);
+	ue_provider_close(p);
+}
+
+static void *thread_writes(void *arg)
+{
+	intptr_t bad = 0;
+
+	(void)arg;
+	for (uint32_t i = 0; i < 1000; i++)
+		bad += ue_nt_ev_write(i, 0, 0, 0, "thr") != 0;
+	return (void *)bad;
+}
+
+TEST(threads_and_fork)
+{
+	struct ue_provider *p = open_p(0);
+	pthread_t th[3];
+	void *bad;
+	int status;
+	pid_t pid;
+
+	ASSERT_TRUE(p);
+	ASSERT_EQ(ue_nt_ev_register(p), 0);
+	ASSERT_EQ(tfs_write("trace", ""), 0);
+	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "1"), 1);
+	ASSERT_EQ(ue_nt_ev_write(1, 1, 1, 1, "parent"), 0);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, thread_writes, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], &bad);
+		EXPECT_EQ((intptr_t)bad, 0);
+	}
+	EXPECT_EQ(trace_wait("s=thr\n", 3000), 3000);
+	pid = fork();
+	if (pid == 0)
+		_exit(ue_nt_ev_write(2, 2, 2, 2, "child") != 0);
+	ASSERT_GE(pid, 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(status, 0);
+	EXPECT_EQ(trace_wait("s=child\n", 1), 1);
+	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "0"), 1);
+	ue_provider_close(p);
+}
+
+/* Last: the daemon is killed. */
+TEST(daemon_death_fails_writes)
+{
+	struct ue_provider *p = open_p(0);
+	int r = 0;
+
+	ASSERT_TRUE(p && ue_provider_native(p));
+	ASSERT_EQ(ue_nt_ev_register(p), 0);
+	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "1"), 1);
+	ASSERT_EQ(ue_nt_ev_write(1, 2, 3, 4, "alive"), 0);
+	daemon_killed = true;
+	ASSERT_EQ(kill(daemon_pid, SIGKILL), 0);
+	/* Within a second (the heartbeat), writes fail; they never block. */
+	for (int i = 0; i < 200 && r == 0; i++) {
+		r = ue_nt_ev_write(1, 2, 3, 4, "dead");
+		usleep(10000);
+	}
+	EXPECT_ERRNO(r, EPIPE);
+	EXPECT_ERRNO(ue_nt_ev_write(1, 2, 3, 4, "dead"), EPIPE);
+	ue_provider_close(p);
+}
+
+UE_TEST_MAIN()
