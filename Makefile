@@ -7,6 +7,7 @@
 #                 for FUZZ_SECONDS (default 600)
 #   make demo     mount usereventsd privately, run examples/user_events_example,
 #                 enable its events, show the trace, unmount (scripts/demo)
+#   make soak     run tests/soak against usereventsd for SOAK_SECONDS (default 600)
 #   make bench    install LTTng (bench/deps.txt), build, and run bench/run:
 #                 libuserevents vs writev vs LTTng-UST vs write(2)
 #   make refkernel-check  run the conformance program on the reference
@@ -15,9 +16,10 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
+SOAK_SECONDS ?= 600
 REFKERNEL ?= ../shared/refkernel
 
-.PHONY: all deps check test asan-check fuzz bench refkernel-check demo clean
+.PHONY: all deps check test asan-check fuzz soak refkernel-check demo clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -54,6 +56,9 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 demo: deps
 	$(MAKE) all
 	scripts/demo $(BUILD)
+
+soak: all
+	SOAK_SECONDS=$(SOAK_SECONDS) USEREVENTSD=$(BUILD)/daemon/usereventsd $(BUILD)/tests/soak/soak
 
 bench: deps
 	scripts/install-deps bench/deps.txt
