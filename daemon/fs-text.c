@@ -13,6 +13,7 @@
 
 #include "userevents/abi.h"
 #include "daemon.h"
+#include "native.h"
 #include "proc-events.h"
 
 /* Our own help text; the kernel's README is its own and not copied. */
@@ -103,6 +104,7 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 {
 	struct ue_proc_events_stats ps;
 	struct ue_enablers_stats es;
+	char native[512];
 
 	ue_enablers_stats(d->enablers, &es);
 	ue_proc_events_stats(d->procev, &ps);
@@ -136,6 +138,9 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       (unsigned long long)es.shared_vm, ps.connected ? "connected" : "unavailable",
 		       (unsigned long long)ps.events, (unsigned long long)ps.forks,
 		       (unsigned long long)ps.overruns);
+	/* libuserevents' shared-memory rings: records, and drops of full rings. */
+	ue_native_stats_text(native, sizeof(native));
+	ue_text_printf(t, "%s", native);
 }
 
 static int generate(struct ue_daemon *d, struct ue_fh *fh)

@@ -632,9 +632,9 @@ int ue_native_stats_text(char *buf, size_t len)
 		}
 	}
 	r = snprintf(buf, len,
-		     "native sessions: %u\nnative sessions total: %llu\nnative rings: %llu\n"
-		     "native records: %llu\nnative dropped (ring full): %llu\n"
-		     "native invalid: %llu\nnative pending bytes: %llu\n",
+		     "native_sessions: %u\nnative_sessions_total: %llu\nnative_rings: %llu\n"
+		     "native_records: %llu\nnative_dropped_ring_full: %llu\n"
+		     "native_invalid: %llu\nnative_pending_bytes: %llu\n",
 		     sessions, (unsigned long long)N.sessions_total, (unsigned long long)rings,
 		     (unsigned long long)N.records, (unsigned long long)dropped,
 		     (unsigned long long)N.invalid, (unsigned long long)pending);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "handler.h"
+#include "native.h"
 #include "proc-events.h"
 #include "procmem.h"
 
@@ -253,6 +254,11 @@ void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats
 {
 	(void)pe;
 	memset(ret, 0, sizeof(*ret));
+}
+
+int ue_native_stats_text(char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s", "");
 }
 
 /* Only reads use the text snapshots of fs.c: no write handler may get here. */

@@ -156,10 +156,25 @@ TEST(records_equal_writev)
 	ue_provider_close(q);
 }
 
+/* A counter of usereventsd_stats, or -1 when it is missing. */
+static long long stat_value(const char *key)
+{
+	char *t = tfs_read("usereventsd_stats"), *l;
+	long long v = -1;
+	size_t n = strlen(key);
+
+	for (l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+		if (strncmp(l, key, n) == 0 && l[n] == ':')
+			v = strtoll(l + n + 1, NULL, 10);
+	free(t);
+	return v;
+}
+
 TEST(full_ring_drops_never_blocks)
 {
 	struct ue_provider *p = open_p(0);
 	int ok = 0, full = 0, other = 0;
+	long long dropped;
 	char needle[64];
 
 	/* Never SIGSTOP the daemon without the native path: writev would wait. */
@@ -170,6 +185,8 @@ TEST(full_ring_drops_never_blocks)
 	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "1"), 1);
 	ASSERT_EQ(ue_nt_ev_write(0, 0, 0, 0, "warm"), 0);	/* the thread's ring */
 	ASSERT_EQ(trace_wait("s=warm", 1), 1);
+	dropped = stat_value("native_dropped_ring_full");
+	ASSERT_GE(dropped, 0);
 	ASSERT_EQ(stop_daemon(), 0);
 	/* The daemon's 1 MiB ring holds 16384 records of 64 bytes (32 + 20 + 5, aligned). */
 	for (uint32_t i = 0; i < 20000; i++) {
@@ -185,6 +202,8 @@ TEST(full_ring_drops_never_blocks)
 	EXPECT_EQ(full, 20000 - 16384);
 	snprintf(needle, sizeof(needle), "s=full\n");
 	EXPECT_EQ(trace_wait(needle, ok), ok);
+	/* Every refused write is counted where a tracer looks. */
+	EXPECT_EQ(stat_value("native_dropped_ring_full") - dropped, full);
 	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "0"), 1);
 	ASSERT_EQ(tfs_write("trace", ""), 0);
 	ue_provider_close(p);
