@@ -173,9 +173,20 @@ static int render_ctx(void *arg, char *buf, size_t len)
 static int render_fields(void *arg, char *buf, size_t len)
 {
 	struct render_arg *a = arg;
+	/*
+	 * The renderer may read up to the size the kernel's ring buffer reports
+	 * (the record rounded up, 12 for records of 5 to 8 bytes); the snapshot
+	 * holds only the record, so render from a zero-padded copy.
+	 */
+	_Alignas(8) unsigned char padded[UE_BUFFER_MAX_RECORD + 16];
+	size_t ent = ue_record_ent_size(a->rec->len);
 
-	return ue_render_fields(ue_revent_desc(a->ev), ue_revent_tp_name(a->ev), a->rec->data,
-				ue_record_ent_size(a->rec->len), buf, len);
+	if (ent > sizeof(padded))
+		return -E2BIG;
+	memcpy(padded, a->rec->data, a->rec->len);
+	memset(padded + a->rec->len, 0, ent - a->rec->len);
+	return ue_render_fields(ue_revent_desc(a->ev), ue_revent_tp_name(a->ev), padded, ent, buf,
+				len);
 }
 
 static int count_digits(int32_t v)

@@ -984,6 +984,33 @@ TEST(deleted_event_records)
 	EXPECT_TRUE(strstr(text("trace"), "entries-written: 0/0") != NULL);
 }
 
+/*
+ * A record of 8 bytes (a field-less event) whose type id is reused by an
+ * event with a __rel_loc field: the fields printer reads the ring buffer's
+ * padded size (12 bytes), which must be zeros, not past the record.  The
+ * reference kernel printed "t_stale: data=" for it.
+ */
+TEST(stale_record_of_reused_id)
+{
+	static uint32_t w, w2;
+	uint32_t idx = 0;
+	int fd = open_data(), fd2;
+
+	ASSERT_EQ(write_file("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(reg(fd, "t_stale", &w, 0, &idx), 0);
+	enable("t_stale", "1");
+	ASSERT_EQ(writev_rec(fd, idx, NULL, 0), 4);
+	enable("t_stale", "0");
+	unreg(fd, &w, 0);
+	close(fd);
+	ASSERT_TRUE(wait_gone("events/user_events/t_stale"));
+	fd2 = open_data();
+	ASSERT_EQ(reg(fd2, "t_stale __rel_loc char[] data", &w2, 0, &idx), 0);
+	EXPECT_EQ(count_in_trace(": t_stale: data=\n"), 1);
+	unreg(fd2, &w2, 0);
+	close(fd2);
+}
+
 /* ---- the text files ------------------------------------------------------------- */
 
 /* The reference kernel's texts for these two events (tests/daemon/ref/files.out). */
