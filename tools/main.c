@@ -31,6 +31,11 @@ static void usage(FILE *out)
 	      "  run [-e GLOB]... [-o FILE] -- CMD [ARGS]\n"
 	      "                               run CMD against a private usereventsd, show its\n"
 	      "                               events live and a summary at its exit\n"
+	      "  record -o FILE [-e GLOB]... [-q] [-- CMD [ARGS]]\n"
+	      "                               record to a trace-cmd trace.dat (v7) until\n"
+	      "                               SIGINT or CMD's exit (CMD needs a tracefs)\n"
+	      "  report [-e GLOB]... [--pid N] [--json] FILE\n"
+	      "                               print a trace.dat's user events as trace does\n"
 	      "\n"
 	      "GLOB is NAME or SYSTEM:NAME with shell wildcards (user_events:*).\n"
 	      "The tracefs is --tracefs, else $USEREVENTS_TRACEFS, else a usereventsd\n"
@@ -401,6 +406,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "run") == 0)
 		return uet_cmd_run(opt_tracefs, argc, argv);
+	if (strcmp(cmd, "record") == 0)
+		return uet_cmd_record(opt_tracefs, argc, argv);
+	if (strcmp(cmd, "report") == 0)
+		return uet_cmd_report(argc, argv);
 	if (strcmp(cmd, "list") && strcmp(cmd, "enable") && strcmp(cmd, "disable") &&
 	    strcmp(cmd, "stream") && strcmp(cmd, "stats")) {
 		uet_err("unknown command '%s' (see " UET_PROG " --help)", cmd);

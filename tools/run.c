@@ -236,6 +236,81 @@ static int private_namespace(void)
 	return 0;
 }
 
+/*
+ * The private daemon: a private mount namespace (root) or /dev/fuse access,
+ * a temporary mount point, usereventsd on it, and as root the bind over
+ * /sys/kernel/tracing.  Says why on failure; stop_daemon() undoes any part.
+ */
+static int private_setup(struct run *r)
+{
+	int e;
+
+	if (r->root) {
+		e = private_namespace();
+		if (e < 0) {
+			uet_err("run: private mount namespace: %s", strerror(-e));
+			return e;
+		}
+	} else if (access("/dev/fuse", R_OK | W_OK) < 0) {
+		e = -errno;
+		uet_err("run: /dev/fuse: %s (run as root, or give this user access to /dev/fuse)",
+			strerror(-e));
+		return e;
+	}
+	snprintf(r->mnt, sizeof(r->mnt), "%s/userevents-run.XXXXXX",
+		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(r->mnt)) {
+		e = -errno;
+		uet_err("run: mkdtemp %s: %s", r->mnt, strerror(-e));
+		return e;
+	}
+	r->have_mnt = true;
+	e = start_daemon(r);
+	if (e < 0) {
+		uet_err("run: usereventsd did not mount %s: %s", r->mnt,
+			e == -ECHILD ? "it exited" : strerror(-e));
+		return e;
+	}
+	if (r->root) {
+		if (mount(r->mnt, KERNEL_TRACEFS, NULL, MS_BIND, NULL) < 0) {
+			e = -errno;
+			uet_err("run: bind %s on " KERNEL_TRACEFS ": %s", r->mnt, strerror(-e));
+			return e;
+		}
+		r->bound = true;
+	}
+	return 0;
+}
+
+struct uet_private {
+	struct run r;
+};
+
+int uet_private_start(struct uet_private **ret, char *tracefs, size_t len)
+{
+	struct uet_private *p = calloc(1, sizeof(*p));
+	int e;
+
+	if (!p)
+		return -ENOMEM;
+	p->r.root = geteuid() == 0;
+	e = private_setup(&p->r);
+	if (e < 0) {
+		stop_daemon(&p->r);
+		free(p);
+		return e;
+	}
+	snprintf(tracefs, len, "%s", p->r.mnt);
+	*ret = p;
+	return 0;
+}
+
+void uet_private_stop(struct uet_private *p)
+{
+	stop_daemon(&p->r);
+	free(p);
+}
+
 int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -307,48 +382,15 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	if (quiet)
 		s.out = NULL;
 
-	if (r.root) {
-		e = private_namespace();
-		if (e < 0) {
-			uet_err("run: private mount namespace: %s", strerror(-e));
-			exit_code = UET_EXIT_RUN_FAIL;
-			goto out_globs;
-		}
-	} else if (access("/dev/fuse", R_OK | W_OK) < 0) {
-		uet_err("run: /dev/fuse: %s (run as root, or give this user access to /dev/fuse)",
-			strerror(errno));
-		exit_code = UET_EXIT_RUN_FAIL;
-		goto out_globs;
-	}
-	snprintf(r.mnt, sizeof(r.mnt), "%s/userevents-run.XXXXXX",
-		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(r.mnt)) {
-		uet_err("run: mkdtemp %s: %s", r.mnt, strerror(errno));
-		exit_code = UET_EXIT_RUN_FAIL;
-		goto out_globs;
-	}
-	r.have_mnt = true;
-
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
-	e = start_daemon(&r);
-	if (e < 0) {
-		uet_err("run: usereventsd did not mount %s: %s", r.mnt,
-			e == -ECHILD ? "it exited" : strerror(-e));
+	if (private_setup(&r) < 0) {
 		exit_code = UET_EXIT_RUN_FAIL;
 		goto out;
-	}
-	if (r.root) {
-		if (mount(r.mnt, KERNEL_TRACEFS, NULL, MS_BIND, NULL) < 0) {
-			uet_err("run: bind %s on " KERNEL_TRACEFS ": %s", r.mnt, strerror(errno));
-			exit_code = UET_EXIT_RUN_FAIL;
-			goto out;
-		}
-		r.bound = true;
 	}
 	ae.tracefs = r.mnt;
 	ae.globs = globs;

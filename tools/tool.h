@@ -90,6 +90,25 @@ int uet_cmd_enable(const char *tracefs, int argc, char **argv, bool on);
 int uet_cmd_stream(const char *tracefs, int argc, char **argv);
 int uet_cmd_stats(const char *tracefs, int argc, char **argv);
 int uet_cmd_run(const char *tracefs_opt, int argc, char **argv);
+int uet_cmd_record(const char *tracefs_opt, int argc, char **argv);
+int uet_cmd_report(int argc, char **argv);
+
+/* A private usereventsd, as run starts it (run.c). */
+struct uet_private;
+
+/**
+ * uet_private_start - mount a private usereventsd (root: in a private mount
+ * namespace, also bound over /sys/kernel/tracing)
+ * @ret: the handle, for uet_private_stop()
+ * @tracefs: its mount point
+ * @len: size of @tracefs
+ *
+ * Return: 0, or -errno (the message is printed).
+ */
+int uet_private_start(struct uet_private **ret, char *tracefs, size_t len);
+
+/** uet_private_stop - unmount, end the daemon, remove the mount point */
+void uet_private_stop(struct uet_private *p);
 
 /* Records seen of one event name. */
 struct uet_count {
