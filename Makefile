@@ -8,6 +8,9 @@
 #   make demo     mount usereventsd privately, run examples/user_events_example,
 #                 enable its events, show the trace, unmount (scripts/demo)
 #   make soak     run tests/soak against usereventsd for SOAK_SECONDS (default 600)
+#   make stress   tests/stress: STRESS_PROCS (200) processes fork/exec/exit under
+#                 STRESS_TOGGLES (1000) toggles for STRESS_SECONDS (300); not
+#                 part of make check until it passes (docs/compat.md)
 #   make bench    install LTTng (bench/deps.txt), build, and run bench/run:
 #                 libuserevents vs writev vs LTTng-UST vs write(2)
 #   make refkernel-check  run the conformance program on the reference
@@ -17,9 +20,12 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 SOAK_SECONDS ?= 600
+STRESS_SECONDS ?= 300
+STRESS_PROCS ?= 200
+STRESS_TOGGLES ?= 1000
 REFKERNEL ?= ../shared/refkernel
 
-.PHONY: all deps check test asan-check fuzz soak refkernel-check demo clean
+.PHONY: all deps check test asan-check fuzz soak stress refkernel-check demo clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -31,7 +37,7 @@ deps:
 	scripts/install-deps
 
 test: all
-	meson test -C $(BUILD) --print-errorlogs
+	meson test -C $(BUILD) --print-errorlogs --no-suite stress
 
 check: deps
 	$(MAKE) test
@@ -44,7 +50,7 @@ $(ASAN_BUILD)/build.ninja:
 asan-check: $(ASAN_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C $(ASAN_BUILD) --print-errorlogs
+		meson test -C $(ASAN_BUILD) --print-errorlogs --no-suite stress
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang meson setup $(FUZZ_BUILD) -Dfuzzing=true
@@ -64,6 +70,10 @@ bench: deps
 	scripts/install-deps bench/deps.txt
 	$(MAKE) all
 	bench/run $(BUILD)
+
+stress: all
+	STRESS_SECONDS=$(STRESS_SECONDS) STRESS_PROCS=$(STRESS_PROCS) STRESS_TOGGLES=$(STRESS_TOGGLES) \
+		USEREVENTSD=$(BUILD)/daemon/usereventsd $(BUILD)/tests/stress/stress
 
 refkernel-check: all
 	scripts/refkernel-check $(BUILD) $(REFKERNEL)

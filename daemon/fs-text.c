@@ -127,7 +127,8 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       "proc_connector: %s\n"
 		       "proc_events: %llu\n"
 		       "proc_forks: %llu\n"
-		       "proc_events_lost: %llu\n",
+		       "proc_events_lost: %llu\n"
+		       "proc_sync_timeouts: %llu\n",
 		       (unsigned long long)es.processes, (unsigned long long)es.enablers,
 		       (unsigned long long)es.pending, (unsigned long long)es.stalled,
 		       (unsigned long long)es.parked, (unsigned long long)es.workers,
@@ -137,7 +138,7 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       (unsigned long long)es.unconfirmed, (unsigned long long)es.refused_forks,
 		       (unsigned long long)es.shared_vm, ps.connected ? "connected" : "unavailable",
 		       (unsigned long long)ps.events, (unsigned long long)ps.forks,
-		       (unsigned long long)ps.overruns);
+		       (unsigned long long)ps.overruns, (unsigned long long)ps.sync_timeouts);
 	/* libuserevents' shared-memory rings: records, and drops of full rings. */
 	ue_native_stats_text(native, sizeof(native));
 	ue_text_printf(t, "%s", native);

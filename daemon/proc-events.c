@@ -41,6 +41,7 @@ struct ue_proc_events {
 	size_t n, cap;
 	bool overrun;
 	uint64_t events, forks, overruns;
+	uint64_t sync_timeouts;	/* requests served without waiting for the sync */
 };
 
 static int subscribe(int sock, bool on)
@@ -137,7 +138,7 @@ static void parse(struct ue_proc_events *pe, const char *buf, size_t len)
 		default:
 			continue;
 		}
-		pe->events++;
+		__atomic_add_fetch(&pe->events, 1, __ATOMIC_RELAXED);
 		batch_add(pe, &ev);
 	}
 }
@@ -155,7 +156,7 @@ static size_t drain(struct ue_proc_events *pe)
 			continue;
 		if (len < 0 && errno == ENOBUFS) {
 			pe->overrun = true;
-			pe->overruns++;
+			__atomic_add_fetch(&pe->overruns, 1, __ATOMIC_RELAXED);
 			continue;
 		}
 		if (len <= 0)
@@ -189,7 +190,7 @@ static void process(struct ue_proc_events *pe)
 			if (ev->pid != ev->tgid || replaced_later(pe, i, ev->pid))
 				break;
 			if (ue_enablers_fork(pe->set, ev->ppid, ev->ptgid, ev->pid) > 0)
-				pe->forks++;
+				__atomic_add_fetch(&pe->forks, 1, __ATOMIC_RELAXED);
 			break;
 		case PROC_EVENT_EXEC:
 			ue_enablers_drop_process(pe->set, ev->tgid);
@@ -221,8 +222,33 @@ static void sync_locked(struct ue_proc_events *pe)
 
 void ue_proc_events_sync(struct ue_proc_events *pe)
 {
+	struct timespec until;
+
 	if (!pe || pe->sock < 0)
 		return;
+	/*
+	 * Handling a fork may wait in kcmp() or an open of /proc/<pid>/mem
+	 * for a child in the middle of exec, and that exec may itself wait
+	 * for this daemon to answer the FLUSH of a close-on-exec descriptor.
+	 * Request threads that waited here without bound could all end up
+	 * behind it, leaving none to answer that FLUSH: a deadlock.  So a
+	 * request waits a bounded time and is served without the sync.
+	 */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += UE_PROC_EVENTS_SYNC_WAIT_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	if (pthread_mutex_timedlock(&pe->lock, &until) != 0) {
+		__atomic_add_fetch(&pe->sync_timeouts, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	sync_locked(pe);
+	pthread_mutex_unlock(&pe->lock);
+}
+
+/* The listener may wait: nothing waits for it but requests, and they wait a bounded time. */
+static void sync_wait(struct ue_proc_events *pe)
+{
 	pthread_mutex_lock(&pe->lock);
 	sync_locked(pe);
 	pthread_mutex_unlock(&pe->lock);
@@ -247,7 +273,7 @@ static void *listen_thread(void *arg)
 			break;
 		if (fds[1].revents)
 			break;
-		ue_proc_events_sync(pe);
+		sync_wait(pe);
 	}
 	return NULL;
 }
@@ -322,10 +348,10 @@ void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats
 	memset(ret, 0, sizeof(*ret));
 	if (!pe)
 		return;
-	pthread_mutex_lock(&pe->lock);
+	/* No lock: a reader of the stats file must not wait behind a blocked sync. */
 	ret->connected = pe->sock >= 0;
-	ret->events = pe->events;
-	ret->forks = pe->forks;
-	ret->overruns = pe->overruns;
-	pthread_mutex_unlock(&pe->lock);
+	ret->events = __atomic_load_n(&pe->events, __ATOMIC_RELAXED);
+	ret->forks = __atomic_load_n(&pe->forks, __ATOMIC_RELAXED);
+	ret->overruns = __atomic_load_n(&pe->overruns, __ATOMIC_RELAXED);
+	ret->sync_timeouts = __atomic_load_n(&pe->sync_timeouts, __ATOMIC_RELAXED);
 }

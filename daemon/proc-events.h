@@ -14,6 +14,8 @@
 
 /* How long a fork child's handle waits for a late exec report (see ue_enablers_confirm()). */
 #define UE_PROC_EVENTS_GRACE_MS 20
+/* Longest a request waits for the fork/exec/exit sync (see ue_proc_events_sync()). */
+#define UE_PROC_EVENTS_SYNC_WAIT_MS 200
 
 struct ue_proc_events;
 
@@ -22,6 +24,7 @@ struct ue_proc_events_stats {
 	uint64_t events;	/* fork, exec and exit events read */
 	uint64_t forks;		/* forks of processes that held enablers */
 	uint64_t overruns;	/* times the socket lost events (ENOBUFS) */
+	uint64_t sync_timeouts;	/* requests served without the sync (it was blocked) */
 };
 
 /**
