@@ -367,8 +367,10 @@ TEST(soak)
 		usleep(20000);
 	}
 	atomic_store(&sh->stop, 1);
+	/* A failed fork left -1: waitpid(-1) would wait for the daemon, forever. */
 	for (unsigned int i = 0; i < nproviders; i++)
-		waitpid(provs[i], NULL, 0);
+		if (provs[i] > 0)
+			waitpid(provs[i], NULL, 0);
 	atomic_store(&tracer_stop, 1);
 	pthread_join(tr, NULL);
 	ASSERT_EQ(write_rel("events/user_events/enable", "0"), 1);
