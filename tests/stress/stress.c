@@ -615,9 +615,11 @@ static void run_round(unsigned int secs, unsigned int procs, unsigned int toggle
 	/* Generous: a loaded 2-core machine, perhaps under ASan. */
 	EXPECT_TRUE(reap_until(none_live, 60000));
 	EXPECT_TRUE(reap_until(settled, 20000));
-	printf("# settled: pending_writes %lld, stalled %lld, unconfirmed %lld, failed_writes %lld\n",
+	printf("# settled: pending_writes %lld, stalled %lld, unconfirmed %lld, failed_writes %lld, "
+	       "refused_forks %lld, proc_sync_timeouts %lld, proc_events_lost %lld\n",
 	       stat_of("pending_writes"), stat_of("stalled_processes"),
-	       stat_of("unconfirmed_children"), stat_of("failed_writes"));
+	       stat_of("unconfirmed_children"), stat_of("failed_writes"), stat_of("refused_forks"),
+	       stat_of("proc_sync_timeouts"), stat_of("proc_events_lost"));
 	atomic_store(&sh->phase, PH_REPORT);
 	EXPECT_TRUE(reap_until(all_reported, 30000));
 	for (unsigned int i = 0; i < sh->nrec; i++) {
