@@ -527,6 +527,25 @@ void ue_fs_cleanup(struct ue_daemon *d)
 		fh_close(d, d->fh_list);
 }
 
+/*
+ * The end of an open or opendir: on @err the handle is dropped; otherwise it
+ * is handed to the kernel, and closed at once if the opener is gone
+ * (interrupted), since no release will come.  For a directory fh_close() is
+ * fh_free().
+ */
+static void reply_open(fuse_req_t req, struct ue_daemon *d, struct ue_fh *fh,
+		       struct fuse_file_info *fi, int err)
+{
+	if (err < 0) {
+		fh_free(d, fh);
+		fuse_reply_err(req, -err);
+		return;
+	}
+	fi->fh = (uintptr_t)fh;
+	if (fuse_reply_open(req, fi) != 0)
+		fh_close(d, fh);
+}
+
 static inline struct ue_fh *get_fh(struct fuse_file_info *fi)
 {
 	return (struct ue_fh *)(uintptr_t)fi->fh;
@@ -636,14 +655,7 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		}
 	}
 	node_put(&n);
-	if (err < 0) {
-		fh_free(d, fh);
-		fuse_reply_err(req, -err);
-		return;
-	}
-	fi->fh = (uintptr_t)fh;
-	if (fuse_reply_open(req, fi) != 0)
-		fh_free(d, fh);
+	reply_open(req, d, fh, fi, err);
 }
 
 static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -771,15 +783,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		err = ue_textfile_open(req, fh);
 		break;
 	}
-	if (err < 0) {
-		fh_free(d, fh);
-		fuse_reply_err(req, -err);
-		return;
-	}
-	fi->fh = (uintptr_t)fh;
-	/* The opener is gone (interrupted): no release will come. */
-	if (fuse_reply_open(req, fi) != 0)
-		fh_close(d, fh);
+	reply_open(req, d, fh, fi, err);
 }
 
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
