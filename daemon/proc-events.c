@@ -46,20 +46,23 @@ struct ue_proc_events {
 
 static int subscribe(int sock, bool on)
 {
-	struct {
-		struct nlmsghdr nl;
-		struct cn_msg cn;
-		uint32_t op;
-	} __attribute__((packed)) msg;
+	/* nlmsghdr, then cn_msg whose flexible data is the one u32 operation. */
+	union {
+		char bytes[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(uint32_t))];
+		struct nlmsghdr align;
+	} msg;
+	struct nlmsghdr *nl = &msg.align;
+	struct cn_msg *cn = NLMSG_DATA(nl);
+	uint32_t op = on ? PROC_CN_MCAST_LISTEN : PROC_CN_MCAST_IGNORE;
 
 	memset(&msg, 0, sizeof(msg));
-	msg.nl.nlmsg_len = sizeof(msg);
-	msg.nl.nlmsg_type = NLMSG_DONE;
-	msg.cn.id.idx = CN_IDX_PROC;
-	msg.cn.id.val = CN_VAL_PROC;
-	msg.cn.len = sizeof(msg.op);
-	msg.op = on ? PROC_CN_MCAST_LISTEN : PROC_CN_MCAST_IGNORE;
-	return send(sock, &msg, sizeof(msg), 0) < 0 ? -errno : 0;
+	nl->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
+	nl->nlmsg_type = NLMSG_DONE;
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
+	return send(sock, &msg, nl->nlmsg_len, 0) < 0 ? -errno : 0;
 }
 
 static int open_connector(void)
