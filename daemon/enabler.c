@@ -59,7 +59,34 @@ struct proc {
 	 */
 	bool pending;
 	uint64_t opened_ns; /* CLOCK_MONOTONIC when its handle was opened */
+	uint64_t fork_seq;  /* the fork it inherited from (fork_rec.seq), or 0 */
+	/*
+	 * Dead, in the graveyard, and its exec or exit not read from the
+	 * connector yet: a fork read before that report is a fork of this
+	 * memory, and copies these enablers (see ue_enablers_fork()).
+	 */
+	bool unreported;
+	uint64_t dead_ns; /* when it was found dead */
 	pthread_mutex_t io;
+};
+
+/*
+ * A fork read from the proc connector whose child has no handle yet: the
+ * parent's enablers as they were when the fork was read, which is before
+ * any later request of the parent was served (each request reads the
+ * connector first), each with a reference on its event.  The slow part
+ * (kcmp, opening the child's memory, checking it) is done later, outside
+ * the connector's lock, by ue_enablers_verify_forks().
+ */
+struct fork_rec {
+	struct fork_rec *next;
+	pid_t parent_pid, parent_tgid, child;
+	uint64_t seq; /* one per fork; a copy made for the child's request shares it */
+	/* The parent's memory: a fork child has the same stack start, and is younger. */
+	uint64_t parent_stack, parent_start_time;
+	struct enabler *enablers;
+	unsigned int nenablers;
+	bool cancelled; /* the child exec'd or exited meanwhile */
 };
 
 struct ue_enablers {
@@ -73,12 +100,27 @@ struct ue_enablers {
 	struct proc *graveyard; /* dead, their event references not put yet */
 	struct proc *qhead, *qtail;
 	unsigned int qlen;
+	struct fork_rec *forks, **forks_tail; /* not verified yet, oldest first */
+	struct fork_rec *claimed;	      /* being verified */
+	struct fork_rec *dead_forks;	      /* cancelled, references not put yet */
+	unsigned int nforks;		      /* forks + claimed */
+	unsigned int npending;		      /* handles with pending set */
+	uint64_t fork_seq;		      /* the last fork_rec.seq given */
+	bool reports;			      /* a connector reports execs and exits */
 	pthread_t *workers;
 	unsigned int nworkers, idle;
 	bool stopping;
 	uint64_t failed, faults, retries, late, dead;
-	uint64_t inherited, shared_vm, refused;
+	uint64_t inherited, shared_vm, refused, gone_forks;
 };
+
+/* How long a dead handle waits in the graveyard for its exec or exit report. */
+#define UNREPORTED_MAX_NS (2 * 1000000000ull)
+
+static uint64_t mono_ns(void);
+static void fork_unlink_locked(struct ue_enablers *set, struct fork_rec **pp, struct fork_rec *f);
+static void fork_drop_locked(struct ue_enablers *set, struct fork_rec *f);
+static struct fork_rec *fork_find(struct fork_rec *list, pid_t child);
 
 static uint64_t enable_byte(uint64_t addr, unsigned int bit, unsigned int size)
 {
@@ -136,10 +178,15 @@ static void proc_kill_locked(struct ue_enablers *set, struct proc *p, bool dead)
 	if (p->gone)
 		return;
 	p->gone = true;
+	set->npending -= p->pending;
 	proc_list_del(p);
 	set->nprocs--;
 	if (dead)
 		set->dead++;
+	if (dead && set->reports && p->enablers) {
+		p->unreported = true;
+		p->dead_ns = mono_ns();
+	}
 	if (p->enablers)
 		proc_list_add(&set->graveyard, p);
 	else
@@ -164,16 +211,39 @@ static struct proc *proc_find_locked(struct ue_enablers *set, const struct ue_pr
 	return NULL;
 }
 
-/* Put the references of every parked process; called with no lock held. */
+/* Put the references of every parked process and dropped fork; called with no lock held. */
 static int release_graveyard(struct ue_enablers *set)
 {
-	struct proc *list, *p;
+	struct fork_rec *forks, *f;
+	struct proc *list, *p, *next;
 	int n = 0;
 
 	pthread_mutex_lock(&set->lock);
-	list = set->graveyard;
-	set->graveyard = NULL;
+	list = NULL;
+	for (p = set->graveyard; p; p = next) {
+		next = p->next;
+		/* Kept for forks read before its exec or exit; bounded in case no report comes. */
+		if (p->unreported && mono_ns() - p->dead_ns < UNREPORTED_MAX_NS)
+			continue;
+		proc_list_del(p);
+		p->next = list;
+		list = p;
+	}
+	forks = set->dead_forks;
+	set->dead_forks = NULL;
 	pthread_mutex_unlock(&set->lock);
+
+	while ((f = forks)) {
+		struct enabler *e;
+
+		forks = f->next;
+		while ((e = f->enablers)) {
+			f->enablers = e->next;
+			set->ops.put(e->event);
+			free(e);
+		}
+		free(f);
+	}
 
 	while ((p = list)) {
 		struct enabler *e;
@@ -356,6 +426,7 @@ static void confirm_locked(struct ue_enablers *set, struct proc *p)
 	if (!p->pending || p->gone)
 		return;
 	p->pending = false;
+	set->npending--;
 	for (e = p->enablers; e; e = e->next)
 		e->dirty = true;
 	p->req_gen++;
@@ -408,6 +479,7 @@ int ue_enablers_new_opts(const struct ue_enabler_ops *ops, const struct ue_enabl
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&set->done_cond, &ca);
 	pthread_condattr_destroy(&ca);
+	set->forks_tail = &set->forks;
 
 	pthread_mutex_lock(&set->lock);
 	r = spawn_worker_locked(set);
@@ -422,6 +494,7 @@ int ue_enablers_new_opts(const struct ue_enabler_ops *ops, const struct ue_enabl
 
 void ue_enablers_free(struct ue_enablers *set)
 {
+	struct fork_rec *f;
 	unsigned int i;
 	struct proc *p;
 
@@ -441,6 +514,11 @@ void ue_enablers_free(struct ue_enablers *set)
 	}
 	while ((p = set->procs))
 		proc_kill_locked(set, p, false);
+	/* No verifier runs any more: nothing is claimed. */
+	while ((f = set->forks)) {
+		fork_unlink_locked(set, &set->forks, f);
+		fork_drop_locked(set, f);
+	}
 	pthread_mutex_unlock(&set->lock);
 	release_graveyard(set);
 
@@ -465,12 +543,12 @@ static int get_proc(struct ue_enablers *set, pid_t tid, const struct ue_procmem_
 		p->refs++;
 	pthread_mutex_unlock(&set->lock);
 	if (p) {
-		/* Same pid and start time, but an exec (or a reuse within a tick) killed its mm. */
+		/*
+		 * Same pid and start time, but an exec (or a reuse within a tick)
+		 * killed its mm.  A fork child's handle stays pending: only
+		 * ue_enablers_confirm() after a read of the connector proves it.
+		 */
 		if (ue_procmem_alive(p->mem) != 0) {
-			/* The caller is the child, blocked in our request: the handle is its memory. */
-			pthread_mutex_lock(&set->lock);
-			confirm_locked(set, p);
-			pthread_mutex_unlock(&set->lock);
 			*ret_p = p;
 			return 0;
 		}
@@ -646,10 +724,8 @@ int ue_enabler_exists(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigne
 	/* A handle from before an exec holds the old program's enablers, not the caller's. */
 	r = ue_procmem_alive(p->mem);
 	pthread_mutex_lock(&set->lock);
-	if (r > 0) {
-		confirm_locked(set, p);
+	if (r > 0)
 		r = !p->gone && enabler_find_locked(p, addr, bit) ? 1 : 0;
-	}
 	else if (r == 0)
 		proc_kill_locked(set, p, true);
 	proc_unref_locked(p);
@@ -688,7 +764,6 @@ int ue_enabler_remove(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigne
 
 	pthread_mutex_lock(&p->io);
 	pthread_mutex_lock(&set->lock);
-	confirm_locked(set, p);
 	pe = p->gone ? NULL : enabler_find_locked(p, addr, bit);
 	if (pe) {
 		e = *pe;
@@ -839,11 +914,8 @@ static uint64_t mono_ns(void)
 
 /* What a forked child must show at an enable byte: the parent's mapping and byte. */
 struct inherit {
-	void *event;
-	uint64_t addr, byte_addr;
-	uint8_t bit, byte_bit;
-	bool want;
-	uint8_t mask; /* every enable bit the parent has in this byte */
+	uint64_t byte_addr;
+	uint8_t mask; /* every enable bit the fork or the parent has in this byte */
 };
 
 static bool vma_same(const struct ue_procmem_vma *a, const struct ue_procmem_vma *b)
@@ -861,7 +933,9 @@ static bool vma_same(const struct ue_procmem_vma *a, const struct ue_procmem_vma
 
 /*
  * Whether @child's memory looks like a fork of @parent's at every enable
- * byte: the same kind of mapping and the same byte outside the enable bits.
+ * byte: a writable mapping, of the same kind as the parent's, holding the
+ * same byte outside the enable bits.  Without the parent's memory (NULL: it
+ * has only a fork record; or it has exited since) only the first holds.
  */
 static bool child_matches(struct ue_procmem *parent, struct ue_procmem *child,
 			  const struct inherit *in, unsigned int n)
@@ -870,163 +944,391 @@ static bool child_matches(struct ue_procmem *parent, struct ue_procmem *child,
 		struct ue_procmem_vma pv, cv;
 		uint8_t pb, cb;
 
+		if (ue_procmem_vma(child, in[i].byte_addr, &cv) < 0 || !(cv.flags & UE_VMA_WRITE))
+			return false;
+		if (!parent)
+			continue;
 		if (ue_procmem_vma(parent, in[i].byte_addr, &pv) < 0 ||
-		    ue_procmem_vma(child, in[i].byte_addr, &cv) < 0 || !vma_same(&pv, &cv) ||
-		    !(cv.flags & UE_VMA_WRITE))
-			return false;
-		if (ue_procmem_read(parent, in[i].byte_addr, &pb, 1) != 1 ||
-		    ue_procmem_read(child, in[i].byte_addr, &cb, 1) != 1)
-			return false;
-		if ((pb & ~in[i].mask) != (cb & ~in[i].mask))
+		    ue_procmem_read(parent, in[i].byte_addr, &pb, 1) != 1) {
+			/* A parent that exits right after forking is common (daemons). */
+			if (ue_procmem_alive(parent) != 0)
+				return false;
+			parent = NULL;
+			continue;
+		}
+		if (!vma_same(&pv, &cv) || ue_procmem_read(child, in[i].byte_addr, &cb, 1) != 1 ||
+		    (pb & ~in[i].mask) != (cb & ~in[i].mask))
 			return false;
 	}
 	return true;
 }
 
-/* The live handle of process @tgid with a reference, or NULL. */
-static struct proc *find_tgid_ref(struct ue_enablers *set, pid_t tgid)
+/* The live handle of process @tgid (the youngest, if a stale one lingers), or NULL. */
+static struct proc *find_tgid_locked(struct ue_enablers *set, pid_t tgid)
 {
-	struct proc *p;
+	struct proc *p, *best = NULL;
 
-	pthread_mutex_lock(&set->lock);
 	for (p = set->procs; p; p = p->next)
-		if (p->id.tgid == tgid && !p->gone)
-			break;
-	if (p)
-		p->refs++;
-	pthread_mutex_unlock(&set->lock);
-	return p;
+		if (p->id.tgid == tgid && !p->gone &&
+		    (!best || p->id.start_time > best->id.start_time))
+			best = p;
+	return best;
+}
+
+static struct fork_rec *fork_find(struct fork_rec *list, pid_t child)
+{
+	while (list && (list->child != child || list->cancelled))
+		list = list->next;
+	return list;
+}
+
+/* Unlink @f from the list at @pp (set->forks or set->claimed). */
+static void fork_unlink_locked(struct ue_enablers *set, struct fork_rec **pp, struct fork_rec *f)
+{
+	while (*pp != f)
+		pp = &(*pp)->next;
+	*pp = f->next;
+	if (set->forks_tail == &f->next)
+		set->forks_tail = pp;
+	f->next = NULL;
+}
+
+/* @f (unlinked) is done with: its references are put by release_graveyard(). */
+static void fork_drop_locked(struct ue_enablers *set, struct fork_rec *f)
+{
+	f->next = set->dead_forks;
+	set->dead_forks = f;
+	set->nforks--;
+}
+
+/* The child @tgid exec'd or exited: whatever it would inherit is void. */
+static void forks_cancel_locked(struct ue_enablers *set, pid_t tgid)
+{
+	struct fork_rec *f;
+
+	while ((f = fork_find(set->forks, tgid))) {
+		fork_unlink_locked(set, &set->forks, f);
+		set->gone_forks++;
+		fork_drop_locked(set, f);
+	}
+	for (f = set->claimed; f; f = f->next)
+		if (f->child == tgid)
+			f->cancelled = true;
 }
 
 int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgid, pid_t child)
 {
-	struct inherit *in = NULL;
-	struct enabler *e, *copies = NULL;
-	struct ue_procmem *mem = NULL;
-	const struct ue_procmem_id *cid;
-	struct proc *parent, *p = NULL;
-	unsigned int n = 0, i, j;
-	int r = 0;
+	struct enabler *src = NULL, *e, *c;
+	struct fork_rec *f;
+	struct proc *parent;
+	int r = 1;
 
-	if (!set || parent_tgid <= 0 || child <= 0)
+	if (!set || parent_pid <= 0 || parent_tgid <= 0 || child <= 0)
 		return -EINVAL;
-	parent = find_tgid_ref(set, parent_tgid);
-	if (!parent)
+	if (!set->ops.dup)
 		return 0;
-	if (ue_procmem_alive(parent->mem) <= 0)
-		goto out;
-	/* CLONE_VM: the parent's handle already writes the memory they share. */
-	if (syscall(SYS_kcmp, parent_pid, child, KCMP_VM, 0, 0) == 0 ||
-	    syscall(SYS_kcmp, parent_tgid, child, KCMP_VM, 0, 0) == 0) {
-		pthread_mutex_lock(&set->lock);
-		set->shared_vm++;
-		pthread_mutex_unlock(&set->lock);
-		goto out;
-	}
-	r = ue_procmem_open(child, &mem);
-	if (r < 0) {
-		r = r == -ESRCH ? 0 : r;
-		goto out;
-	}
-	cid = ue_procmem_get_id(mem);
-	/* Not the process the event named, or younger than its parent: a reused pid. */
-	if (cid->tgid != child || cid->start_time < parent->id.start_time)
-		goto refuse;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->parent_pid = parent_pid;
+	f->parent_tgid = parent_tgid;
+	f->child = child;
 
-	pthread_mutex_lock(&parent->io);
 	pthread_mutex_lock(&set->lock);
-	if (!parent->gone && parent->nenablers) {
-		in = calloc(parent->nenablers, sizeof(*in));
-		for (e = in ? parent->enablers : NULL; e; e = e->next) {
-			in[n].event = e->event;
-			in[n].addr = e->addr;
-			in[n].byte_addr = e->byte_addr;
-			in[n].bit = e->bit;
-			in[n].byte_bit = e->byte_bit;
-			in[n].want = e->want;
-			n++;
+	f->seq = ++set->fork_seq;
+	parent = find_tgid_locked(set, parent_tgid);
+	if (!parent) {
+		/*
+		 * Found dead (by a writer, say) after it forked and exec'd or
+		 * exited, before this fork was read: the child still inherits.
+		 */
+		for (struct proc *q = set->graveyard; q; q = q->next)
+			if (q->id.tgid == parent_tgid && q->unreported &&
+			    (!parent || q->id.start_time > parent->id.start_time))
+				parent = q;
+	}
+	if (parent) {
+		src = parent->enablers;
+		f->parent_stack = parent->id.start_stack;
+		f->parent_start_time = parent->id.start_time;
+	} else {
+		/* A child of a child not verified yet inherits what its parent will. */
+		struct fork_rec *pf = fork_find(set->forks, parent_tgid);
+
+		if (!pf)
+			pf = fork_find(set->claimed, parent_tgid);
+		if (pf) {
+			src = pf->enablers;
+			f->parent_stack = pf->parent_stack;
+			f->parent_start_time = pf->parent_start_time;
 		}
+	}
+	if (!src || set->nprocs + set->nforks >= set->opts.max_processes) {
+		if (src)
+			set->refused++;
+		pthread_mutex_unlock(&set->lock);
+		free(f);
+		return 0;
+	}
+	for (e = src; e; e = e->next) {
+		c = malloc(sizeof(*c));
+		if (!c) {
+			r = -ENOMEM;
+			break;
+		}
+		*c = *e;
+		c->dirty = c->busy = false;
+		c->next = f->enablers;
+		f->enablers = c;
+		f->nenablers++;
+		set->ops.dup(e->event);
+	}
+	set->nforks++;
+	if (r < 0) {
+		set->refused++;
+		fork_drop_locked(set, f);
+	} else {
+		*set->forks_tail = f;
+		set->forks_tail = &f->next;
 	}
 	pthread_mutex_unlock(&set->lock);
-	/* Under io the parent's enablers (and their references) stay. */
-	for (i = 0; i < n; i++)
-		set->ops.get(in[i].event);
-	pthread_mutex_unlock(&parent->io);
-	if (!n) {
-		r = 0;
-		goto close;
-	}
-	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++)
-			if (in[j].byte_addr == in[i].byte_addr)
-				in[i].mask |= (uint8_t)(1u << in[j].byte_bit);
-	if (!child_matches(parent->mem, mem, in, n))
-		goto refuse;
+	return r;
+}
 
-	for (i = 0; i < n; i++) {
-		e = calloc(1, sizeof(*e));
-		if (!e) {
-			r = -ENOMEM;
-			goto put;
+/* Add @f's enablers to @p (the child's handle, or its own registrations' handle). */
+static void fork_install_locked(struct ue_enablers *set, struct proc *p, struct fork_rec *f)
+{
+	struct enabler *e, *left = NULL;
+
+	while ((e = f->enablers)) {
+		f->enablers = e->next;
+		if (enabler_find_locked(p, e->addr, e->bit) ||
+		    p->nenablers >= set->opts.max_per_process) {
+			/* Registered again by the child itself meanwhile: that one wins. */
+			e->next = left;
+			left = e;
+			continue;
 		}
-		e->event = in[i].event;
-		e->addr = in[i].addr;
-		e->byte_addr = in[i].byte_addr;
-		e->bit = in[i].bit;
-		e->byte_bit = in[i].byte_bit;
-		e->want = in[i].want;
-		e->next = copies;
-		copies = e;
+		/* The state now, not when the fork was read: updates since went to handles only. */
+		if (set->ops.is_enabled)
+			e->want = set->ops.is_enabled(e->event);
+		e->dirty = true;
+		e->next = p->enablers;
+		p->enablers = e;
+		p->nenablers++;
+	}
+	f->enablers = left;
+	p->req_gen++;
+	schedule_locked(set, p);
+}
+
+/* Check @f's child (claimed by the caller) and give it a handle, or drop it. */
+static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
+{
+	struct ue_procmem *mem = NULL, *pmem = NULL;
+	const struct ue_procmem_id *cid;
+	struct inherit *in = NULL;
+	struct proc *parent, *p;
+	struct enabler *e;
+	unsigned int n = 0, i;
+	int r = 0;
+
+	/* CLONE_VM: the parent's handle already writes the memory they share. */
+	if (syscall(SYS_kcmp, f->parent_pid, f->child, KCMP_VM, 0, 0) == 0 ||
+	    syscall(SYS_kcmp, f->parent_tgid, f->child, KCMP_VM, 0, 0) == 0) {
+		pthread_mutex_lock(&set->lock);
+		set->shared_vm++;
+		goto drop_locked;
+	}
+	r = ue_procmem_open(f->child, &mem);
+	if (r < 0) {
+		pthread_mutex_lock(&set->lock);
+		if (r == -ESRCH)
+			set->gone_forks++;
+		else
+			set->refused++;
+		r = 0;
+		goto drop_locked;
+	}
+	cid = ue_procmem_get_id(mem);
+
+	in = calloc(f->nenablers, sizeof(*in));
+	pthread_mutex_lock(&set->lock);
+	/* The parent's handle, if it still has the memory the child was forked from. */
+	parent = find_tgid_locked(set, f->parent_tgid);
+	if (parent && parent->id.start_stack != f->parent_stack)
+		parent = NULL;
+	if (parent)
+		parent->refs++;
+	for (e = in ? f->enablers : NULL; e; e = e->next) {
+		for (i = 0; i < n && in[i].byte_addr != e->byte_addr; i++)
+			;
+		in[i].byte_addr = e->byte_addr;
+		in[i].mask |= (uint8_t)(1u << e->byte_bit);
+		n += i == n;
+	}
+	/* The parent's bits may have come or gone since the fork: they are not compared. */
+	for (e = parent && !parent->gone ? parent->enablers : NULL; e; e = e->next)
+		for (i = 0; i < n; i++)
+			if (in[i].byte_addr == e->byte_addr)
+				in[i].mask |= (uint8_t)(1u << e->byte_bit);
+	pmem = parent ? parent->mem : NULL;
+	pthread_mutex_unlock(&set->lock);
+
+	/*
+	 * Not the process the event named, older than its parent (a reused
+	 * pid), or with another stack start: a fork copies the parent's
+	 * mm->start_stack, an exec sets a new one before it is reported.
+	 */
+	if (!in || cid->tgid != f->child || cid->start_time < f->parent_start_time ||
+	    cid->start_stack != f->parent_stack || !child_matches(pmem, mem, in, n)) {
+		pthread_mutex_lock(&set->lock);
+		if (parent)
+			proc_unref_locked(parent);
+		/*
+		 * Another stack start, or memory no task uses any more: the child
+		 * exec'd (or exited) before its fork was verified.
+		 */
+		if (in && cid->tgid == f->child &&
+		    (cid->start_stack != f->parent_stack || ue_procmem_alive(mem) == 0))
+			set->gone_forks++;
+		else
+			set->refused++;
+		goto drop_locked;
+	}
+
+	pthread_mutex_lock(&set->lock);
+	if (parent)
+		proc_unref_locked(parent);
+	if (f->cancelled) {
+		set->gone_forks++;
+		goto drop_locked;
+	}
+	p = proc_find_locked(set, cid);
+	if (p && p->fork_seq == f->seq) {
+		/* The other verifier of this fork (listener or child's request) was first. */
+		r = 1;
+		goto drop_locked;
+	}
+	if (p) {
+		/* The child registered on its own before its fork was verified: merge, under io. */
+		p->refs++;
+		pthread_mutex_unlock(&set->lock);
+		pthread_mutex_lock(&p->io);
+		pthread_mutex_lock(&set->lock);
+		if (!p->gone && !f->cancelled && p->fork_seq != f->seq) {
+			p->fork_seq = f->seq;
+			fork_install_locked(set, p, f);
+			set->inherited++;
+			r = 1;
+		}
+		proc_unref_locked(p);
+		fork_unlink_locked(set, &set->claimed, f);
+		fork_drop_locked(set, f);
+		pthread_mutex_unlock(&set->lock);
+		pthread_mutex_unlock(&p->io);
+		goto out;
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		r = -ENOMEM;
-		goto put;
+	if (!p || set->nprocs >= set->opts.max_processes) {
+		free(p);
+		set->refused++;
+		goto drop_locked;
 	}
 	pthread_mutex_init(&p->io, NULL);
 	p->mem = mem;
+	mem = NULL;
 	p->id = *cid;
 	p->pending = true;
+	set->npending++;
+	/* Taken after the open: a read of the connector that starts later sees an exec before it. */
 	p->opened_ns = mono_ns();
-	p->enablers = copies;
-	p->nenablers = n;
-	pthread_mutex_lock(&set->lock);
-	if (proc_find_locked(set, &p->id) || set->nprocs >= set->opts.max_processes) {
-		pthread_mutex_unlock(&set->lock);
-		pthread_mutex_destroy(&p->io);
-		free(p);
-		r = 0;
-		goto put;
-	}
+	p->fork_seq = f->seq;
 	p->refs = 1;
 	proc_list_add(&set->procs, p);
 	set->nprocs++;
 	set->inherited++;
+	/* No worker runs for a pending handle: install only marks the enablers dirty. */
+	fork_install_locked(set, p, f);
+	r = 1;
+drop_locked:
+	fork_unlink_locked(set, &set->claimed, f);
+	fork_drop_locked(set, f);
 	pthread_mutex_unlock(&set->lock);
-	free(in);
-	proc_unref(set, parent);
-	return 1;
-
-refuse:
-	pthread_mutex_lock(&set->lock);
-	set->refused++;
-	pthread_mutex_unlock(&set->lock);
-put:
-	while ((e = copies)) {
-		copies = e->next;
-		free(e);
-	}
-	for (i = 0; i < n; i++)
-		set->ops.put(in[i].event);
-close:
-	ue_procmem_close(mem);
 out:
 	free(in);
-	proc_unref(set, parent);
+	ue_procmem_close(mem);
+	release_graveyard(set);
 	return r;
 }
 
-int ue_enablers_confirm(struct ue_enablers *set, uint64_t opened_before_ns)
+/* A second record of @f's fork for the child's own request (references duplicated). */
+static struct fork_rec *fork_copy_locked(struct ue_enablers *set, const struct fork_rec *f)
+{
+	struct fork_rec *g = calloc(1, sizeof(*g));
+	struct enabler *e, *c;
+
+	if (!g)
+		return NULL;
+	*g = *f;
+	g->enablers = NULL;
+	g->nenablers = 0;
+	for (e = f->enablers; e; e = e->next) {
+		c = malloc(sizeof(*c));
+		if (!c)
+			break;
+		*c = *e;
+		c->next = g->enablers;
+		g->enablers = c;
+		g->nenablers++;
+		set->ops.dup(e->event);
+	}
+	set->nforks++;
+	if (e) {
+		fork_drop_locked(set, g);
+		return NULL;
+	}
+	return g;
+}
+
+int ue_enablers_verify_forks(struct ue_enablers *set, pid_t child)
+{
+	int done = 0;
+
+	if (!set)
+		return -EINVAL;
+	pthread_mutex_lock(&set->lock);
+	for (;;) {
+		struct fork_rec *f = child > 0 ? fork_find(set->forks, child) : set->forks;
+
+		if (f) {
+			fork_unlink_locked(set, &set->forks, f);
+		} else if (child > 0 && (f = fork_find(set->claimed, child))) {
+			/*
+			 * The listener is on it, perhaps slowed down: the child's
+			 * request does not wait for it but proves a copy itself
+			 * (the child is blocked in that request, so nothing it
+			 * does can hold it up); the second to install drops its own.
+			 */
+			f = fork_copy_locked(set, f);
+			if (!f)
+				break;
+		} else {
+			break;
+		}
+		f->next = set->claimed;
+		set->claimed = f;
+		pthread_mutex_unlock(&set->lock);
+		done += fork_verify(set, f) > 0;
+		pthread_mutex_lock(&set->lock);
+		if (child > 0)
+			break;
+	}
+	pthread_mutex_unlock(&set->lock);
+	return done;
+}
+
+int ue_enablers_confirm(struct ue_enablers *set, pid_t tgid, uint64_t opened_before_ns)
 {
 	struct proc **list = NULL, *p;
 	unsigned int n = 0, i;
@@ -1035,10 +1337,11 @@ int ue_enablers_confirm(struct ue_enablers *set, uint64_t opened_before_ns)
 	if (!set)
 		return -EINVAL;
 	pthread_mutex_lock(&set->lock);
-	if (set->nprocs)
-		list = malloc(set->nprocs * sizeof(*list));
+	/* Called before every request: nothing to walk most of the time. */
+	if (set->npending)
+		list = malloc(set->npending * sizeof(*list));
 	for (p = list ? set->procs : NULL; p; p = p->next) {
-		if (!p->pending || p->opened_ns > opened_before_ns)
+		if (!p->pending || p->opened_ns > opened_before_ns || (tgid > 0 && p->id.tgid != tgid))
 			continue;
 		p->refs++;
 		list[n++] = p;
@@ -1062,6 +1365,13 @@ int ue_enablers_confirm(struct ue_enablers *set, uint64_t opened_before_ns)
 	return done;
 }
 
+void ue_enablers_track_reports(struct ue_enablers *set)
+{
+	pthread_mutex_lock(&set->lock);
+	set->reports = true;
+	pthread_mutex_unlock(&set->lock);
+}
+
 uint64_t ue_enablers_clock_ns(void)
 {
 	return mono_ns();
@@ -1074,6 +1384,9 @@ static int drop_dead(struct ue_enablers *set, pid_t tgid)
 	unsigned int n = 0, i;
 
 	pthread_mutex_lock(&set->lock);
+	if (tgid > 0)
+		forks_cancel_locked(set, tgid);
+
 	if (set->nprocs)
 		list = malloc(set->nprocs * sizeof(*list));
 	for (p = list ? set->procs : NULL; p; p = p->next) {
@@ -1093,7 +1406,7 @@ static int drop_dead(struct ue_enablers *set, pid_t tgid)
 		if (tgid > 0 && list[i]->pending) {
 			pthread_mutex_lock(&set->lock);
 			if (list[i]->pending && !list[i]->gone) {
-				set->refused++;
+				set->gone_forks++;
 				proc_kill_locked(set, list[i], true);
 			}
 			pthread_mutex_unlock(&set->lock);
@@ -1108,6 +1421,10 @@ static int drop_dead(struct ue_enablers *set, pid_t tgid)
 	pthread_mutex_lock(&set->lock);
 	for (i = 0; i < n; i++)
 		proc_unref_locked(list[i]);
+	/* Reported: a fork read from now on is of another memory. */
+	for (p = set->graveyard; p && tgid > 0; p = p->next)
+		if (p->id.tgid == tgid)
+			p->unreported = false;
 	pthread_mutex_unlock(&set->lock);
 	free(list);
 	return release_graveyard(set);
@@ -1123,6 +1440,7 @@ int ue_enablers_drop_process(struct ue_enablers *set, pid_t tgid)
 int ue_enablers_refuse_unconfirmed(struct ue_enablers *set)
 {
 	struct proc *p, *next;
+	struct fork_rec *f;
 	int n = 0;
 
 	if (!set)
@@ -1136,6 +1454,17 @@ int ue_enablers_refuse_unconfirmed(struct ue_enablers *set)
 			n++;
 		}
 	}
+	while ((f = set->forks)) {
+		fork_unlink_locked(set, &set->forks, f);
+		set->refused++;
+		fork_drop_locked(set, f);
+		n++;
+	}
+	for (f = set->claimed; f; f = f->next)
+		f->cancelled = true;
+	/* Their reports may be among the lost events. */
+	for (p = set->graveyard; p; p = p->next)
+		p->unreported = false;
 	pthread_mutex_unlock(&set->lock);
 	release_graveyard(set);
 	return n;
@@ -1166,6 +1495,7 @@ void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_st
 	}
 	for (p = set->graveyard; p; p = p->next)
 		s.parked += p->nenablers;
+	s.unconfirmed += set->nforks;
 	s.workers = set->nworkers;
 	s.failed_writes = set->failed;
 	s.faults = set->faults;
@@ -1175,6 +1505,7 @@ void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_st
 	s.inherited = set->inherited;
 	s.shared_vm = set->shared_vm;
 	s.refused_forks = set->refused;
+	s.gone_forks = set->gone_forks;
 	pthread_mutex_unlock(&set->lock);
 	*ret_stats = s;
 }

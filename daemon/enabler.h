@@ -28,7 +28,9 @@
  * dropped.  Both are called with no lock of this module held, on the thread
  * of the ue_enabler*() call that adds or drops the enabler: ue_enabler_add()
  * (get, and put on failure), ue_enabler_remove(), ue_enablers_sweep(),
- * ue_enablers_drop_process() and ue_enablers_free().  Never from
+ * ue_enablers_drop_process(), ue_enablers_verify_forks(),
+ * ue_enablers_confirm(), ue_enablers_refuse_unconfirmed() and
+ * ue_enablers_free().  Never from
  * ue_enablers_update_event() and never on a worker thread: enablers of a
  * process a worker found dead are parked until the next sweep, drop or free,
  * so the registry may hold its own lock across update_event.
@@ -41,11 +43,17 @@
  * this module, and must not take a lock that is held around calls into this
  * module.  Without it the caller must keep ue_enabler_add() and
  * ue_enablers_update_event() of one event from overlapping.
+ *
+ * dup() is optional: one more reference of an event that an enabler of this
+ * module holds, taken with this module's lock held (so it must not block or
+ * take a lock held around calls into this module: an atomic increment).
+ * ue_enablers_fork() needs it; without it fork children inherit nothing.
  */
 struct ue_enabler_ops {
 	void (*get)(void *event);
 	void (*put)(void *event);
 	bool (*is_enabled)(void *event);
+	void (*dup)(void *event);
 };
 
 /* Limits and tuning; extensible: set @sz to sizeof(struct ue_enablers_opts). */
@@ -70,10 +78,11 @@ struct ue_enablers_stats {
 	uint64_t retries;	 /* writes tried again after a transient failure */
 	uint64_t late_updates;	 /* update_event calls that returned on the bound */
 	uint64_t dead_processes; /* handles dropped: process exited or exec'd */
-	uint64_t unconfirmed;	 /* fork children whose handle is not confirmed yet */
+	uint64_t unconfirmed;	 /* fork children not verified or not confirmed yet */
 	uint64_t inherited;	 /* fork children that inherited enablers (cumulative) */
 	uint64_t shared_vm;	 /* CLONE_VM children seen sharing a handle's memory */
-	uint64_t refused_forks;	 /* fork children refused: identity not proven */
+	uint64_t refused_forks;	 /* fork children refused: identity not proven, or a limit */
+	uint64_t gone_forks;	 /* fork children that exec'd or exited before confirmation */
 };
 
 struct ue_enablers;
@@ -191,48 +200,85 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
  * @tgid: its process id
  *
  * For the proc connector: drops every handle of @tgid whose memory is no
- * longer in use (a handle opened after an exec is kept), with its enablers.
+ * longer in use (a handle opened after an exec is kept), with its enablers;
+ * a fork child of that id not confirmed yet loses what it would inherit
+ * (its fork record, or its pending handle) whatever its state.
  *
  * Return: the number of handles dropped.
  */
 int ue_enablers_drop_process(struct ue_enablers *set, pid_t tgid);
 
 /**
- * ue_enablers_fork - a process forked: give the child copies of its enablers
+ * ue_enablers_fork - a process forked: note what the child inherits
  * @set: the set
  * @parent_pid: the forking thread (PROC_EVENT_FORK's parent_pid)
  * @parent_tgid: its process
  * @child: the child, a new process (child_pid == child_tgid)
  *
- * For the proc connector, in the order its events come.  A CLONE_VM child
- * (kcmp KCMP_VM) shares the parent's memory and needs nothing.  A forked
- * child's handle is opened and checked against the parent's memory at each
- * enable byte (same kind of mapping, same byte outside the enable bits);
- * then it is kept *unconfirmed*: nothing is written into it until
- * ue_enablers_confirm() or a request of the child itself.  The caller must
- * call ue_enablers_drop_process() for every exec or exit it learns of after
- * this call, which kills an unconfirmed child unconditionally.  See
- * docs/ARCHITECTURE.md, "Process memory identity".
+ * For the proc connector, in the order its events come, before any request
+ * served after the fork: copies the parent's enablers as they are now (the
+ * kernel copies them at fork time; no later request of the parent has been
+ * served yet), with a reference on each event, into a fork record.  Quick:
+ * takes only this module's lock and needs ops->dup.  The child gets nothing
+ * written until ue_enablers_verify_forks() proved its memory and
+ * ue_enablers_confirm() saw no exec after that.  The caller must call
+ * ue_enablers_drop_process() for every exec or exit it learns of after
+ * this call, which voids the record (or kills the child's unconfirmed
+ * handle).  See docs/ARCHITECTURE.md, "Process memory identity".
  *
- * Return: 1 when the child inherited, 0 when there was nothing to inherit
- * or the child was refused (counted), -ENOMEM.
+ * Return: 1 when a record was made, 0 when there is nothing to inherit
+ * (or a limit refused it, counted), -EINVAL, -ENOMEM.
  */
 int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgid, pid_t child);
 
 /**
+ * ue_enablers_verify_forks - turn fork records into handles on the children
+ * @set: the set
+ * @child: the one child to verify (the caller of a request), or 0 for all
+ *
+ * Slow: a CLONE_VM child (kcmp KCMP_VM) shares its parent's handle and
+ * needs nothing; a forked child's memory is opened and checked (the
+ * parent's stack start, not older than the parent, and at each enable
+ * byte a writable mapping of the same kind holding the same byte outside
+ * the enable bits as the parent's, when the parent's memory is still
+ * there).  Then the child has a handle with the inherited enablers,
+ * *unconfirmed* (pending).  With @child, a record another thread is
+ * verifying is verified again from a copy rather than waited for; the
+ * fork is installed once.  kcmp() and open() may wait for a process
+ * between exec_mmap() and the end of begin_new_exec() (the exec update
+ * lock), which waits for nothing this daemon does (Linux 6.12 closes
+ * close-on-exec descriptors, FUSE flushes, before taking that lock).
+ *
+ * Return: the number of children given a handle (or found given one).
+ */
+int ue_enablers_verify_forks(struct ue_enablers *set, pid_t child);
+
+/**
  * ue_enablers_confirm - start writing into fork children that proved themselves
  * @set: the set
+ * @tgid: only the children of this process id, or 0 for all
  * @opened_before_ns: ue_enablers_clock_ns() bound: only children whose
  *                    handle was opened before it are confirmed
  *
- * The caller has read every exec and exit event up to now and passed them
- * to ue_enablers_drop_process(); it chooses the bound so that an exec that
- * switched memory before a child's handle was opened has had time to be
- * reported.  A confirmed child gets every enabler's current state written.
+ * The caller has read every exec and exit event up to a time after
+ * @opened_before_ns and passed them to ue_enablers_drop_process(), so an
+ * exec that switched a child's memory before its handle was opened has
+ * been seen.  A confirmed child gets every enabler's current state written.
  *
  * Return: the number of children confirmed.
  */
-int ue_enablers_confirm(struct ue_enablers *set, uint64_t opened_before_ns);
+int ue_enablers_confirm(struct ue_enablers *set, pid_t tgid, uint64_t opened_before_ns);
+
+/**
+ * ue_enablers_track_reports - a proc connector reports every exec and exit
+ * @set: the set
+ *
+ * From then on a handle found dead stays in the graveyard, with its
+ * enablers, until ue_enablers_drop_process() reports its exec or exit (at
+ * most 2 s): a fork read before that report is of the dead memory, made
+ * before it died, and the child inherits its enablers.
+ */
+void ue_enablers_track_reports(struct ue_enablers *set);
 
 /** ue_enablers_clock_ns - the clock of ue_enablers_confirm() (CLOCK_MONOTONIC, ns) */
 uint64_t ue_enablers_clock_ns(void);

@@ -516,7 +516,7 @@ void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg
 		return;
 	}
 	/* Forks, execs and exits reported before this request come first, as in the kernel. */
-	ue_proc_events_sync(d->procev);
+	ue_proc_events_sync(d->procev, ue_procmem_get_id(pm)->tgid);
 	switch (cmd) {
 	case DIAG_IOCSREG:
 		r = ioctl_reg(d, fh, tid, pm, (uintptr_t)arg);

@@ -2,7 +2,9 @@
 /*
  * proc-events: a NETLINK_CONNECTOR socket subscribed to CN_IDX_PROC, read
  * in batches (by a thread, and synchronously before each ioctl), turning
- * fork, exec and exit events into ue_enablers_fork/drop_process/confirm.
+ * fork, exec and exit events into ue_enablers_fork/drop_process; the slow
+ * proof of a fork child (ue_enablers_verify_forks) and its confirmation run
+ * outside the socket's lock, on the thread or in the child's own request.
  */
 #include "proc-events.h"
 
@@ -26,6 +28,7 @@
 
 struct pevent {
 	unsigned int what;
+	uint64_t ts;		/* when the kernel sent it (CLOCK_MONOTONIC ns) */
 	pid_t pid, tgid;	/* exec, exit: the task; fork: the child */
 	pid_t ppid, ptgid;	/* fork: the parent */
 };
@@ -34,12 +37,14 @@ struct ue_proc_events {
 	struct ue_enablers *set;
 	int sock;		/* -1 without the connector */
 	int stop_fd;		/* eventfd that ends the thread */
+	int kick_fd;		/* eventfd: fork records for the thread to verify */
 	pthread_t thread;
 	bool running;
 	pthread_mutex_t lock;	/* one reader of the socket at a time */
 	struct pevent *batch;
 	size_t n, cap;
 	bool overrun;
+	unsigned int new_forks;	/* fork records made by the last read */
 	uint64_t events, forks, overruns;
 	uint64_t sync_timeouts;	/* requests served without waiting for the sync */
 };
@@ -123,6 +128,7 @@ static void parse(struct ue_proc_events *pe, const char *buf, size_t len)
 		memcpy(&pev, cn->data, cn->len < sizeof(pev) ? cn->len : sizeof(pev));
 		memset(&ev, 0, sizeof(ev));
 		ev.what = pev.what;
+		ev.ts = pev.timestamp_ns;
 		switch (pev.what) {
 		case PROC_EVENT_FORK:
 			ev.pid = pev.event_data.fork.child_pid;
@@ -146,8 +152,14 @@ static void parse(struct ue_proc_events *pe, const char *buf, size_t len)
 	}
 }
 
-/* Read everything queued; return how many events came. */
-static size_t drain(struct ue_proc_events *pe)
+/*
+ * Read what is queued; return how many events came.  With @until_ns, stop
+ * at the first event sent after it: a request needs every event sent before
+ * it started (the kernel queues them synchronously), and a storm of newer
+ * ones must not keep it reading.  (An event far in the future means another
+ * clock: then everything is read.)
+ */
+static size_t drain(struct ue_proc_events *pe, uint64_t until_ns)
 {
 	char buf[RECV_BYTES];
 
@@ -165,21 +177,11 @@ static size_t drain(struct ue_proc_events *pe)
 		if (len <= 0)
 			break;
 		parse(pe, buf, (size_t)len);
+		if (until_ns && pe->n && pe->batch[pe->n - 1].ts > until_ns &&
+		    pe->batch[pe->n - 1].ts - until_ns < 10000000000ull)
+			break;
 	}
 	return pe->n;
-}
-
-/* Whether the batch reports, after @i, that @pid exec'd or exited. */
-static bool replaced_later(const struct ue_proc_events *pe, size_t i, pid_t pid)
-{
-	for (size_t j = i + 1; j < pe->n; j++) {
-		const struct pevent *ev = &pe->batch[j];
-
-		if ((ev->what == PROC_EVENT_EXEC && ev->tgid == pid) ||
-		    (ev->what == PROC_EVENT_EXIT && ev->pid == pid))
-			return true;
-	}
-	return false;
 }
 
 static void process(struct ue_proc_events *pe)
@@ -189,11 +191,13 @@ static void process(struct ue_proc_events *pe)
 
 		switch (ev->what) {
 		case PROC_EVENT_FORK:
-			/* A thread shares its process's handle; a child gone already inherits nothing. */
-			if (ev->pid != ev->tgid || replaced_later(pe, i, ev->pid))
+			/* A thread shares its process's handle. */
+			if (ev->pid != ev->tgid)
 				break;
-			if (ue_enablers_fork(pe->set, ev->ppid, ev->ptgid, ev->pid) > 0)
+			if (ue_enablers_fork(pe->set, ev->ppid, ev->ptgid, ev->pid) > 0) {
 				__atomic_add_fetch(&pe->forks, 1, __ATOMIC_RELAXED);
+				pe->new_forks++;
+			}
 			break;
 		case PROC_EVENT_EXEC:
 			ue_enablers_drop_process(pe->set, ev->tgid);
@@ -207,12 +211,17 @@ static void process(struct ue_proc_events *pe)
 	}
 }
 
-static void sync_locked(struct ue_proc_events *pe)
+/*
+ * Read and apply every event queued so far; called with pe->lock held.
+ * Quick: a fork only copies the parent's enablers (the slow proof of the
+ * child is ue_enablers_verify_forks(), called without pe->lock).
+ * Return: when the read started (ue_enablers_clock_ns()).
+ */
+static uint64_t read_locked(struct ue_proc_events *pe, bool request)
 {
 	uint64_t start = ue_enablers_clock_ns();
 
-	/* One drain reaches every event queued before this call; that is all a request needs. */
-	if (drain(pe))
+	if (drain(pe, request ? start : 0))
 		process(pe);
 	if (pe->overrun) {
 		/* An exec may be among the lost events: trust no unconfirmed child. */
@@ -220,41 +229,84 @@ static void sync_locked(struct ue_proc_events *pe)
 		ue_enablers_refuse_unconfirmed(pe->set);
 		ue_enablers_sweep(pe->set);
 	}
-	ue_enablers_confirm(pe->set, start - (uint64_t)UE_PROC_EVENTS_GRACE_MS * 1000000u);
+	return start;
 }
 
-void ue_proc_events_sync(struct ue_proc_events *pe)
+/* Wake the thread to verify the fork records the last read made. */
+static void kick_locked(struct ue_proc_events *pe)
+{
+	uint64_t one = 1;
+
+	if (!pe->new_forks || pe->kick_fd < 0)
+		return;
+	pe->new_forks = 0;
+	if (write(pe->kick_fd, &one, sizeof(one)) != sizeof(one)) {
+		/* The counter is full: the thread has been woken already. */
+	}
+}
+
+static bool lock_bounded(struct ue_proc_events *pe)
 {
 	struct timespec until;
 
-	if (!pe || pe->sock < 0)
-		return;
-	/*
-	 * Handling a fork may wait in kcmp() or an open of /proc/<pid>/mem
-	 * for a child in the middle of exec, and that exec may itself wait
-	 * for this daemon to answer the FLUSH of a close-on-exec descriptor.
-	 * Request threads that waited here without bound could all end up
-	 * behind it, leaving none to answer that FLUSH: a deadlock.  So a
-	 * request waits a bounded time and is served without the sync.
-	 */
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_nsec += UE_PROC_EVENTS_SYNC_WAIT_MS * 1000000L;
 	until.tv_sec += until.tv_nsec / 1000000000L;
 	until.tv_nsec %= 1000000000L;
-	if (pthread_mutex_timedlock(&pe->lock, &until) != 0) {
-		__atomic_add_fetch(&pe->sync_timeouts, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	sync_locked(pe);
-	pthread_mutex_unlock(&pe->lock);
+	if (pthread_mutex_timedlock(&pe->lock, &until) == 0)
+		return true;
+	__atomic_add_fetch(&pe->sync_timeouts, 1, __ATOMIC_RELAXED);
+	return false;
 }
 
-/* The listener may wait: nothing waits for it but requests, and they wait a bounded time. */
-static void sync_wait(struct ue_proc_events *pe)
+void ue_proc_events_sync(struct ue_proc_events *pe, pid_t tgid)
 {
-	pthread_mutex_lock(&pe->lock);
-	sync_locked(pe);
+	uint64_t start;
+
+	if (!pe || pe->sock < 0)
+		return;
+	/*
+	 * pe->lock is held only to read the socket and apply what it says,
+	 * never across the slow proof of a fork child, which may wait in
+	 * kcmp() or an open of /proc/<pid>/mem for a child in the middle of
+	 * an exec (and that exec may wait for this daemon to answer the FLUSH
+	 * of a close-on-exec descriptor).  The wait stays bounded anyway.
+	 */
+	if (!lock_bounded(pe))
+		return;
+	start = read_locked(pe, true);
+	kick_locked(pe);
 	pthread_mutex_unlock(&pe->lock);
+	if (tgid <= 0)
+		return;
+	/*
+	 * The caller's own fork comes first: its inherited enablers must be
+	 * there before it unregisters one or registers the same word.  The
+	 * caller is blocked in this request, so its handle, once opened and
+	 * followed by another read of the socket (an exec before the open
+	 * shows there), is its memory: confirmed now, not after the grace.
+	 */
+	if (ue_enablers_verify_forks(pe->set, tgid) > 0) {
+		if (!lock_bounded(pe))
+			return;
+		start = read_locked(pe, true);
+		kick_locked(pe);
+		pthread_mutex_unlock(&pe->lock);
+	}
+	ue_enablers_confirm(pe->set, tgid, start);
+}
+
+/* The thread: read, verify every fork record, confirm children past their grace. */
+static void listener_pass(struct ue_proc_events *pe)
+{
+	uint64_t start;
+
+	pthread_mutex_lock(&pe->lock);
+	start = read_locked(pe, false);
+	pe->new_forks = 0;
+	pthread_mutex_unlock(&pe->lock);
+	ue_enablers_verify_forks(pe->set, 0);
+	ue_enablers_confirm(pe->set, 0, start - (uint64_t)UE_PROC_EVENTS_GRACE_MS * 1000000u);
 }
 
 static void *listen_thread(void *arg)
@@ -262,21 +314,26 @@ static void *listen_thread(void *arg)
 	struct ue_proc_events *pe = arg;
 
 	for (;;) {
-		struct pollfd fds[2] = {
+		struct pollfd fds[3] = {
 			{.fd = pe->sock, .events = POLLIN},
 			{.fd = pe->stop_fd, .events = POLLIN},
+			{.fd = pe->kick_fd, .events = POLLIN},
 		};
 		struct ue_enablers_stats st;
+		uint64_t kicks;
 		int timeout;
 
 		/* Unconfirmed children are confirmed once their grace has passed. */
 		ue_enablers_stats(pe->set, &st);
 		timeout = st.unconfirmed ? UE_PROC_EVENTS_GRACE_MS : -1;
-		if (poll(fds, 2, timeout) < 0 && errno != EINTR)
+		if (poll(fds, 3, timeout) < 0 && errno != EINTR)
 			break;
 		if (fds[1].revents)
 			break;
-		sync_wait(pe);
+		if (fds[2].revents && read(pe->kick_fd, &kicks, sizeof(kicks)) < 0) {
+			/* EAGAIN: another read took it; the pass below runs anyway. */
+		}
+		listener_pass(pe);
 	}
 	return NULL;
 }
@@ -292,6 +349,7 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 		return -ENOMEM;
 	pe->set = set;
 	pe->stop_fd = -1;
+	pe->kick_fd = -1;
 	pthread_mutex_init(&pe->lock, NULL);
 	pe->sock = open_connector();
 	if (pe->sock < 0) {
@@ -303,8 +361,10 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 		*ret = pe;
 		return 0;
 	}
+	ue_enablers_track_reports(set);
 	pe->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (pe->stop_fd < 0) {
+	pe->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (pe->stop_fd < 0 || pe->kick_fd < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -341,6 +401,8 @@ void ue_proc_events_stop(struct ue_proc_events *pe)
 	}
 	if (pe->stop_fd >= 0)
 		close(pe->stop_fd);
+	if (pe->kick_fd >= 0)
+		close(pe->kick_fd);
 	pthread_mutex_destroy(&pe->lock);
 	free(pe->batch);
 	free(pe);

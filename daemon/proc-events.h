@@ -9,13 +9,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "enabler.h"
 
 /* How long a fork child's handle waits for a late exec report (see ue_enablers_confirm()). */
 #define UE_PROC_EVENTS_GRACE_MS 20
 /* Longest a request waits for the fork/exec/exit sync (see ue_proc_events_sync()). */
-#define UE_PROC_EVENTS_SYNC_WAIT_MS 200
+#define UE_PROC_EVENTS_SYNC_WAIT_MS 2000
 
 struct ue_proc_events;
 
@@ -51,13 +52,16 @@ void ue_proc_events_stop(struct ue_proc_events *pe);
 /**
  * ue_proc_events_sync - handle every event the kernel reported so far
  * @pe: the listener (NULL is ignored)
+ * @tgid: the process of the request's caller, or 0
  *
- * Called before an ioctl is served: the kernel queues a fork's event before
- * the child runs, so a child's first request finds its inherited enablers,
- * and a parent's later (un)registration is not copied into a child forked
- * before it.
+ * Called before an ioctl is served.  The kernel queues a fork's event
+ * before the fork returns, so a parent's later (un)registration is never
+ * copied into a child forked before it; and the caller's own fork, if it
+ * has one not handled yet, is verified here, so the caller's first request
+ * finds its inherited enablers.  Waits at most UE_PROC_EVENTS_SYNC_WAIT_MS
+ * for another reader of the socket (counted in sync_timeouts).
  */
-void ue_proc_events_sync(struct ue_proc_events *pe);
+void ue_proc_events_sync(struct ue_proc_events *pe, pid_t tgid);
 
 /** ue_proc_events_stats - counters of the listener */
 void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats *ret);

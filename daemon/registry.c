@@ -34,7 +34,8 @@ struct ue_revent {
 	bool enabled;		/* under state_lock */
 	bool was_enabled;	/* under lock */
 	atomic_bool dead;
-	unsigned int refs;	/* under lock */
+	/* Changed under lock, except the enablers' dup (an increment of a held count). */
+	_Atomic unsigned int refs;
 	atomic_uint mem;
 	atomic_uint status;
 	struct ue_revent *prev, *next;	/* creation order */
@@ -271,6 +272,14 @@ static void en_put(void *event)
 	ue_revent_put(event);
 }
 
+/* Called under the enablers' lock: an increment of a count an enabler already holds. */
+static void en_dup(void *event)
+{
+	struct ue_revent *ev = event;
+
+	atomic_fetch_add(&ev->refs, 1);
+}
+
 static bool en_is_enabled(void *event)
 {
 	return ue_revent_enabled(event);
@@ -279,6 +288,7 @@ static bool en_is_enabled(void *event)
 static const struct ue_enabler_ops enabler_ops = {
 	.get = en_get,
 	.put = en_put,
+	.dup = en_dup,
 	.is_enabled = en_is_enabled,
 };
 

@@ -245,9 +245,10 @@ void ue_procmem_use_text_maps(struct ue_procmem *pm)
 }
 
 /* No proc connector here: no forks, execs or exits to report. */
-void ue_proc_events_sync(struct ue_proc_events *pe)
+void ue_proc_events_sync(struct ue_proc_events *pe, pid_t tgid)
 {
 	(void)pe;
+	(void)tgid;
 }
 
 void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats *ret)

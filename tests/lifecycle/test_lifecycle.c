@@ -158,6 +158,54 @@ TEST(fork_child_inherits_and_is_kept_current)
 	EXPECT_ERRNO(del_event("lc_fork"), ENOENT);
 }
 
+/*
+ * What a child inherits is the parent's enablers at fork time, as the
+ * kernel's user_event_mm_dup() copies them: the parent's unregistration and
+ * registration after the fork (served before the child's first request)
+ * change nothing in the child.
+ */
+TEST(fork_inherits_the_parents_enablers_at_fork_time)
+{
+	static volatile uint32_t a, b, c;
+	int fd = open_data(), go[2];
+	pid_t pid;
+	char x;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(reg_at(fd, "lc_snap u32 a", (void *)&a, 0, NULL), 0);
+	ASSERT_EQ(reg_at(fd, "lc_snap u32 a", (void *)&b, 0, NULL), 0);
+	ASSERT_EQ(pipe(go), 0);
+	pid = fork();
+	if (pid == 0) {
+		if (read(go[0], &x, 1) != 1)
+			_exit(1);
+		/* a was the parent's at the fork: the child has its own copy. */
+		if (unreg_at(fd, (void *)&a, 0) != 0)
+			_exit(2);
+		/* c was registered by the parent after the fork: not the child's. */
+		if (unreg_at(fd, (void *)&c, 0) != -ENOENT)
+			_exit(3);
+		if (reg_at(fd, "lc_snap u32 a", (void *)&c, 0, NULL) != 0)
+			_exit(4);
+		if (unreg_at(fd, (void *)&b, 0) != 0 || unreg_at(fd, (void *)&c, 0) != 0)
+			_exit(5);
+		_exit(0);
+	}
+	ASSERT_GE(pid, 1);
+	/* The parent changes its enablers before the child makes any request. */
+	ASSERT_EQ(unreg_at(fd, (void *)&a, 0), 0);
+	ASSERT_EQ(reg_at(fd, "lc_snap u32 a", (void *)&c, 0, NULL), 0);
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	EXPECT_EQ(child_status(pid), 0);
+	/* The parent's own state is untouched by the child's requests. */
+	EXPECT_EQ(unreg_at(fd, (void *)&a, 0), -ENOENT);
+	EXPECT_EQ(unreg_at(fd, (void *)&b, 0), 0);
+	EXPECT_EQ(unreg_at(fd, (void *)&c, 0), 0);
+	close(go[0]);
+	close(go[1]);
+	close(fd);
+}
+
 static int clone_vm_check(void *arg)
 {
 	volatile uint32_t *w = arg;
@@ -344,7 +392,7 @@ TEST(stats_file_counts_processes_and_enablers)
 	static const char *keys[] = {
 		"processes", "enablers", "pending_writes", "stalled_processes", "parked_enablers",
 		"writer_threads", "faults", "retries", "failed_writes", "late_updates",
-		"dead_processes", "inherited_forks", "unconfirmed_children", "refused_forks",
+		"dead_processes", "inherited_forks", "unconfirmed_children", "refused_forks", "gone_forks",
 		"shared_vm_children", "proc_events", "proc_forks", "proc_events_lost",
 		"proc_sync_timeouts",
 		"native_sessions", "native_sessions_total", "native_rings", "native_records",

@@ -274,6 +274,8 @@ static void fork_worker(struct rec *r, int fd, int depth, unsigned int *seed)
 static void fork_canary(struct rec *r, int fd, unsigned int *seed)
 {
 	bool reg_first = rand_r(seed) % 2;
+	/* What the child inherits; r (shared memory) goes on changing with the parent. */
+	uint32_t mask = r->mask;
 	pid_t pid = fork();
 
 	if (pid < 0) {
@@ -285,7 +287,7 @@ static void fork_canary(struct rec *r, int fd, unsigned int *seed)
 		return;
 	}
 	if (reg_first) {
-		int s = pick(r->mask, false, seed), e;
+		int s = pick(mask, false, seed), e;
 
 		if (s >= 0 && (e = reg_slot(fd, s)))
 			unexpected(-e);
@@ -616,10 +618,12 @@ static void run_round(unsigned int secs, unsigned int procs, unsigned int toggle
 	EXPECT_TRUE(reap_until(none_live, 60000));
 	EXPECT_TRUE(reap_until(settled, 20000));
 	printf("# settled: pending_writes %lld, stalled %lld, unconfirmed %lld, failed_writes %lld, "
-	       "refused_forks %lld, proc_sync_timeouts %lld, proc_events_lost %lld\n",
+	       "refused_forks %lld, gone_forks %lld, inherited_forks %lld, proc_sync_timeouts %lld, "
+	       "proc_events_lost %lld\n",
 	       stat_of("pending_writes"), stat_of("stalled_processes"),
 	       stat_of("unconfirmed_children"), stat_of("failed_writes"), stat_of("refused_forks"),
-	       stat_of("proc_sync_timeouts"), stat_of("proc_events_lost"));
+	       stat_of("gone_forks"), stat_of("inherited_forks"), stat_of("proc_sync_timeouts"),
+	       stat_of("proc_events_lost"));
 	atomic_store(&sh->phase, PH_REPORT);
 	EXPECT_TRUE(reap_until(all_reported, 30000));
 	for (unsigned int i = 0; i < sh->nrec; i++) {
