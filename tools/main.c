@@ -2,7 +2,7 @@
 /*
  * userevents: the tracer's command line.  Dispatches the commands, finds
  * the tracefs (usereventsd's or the kernel's), and implements list,
- * enable/disable, stream and stats; run lives in run.c.
+ * enable/disable and stats; the others have a file each.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,46 +25,30 @@ static void usage(FILE *out)
 	      "  list [-n] [GLOB...]          events, their fields, enabled state and users\n"
 	      "  enable GLOB...               enable the events GLOB names\n"
 	      "  disable GLOB...              disable them\n"
-	      "  stream [-e GLOB]... [--fields]\n"
-	      "                               print records as they come, like trace_pipe\n"
+	      "  stream [-e GLOB]... [--fields | --json]\n"
+	      "                               print records as they come, like trace_pipe,\n"
+	      "                               or one JSON object per record\n"
 	      "  stats                        buffer and event counters\n"
-	      "  run [-e GLOB]... [-o FILE] -- CMD [ARGS]\n"
+	      "  run [-e GLOB]... [-o FILE] [-q] -- CMD [ARGS]\n"
 	      "                               run CMD against a private usereventsd, show its\n"
 	      "                               events live and a summary at its exit\n"
 	      "  record -o FILE [-e GLOB]... [-q] [-- CMD [ARGS]]\n"
 	      "                               record to a trace-cmd trace.dat (v7) until\n"
-	      "                               SIGINT or CMD's exit (CMD needs a tracefs)\n"
-	      "  report [-e GLOB]... [--pid N] [--json] FILE\n"
+	      "                               SIGINT, or until CMD's exit (CMD: against a\n"
+	      "                               private usereventsd unless a tracefs is given)\n"
+	      "  report [-e GLOB]... [--pid N] [--fields | --json] FILE\n"
 	      "                               print a trace.dat's user events as trace does\n"
+	      "                               (zstd-compressed files too), or as JSON\n"
 	      "\n"
 	      "GLOB is NAME or SYSTEM:NAME with shell wildcards (user_events:*).\n"
 	      "The tracefs is --tracefs, else $USEREVENTS_TRACEFS, else a usereventsd\n"
 	      "mount, else /sys/kernel/tracing when it has user_events_data.\n"
 	      "\n"
 	      "Exit status: 0 success, 1 failure, 2 usage, 3 no tracefs, 4 no event\n"
-	      "matched; run returns CMD's status (125: run failed, 126/127: CMD could\n"
-	      "not be executed / found).  See userevents(1).\n",
+	      "matched; run and record -- CMD return CMD's status (128+N: killed by\n"
+	      "signal N; 125: userevents failed; 126/127: CMD could not be executed /\n"
+	      "found).  See userevents(1).\n",
 	      out);
-}
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
-/* SIGINT/SIGTERM/SIGHUP end the loop: a read they interrupt returns EINTR. */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 }
 
 /* The "# Used by ..." part of NAME's user_events_status line, or "". */
@@ -194,129 +178,6 @@ int uet_cmd_enable(const char *tracefs, int argc, char **argv, bool on)
 }
 
 
-static bool autoenable_has(const struct uet_autoenable *a, const char *key)
-{
-	for (size_t i = 0; i < a->ndone; i++)
-		if (strcmp(a->done[i], key) == 0)
-			return true;
-	return false;
-}
-
-void uet_autoenable_tick(void *arg)
-{
-	struct uet_autoenable *a = arg;
-	struct uet_events evs;
-
-	if (uet_events_load(a->tracefs, &evs) < 0)
-		return;
-	for (size_t i = 0; i < evs.n; i++) {
-		struct uet_event *ev = &evs.v[i];
-		char key[300], rel[320];
-		bool match = false;
-
-		for (size_t g = 0; g < a->nglobs && !match; g++)
-			match = uet_glob_match(a->globs[g], ev->system, ev->name);
-		snprintf(key, sizeof(key), "%s/%s", ev->system, ev->name);
-		if (!match || ev->enabled == 1 || autoenable_has(a, key))
-			continue;
-		snprintf(rel, sizeof(rel), "events/%s/enable", key);
-		if (uet_write(a->tracefs, rel, "1") == 0) {
-			char(*nd)[300] = realloc(a->done, (a->ndone + 1) * sizeof(*nd));
-
-			if (!nd)
-				break;
-			a->done = nd;
-			memcpy(a->done[a->ndone++], key, sizeof(key));
-		}
-	}
-	uet_events_free(&evs);
-}
-
-void uet_autoenable_undo(struct uet_autoenable *a)
-{
-	for (size_t i = 0; i < a->ndone; i++) {
-		char rel[320];
-
-		snprintf(rel, sizeof(rel), "events/%s/enable", a->done[i]);
-		uet_write(a->tracefs, rel, "0");
-	}
-	free(a->done);
-	a->done = NULL;
-	a->ndone = 0;
-}
-
-int uet_cmd_stream(const char *tracefs, int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "fields", no_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct uet_autoenable ae = { .tracefs = tracefs };
-	struct uet_stream s = { .tracefs = tracefs, .out = stdout, .stop = &stop_flag };
-	char **globs = calloc((size_t)argc, sizeof(*globs));
-	char *old_fields = NULL;
-	size_t n = 0;
-	int c, r;
-
-	if (!globs)
-		return UET_EXIT_FAIL;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:Fh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			globs[n++] = optarg;
-			break;
-		case 'F':
-			old_fields = uet_read(tracefs, "options/fields", NULL);
-			if (!old_fields || uet_write(tracefs, "options/fields", "1") < 0) {
-				uet_err("stream: cannot set options/fields: %s", strerror(errno));
-				free(globs);
-				free(old_fields);
-				return UET_EXIT_FAIL;
-			}
-			break;
-		case 'h':
-			puts("usage: " UET_PROG " stream [-e GLOB]... [--fields]");
-			free(globs);
-			return UET_EXIT_OK;
-		default:
-			free(globs);
-			free(old_fields);
-			return UET_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		uet_err("stream: unexpected argument '%s'", argv[optind]);
-		free(globs);
-		free(old_fields);
-		return UET_EXIT_USAGE;
-	}
-	catch_stop_signals();
-	s.globs = globs;
-	s.nglobs = n;
-	if (n) {
-		ae.globs = globs;
-		ae.nglobs = n;
-		s.tick = uet_autoenable_tick;
-		s.tick_arg = &ae;
-	}
-	r = uet_stream_loop(&s);
-	uet_autoenable_undo(&ae);
-	if (old_fields) {
-		uet_write(tracefs, "options/fields", old_fields[0] == '1' ? "1" : "0");
-		free(old_fields);
-	}
-	uet_stream_free(&s);
-	free(globs);
-	if (r < 0) {
-		uet_err("stream: %s/trace_pipe: %s", tracefs, strerror(-r));
-		return UET_EXIT_FAIL;
-	}
-	return UET_EXIT_OK;
-}
-
 int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 {
 	struct uet_buf_stats st;
@@ -414,6 +275,16 @@ int main(int argc, char **argv)
 	    strcmp(cmd, "stream") && strcmp(cmd, "stats")) {
 		uet_err("unknown command '%s' (see " UET_PROG " --help)", cmd);
 		return UET_EXIT_USAGE;
+	}
+	/* Help needs no tracefs: the command prints its usage before using one. */
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		if (strcmp(cmd, "list") == 0)
+			return uet_cmd_list("", argc, argv);
+		if (strcmp(cmd, "enable") == 0 || strcmp(cmd, "disable") == 0)
+			return uet_cmd_enable("", argc, argv, true);
+		if (strcmp(cmd, "stream") == 0)
+			return uet_cmd_stream("", argc, argv);
+		return uet_cmd_stats("", argc, argv);
 	}
 	if (uet_tracefs_find(opt_tracefs, tracefs, sizeof(tracefs)) < 0) {
 		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The userevents tool's private header: exit codes, the tracefs access it
- * shares between commands (tracefs.c) and the commands themselves.
+ * The userevents tool's private header: exit codes, the commands, and what
+ * they share: tracefs access (tracefs.c), options, signals, the traced
+ * command and drops (session.c), a private daemon (private.c), records.
  */
 #ifndef UE_TOOLS_TOOL_H
 #define UE_TOOLS_TOOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <signal.h>
+#include <sys/types.h>
 #include <stdio.h>
 
 #include "core.h"
@@ -33,7 +36,9 @@ struct uet_event {
 	char system[32];
 	char name[256];		/* directory name: NAME or NAME.<hex> */
 	unsigned int id;
-	struct ue_event *desc;	/* from its format file; NULL if it could not be read */
+	struct ue_event *desc;	/* from its format file */
+	char *format;		/* that file's text */
+	size_t format_len;
 	int enabled;		/* 0, 1, or -1 when unreadable */
 };
 
@@ -93,30 +98,6 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_record(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_report(int argc, char **argv);
 
-/* A private usereventsd, as run starts it (run.c). */
-struct uet_private;
-
-/**
- * uet_private_start - mount a private usereventsd (root: in a private mount
- * namespace, also bound over /sys/kernel/tracing)
- * @ret: the handle, for uet_private_stop()
- * @tracefs: its mount point
- * @len: size of @tracefs
- *
- * Return: 0, or -errno (the message is printed).
- */
-int uet_private_start(struct uet_private **ret, char *tracefs, size_t len);
-
-/** uet_private_stop - unmount, end the daemon, remove the mount point */
-void uet_private_stop(struct uet_private *p);
-
-/* Records seen of one event name. */
-struct uet_count {
-	char name[256];
-	unsigned long long events;
-	unsigned long long bytes;	/* text bytes of its lines */
-};
-
 /* Per-CPU buffer counters summed (per_cpu/cpuN/stats). */
 struct uet_buf_stats {
 	unsigned long long entries, overrun, bytes, dropped, read;
@@ -125,6 +106,145 @@ struct uet_buf_stats {
 
 /** uet_buf_stats_read - sum per_cpu/cpuN/stats of @tracefs; 0 or -errno */
 int uet_buf_stats_read(const char *tracefs, struct uet_buf_stats *ret);
+
+/* session.c: what the tracing commands share. */
+
+/* The last SIGINT, SIGTERM or SIGHUP received since uet_catch_signals(); 0: none. */
+extern volatile sig_atomic_t uet_signal;
+
+/** uet_catch_signals - SIGINT, SIGTERM and SIGHUP set uet_signal (and interrupt reads) */
+void uet_catch_signals(void);
+
+/** uet_sleep_ms - sleep @ms milliseconds (a signal may cut it short) */
+void uet_sleep_ms(long ms);
+
+/** uet_now_ns - CLOCK_MONOTONIC in nanoseconds */
+uint64_t uet_now_ns(void);
+
+/* Options a command takes (the bits) and what they were given. */
+#define UET_O_EVENT	(1u << 0)	/* -e, --event GLOB (repeatable) */
+#define UET_O_OUTPUT	(1u << 1)	/* -o, --output FILE */
+#define UET_O_QUIET	(1u << 2)	/* -q, --quiet */
+#define UET_O_FIELDS	(1u << 3)	/* --fields */
+#define UET_O_JSON	(1u << 4)	/* --json */
+#define UET_O_PID	(1u << 5)	/* --pid N */
+
+struct uet_opts {
+	char **globs;		/* the -e GLOBs */
+	size_t nglobs;
+	const char *output;
+	bool quiet, fields, json, have_pid;
+	long pid;
+	int rest;		/* index in argv of the first operand */
+};
+
+/**
+ * uet_opts_parse - parse a command's options
+ * @o: the result (uet_opts_free())
+ * @argc: arguments, argv[0] the command's name
+ * @argv: them
+ * @allowed: UET_O_* the command takes (-h, --help always)
+ * @usage: the usage line after "userevents "
+ *
+ * Parsing stops at the first operand or "--".
+ *
+ * Return: -1 to go on; else the exit code to return (0 after --help, 2 on
+ * a bad option: the message is printed and @o already freed).
+ */
+int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allowed,
+		   const char *usage);
+
+/** uet_opts_all_user_events - no -e given: every event of the user_events systems */
+void uet_opts_all_user_events(struct uet_opts *o);
+
+/** uet_opts_free - release what uet_opts_parse() allocated */
+void uet_opts_free(struct uet_opts *o);
+
+/* The command run and record -- CMD trace. */
+struct uet_child {
+	pid_t pid;		/* 0: none */
+	int status;		/* wait status once done */
+	bool done;
+};
+
+/**
+ * uet_child_start - fork and exec @argv with USEREVENTS_TRACEFS=@tracefs
+ * @who: the command ("run"), for messages
+ *
+ * The child exits 127 when the program is not found, 126 when it cannot be
+ * executed.  Return: 0, or -errno (the message is printed).
+ */
+int uet_child_start(struct uet_child *c, const char *who, const char *tracefs, char **argv);
+
+/**
+ * uet_child_poll - whether the command has exited (reaped when it has)
+ *
+ * Passes a SIGTERM or SIGHUP the tool received on to the command.
+ */
+bool uet_child_poll(struct uet_child *c);
+
+/** uet_child_end - a command still running gets SIGTERM and is waited for */
+void uet_child_end(struct uet_child *c);
+
+/**
+ * uet_child_exit_code - print how the command ended; the exit code that says it
+ *
+ * Return: its exit status, 128 + N when killed by signal N.
+ */
+int uet_child_exit_code(const struct uet_child *c, const char *who);
+
+/**
+ * uet_settle - wait (2 s at most) until usereventsd has moved every record
+ * of the native path's rings into the trace buffer (native_pending_bytes of
+ * usereventsd_stats is 0); returns at once on the kernel's tracefs
+ */
+void uet_settle(const char *tracefs);
+
+/* Drops since uet_drops_begin(): every record written and not kept. */
+struct uet_drops_at {
+	struct uet_buf_stats st;
+	unsigned long long ring_full;
+	bool have;
+};
+
+struct uet_drops {
+	struct uet_drops_at base;
+	unsigned long long overrun;	/* overwritten in the ring buffer */
+	unsigned long long discarded;	/* refused by a full ring buffer (no overwrite) */
+	unsigned long long ring_full;	/* refused by a full native ring (usereventsd) */
+	bool have;			/* the counters could be read */
+};
+
+/** uet_drops_begin - take the counters of @tracefs as the zero */
+void uet_drops_begin(struct uet_drops *d, const char *tracefs);
+
+/** uet_drops_now - update @d from @tracefs; the total of drops since the zero */
+unsigned long long uet_drops_now(struct uet_drops *d, const char *tracefs);
+
+/* private.c: a private usereventsd, as run and record -- CMD start it. */
+struct uet_private;
+
+/**
+ * uet_private_start - mount a private usereventsd (root: in a private mount
+ * namespace, also bound over /sys/kernel/tracing)
+ * @who: the command ("run"), for messages and the mount point's name
+ * @ret: the handle, for uet_private_stop()
+ * @tracefs: its mount point
+ * @len: size of @tracefs
+ *
+ * Return: 0, or -errno (the message is printed).
+ */
+int uet_private_start(const char *who, struct uet_private **ret, char *tracefs, size_t len);
+
+/** uet_private_stop - unmount, end the daemon, remove the mount point (NULL: nothing) */
+void uet_private_stop(struct uet_private *p);
+
+/* Records seen of one event name. */
+struct uet_count {
+	char name[256];
+	unsigned long long events;
+	unsigned long long bytes;	/* text bytes of its lines */
+};
 
 /* A live copy of trace_pipe (stream.c), used by stream and run. */
 struct uet_stream {
@@ -152,6 +272,89 @@ int uet_stream_loop(struct uet_stream *s);
 /** uet_stream_free - release the counts */
 void uet_stream_free(struct uet_stream *s);
 
+/* records.c: binary records, from trace_pipe_raw or a trace.dat. */
+
+/* The format of one event type. */
+struct uet_format {
+	unsigned int id;
+	char system[32];
+	char *text;			/* the format file */
+	size_t len;
+	struct ue_event *desc;
+};
+
+/* Formats by type id; a type seen again with another text takes the new one. */
+struct uet_formats {
+	struct uet_format *v;
+	size_t n;
+};
+
+/** uet_formats_add - parse and keep a copy of @text; 0, -EINVAL (not a format), -ENOMEM */
+int uet_formats_add(struct uet_formats *f, const char *system, const char *text, size_t len);
+
+/** uet_formats_add_events - keep the formats of @evs; 0 or -ENOMEM */
+int uet_formats_add_events(struct uet_formats *f, const struct uet_events *evs);
+
+/** uet_formats_find - the format of type @id, or NULL */
+const struct uet_format *uet_formats_find(const struct uet_formats *f, unsigned int id);
+
+/** uet_formats_free - release them all */
+void uet_formats_free(struct uet_formats *f);
+
+/**
+ * uet_comm_of - the task name of @pid in a saved_cmdlines text
+ * Return: @buf holding it, or NULL when @pid is not there.
+ */
+const char *uet_comm_of(const char *cmdlines, int32_t pid, char *buf, size_t len);
+
+/**
+ * uet_render_record - one record as a trace line (newline included) or as
+ * a JSON object (ue_render_json(), a newline added)
+ * @f: its event's format
+ * @ctx: comm, pid, CPU, time stamp
+ * @rec: struct trace_entry and payload
+ * @len: its size as the ring buffer reports it
+ * @json: JSON instead of the trace line
+ * @buf: a malloc()ed buffer, grown as needed (may start NULL)
+ * @cap: its size
+ *
+ * Return: the length of the text in *@buf, or -errno.
+ */
+int uet_render_record(const struct uet_format *f, const struct ue_record_ctx *ctx,
+		      const void *rec, size_t len, bool json, char **buf, size_t *cap);
+
+/* Non-blocking readers of every CPU's per_cpu/cpuN/trace_pipe_raw. */
+struct uet_raw {
+	unsigned int ncpus;
+	int *fds;
+};
+
+/** uet_raw_open - open them all (@ncpus from per_cpu/); 0 or -errno, message printed */
+int uet_raw_open(struct uet_raw *r, const char *tracefs, unsigned int ncpus, const char *who);
+
+/**
+ * uet_raw_pass - read what is there, up to @max pages per CPU
+ * @fn: called for each page (zero-padded to UE_RB_PAGE_SIZE); a negative
+ *      return stops the pass and is returned
+ *
+ * Return: the number of pages read, or -errno.
+ */
+int uet_raw_pass(struct uet_raw *r, unsigned int max,
+		 int (*fn)(void *arg, unsigned int cpu, const uint8_t *page, size_t len), void *arg);
+
+/**
+ * uet_page_records - the records of a ring-buffer page
+ * @missed: the count of records lost before the page is added here
+ * @fn: called for each record (may be NULL); a negative return stops and is returned
+ *
+ * Return: the number of records (none from a malformed page), or -errno.
+ */
+int uet_page_records(const uint8_t *page, size_t len, unsigned long long *missed,
+		     int (*fn)(void *arg, uint64_t ts, const void *data, size_t len), void *arg);
+
+/** uet_raw_close - close them */
+void uet_raw_close(struct uet_raw *r);
+
 /*
  * Events enabled on the fly: every tick, the events matching the globs
  * that are not enabled yet get enabled; at the end those are disabled again.
@@ -160,9 +363,9 @@ struct uet_autoenable {
 	const char *tracefs;
 	char **globs;
 	size_t nglobs;
+	struct uet_formats *formats;	/* if set: keeps the format of every event seen */
 	char (*done)[300];		/* "SYSTEM/NAME" of each event we enabled */
 	size_t ndone;
-	unsigned long long last_scan_ns;
 };
 
 /** uet_autoenable_tick - enable what matches now (a uet_stream tick) */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * tools/tracedat: writing and reading trace-cmd's trace.dat version 7
- * without compression: the initial header, the header-info, ftrace-events,
- * event-formats, kallsyms, printk and cmdlines sections, one flyrecord
- * buffer, the options section that points at them, and the strings section.
+ * tools/tracedat: trace-cmd's trace.dat version 7: the initial header, the
+ * header-info, ftrace-events, event-formats, kallsyms, printk and cmdlines
+ * sections, one flyrecord buffer, the options section that points at them,
+ * and the strings section.  Written uncompressed; read compressed with zstd
+ * too (sections and CPU data chunks) when libzstd was found at build time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +13,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 #include "tracedat.h"
 
-/* Section and option ids of trace-cmd.dat.v7(5). */
+/* Section and option ids of trace-cmd.dat.v7(5), and the section flag. */
 enum {
+	SEC_FL_COMPRESSED = 1,
 	OPT_DONE = 0,
 	OPT_BUFFER = 3,
 	OPT_TRACECLOCK = 4,
@@ -399,27 +404,142 @@ static const char *getstr(struct cur *c)
 	return s;
 }
 
-/* Cursor over a section's body at @off, checking its id and flags. */
-static int open_section(const struct uet_dat *d, uint64_t off, uint16_t id, struct cur *ret)
+/* Keep @p (malloc()ed) until uet_dat_free(); frees it on failure. */
+static int keep(struct uet_dat *d, void *p)
+{
+	void **n = realloc(d->unpacked, (d->nunpacked + 1) * sizeof(*n));
+
+	if (!n) {
+		free(p);
+		return -ENOMEM;
+	}
+	d->unpacked = n;
+	n[d->nunpacked++] = p;
+	return 0;
+}
+
+/* Most bytes one compressed block may claim to unpack to (a section, a chunk). */
+#define UNPACK_MAX (UINT32_C(1) << 30)
+
+/*
+ * @zlen bytes at @z unpacked into a new buffer of exactly @len bytes, kept
+ * in @d.  Return: 0, -ENOTSUP (not zstd, or no libzstd), -EINVAL, -ENOMEM.
+ */
+static int unpack(struct uet_dat *d, const void *z, size_t zlen, size_t len, uint8_t **ret)
+{
+	uint8_t *out;
+
+	if (strcmp(d->compression, "zstd") != 0)
+		return -ENOTSUP;
+	if (len > UNPACK_MAX)
+		return -EINVAL;
+	out = malloc(len ? len : 1);
+	if (!out)
+		return -ENOMEM;
+#ifdef HAVE_ZSTD
+	{
+		size_t n = ZSTD_decompress(out, len, z, zlen);
+
+		if (ZSTD_isError(n) || n != len) {
+			free(out);
+			return -EINVAL;
+		}
+	}
+#else
+	(void)z;
+	(void)zlen;
+	free(out);
+	return -ENOTSUP;
+#endif
+	*ret = out;
+	return keep(d, out);
+}
+
+/*
+ * Cursor over a section's body at @off, checking its id; a compressed body
+ * ("<u32 size><u32 unpacked size><data>") is unpacked first.
+ */
+static int open_section(struct uet_dat *d, uint64_t off, uint16_t id, struct cur *ret)
 {
 	struct cur c = { d->buf, d->len, 0, false };
 	uint64_t size;
+	uint16_t flags;
 
 	if (off > d->len)
 		return -EINVAL;
 	c.pos = (size_t)off;
 	if (get(&c, 2) != id)
 		return -EINVAL;
-	if (get(&c, 2) & 1)
-		return -ENOTSUP;
+	flags = (uint16_t)get(&c, 2);
 	get(&c, 4);
 	size = get(&c, 8);
 	if (c.bad || size > c.len - c.pos)
 		return -EINVAL;
-	ret->p = c.p + c.pos;
-	ret->len = (size_t)size;
-	ret->pos = 0;
-	ret->bad = false;
+	*ret = (struct cur){ c.p + c.pos, (size_t)size, 0, false };
+	/* A flyrecord buffer's flag says its CPU data comes in chunks (unpack_cpu()). */
+	if ((flags & SEC_FL_COMPRESSED) && id != OPT_BUFFER) {
+		uint32_t zlen = (uint32_t)get(ret, 4), len = (uint32_t)get(ret, 4);
+		const void *z = take(ret, zlen);
+		uint8_t *out;
+		int e;
+
+		if (!z)
+			return -EINVAL;
+		e = unpack(d, z, zlen, len, &out);
+		if (e < 0)
+			return e;
+		*ret = (struct cur){ out, len, 0, false };
+	}
+	return 0;
+}
+
+/*
+ * The pages of one CPU from a compressed file: "<u32 chunks>" then per
+ * chunk "<u32 size><u32 unpacked size><data>", unpacked into one buffer.
+ */
+static int unpack_cpu(struct uet_dat *d, uint64_t off, struct uet_dat_cpu *cpu)
+{
+	struct cur c = { d->buf, d->len, (size_t)off, false };
+	uint32_t n;
+	uint64_t total = 0;
+	size_t at;
+	uint8_t *out;
+
+	if (off > d->len)
+		return -EINVAL;
+	n = (uint32_t)get(&c, 4);
+	at = c.pos;
+	for (uint32_t i = 0; i < n && !c.bad; i++) {
+		uint32_t zlen = (uint32_t)get(&c, 4);
+
+		total += get(&c, 4);
+		take(&c, zlen);
+	}
+	if (c.bad || total > UNPACK_MAX)
+		return -EINVAL;
+	out = malloc(total ? (size_t)total : 1);
+	if (!out)
+		return -ENOMEM;
+	if (keep(d, out) < 0)
+		return -ENOMEM;
+	c.pos = at;
+	total = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t zlen = (uint32_t)get(&c, 4), len = (uint32_t)get(&c, 4);
+		const void *z = take(&c, zlen);
+#ifdef HAVE_ZSTD
+		size_t got = ZSTD_decompress(out + total, len, z, zlen);
+
+		if (ZSTD_isError(got) || got != len)
+			return -EINVAL;
+#else
+		(void)z;
+		return -ENOTSUP;
+#endif
+		total += len;
+	}
+	cpu->data = out;
+	cpu->size = total;
 	return 0;
 }
 
@@ -480,13 +600,31 @@ static int read_buffer_option(struct uet_dat *d, struct cur *o)
 	if (!d->cpus)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < d->ncpus; i++) {
+		uint64_t off, size;
+
 		d->cpus[i].cpu = (unsigned int)get(o, 4);
-		d->cpus[i].off = get(o, 8);
-		d->cpus[i].size = get(o, 8);
-		if (d->cpus[i].off > d->len || d->cpus[i].size > d->len - d->cpus[i].off)
+		off = get(o, 8);
+		size = get(o, 8);
+		if (o->bad || off > d->len || size > d->len - off)
 			return -EINVAL;
+		if (strcmp(d->compression, "none") != 0) {
+			e = unpack_cpu(d, off, &d->cpus[i]);
+			if (e < 0)
+				return e;
+		} else {
+			d->cpus[i].data = d->buf + off;
+			d->cpus[i].size = size;
+		}
 	}
 	return o->bad ? -EINVAL : 0;
+}
+
+static void no_unpack(const struct uet_dat *d, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "compressed with %s: %s (trace-cmd convert --compression none)",
+		 d->compression,
+		 strcmp(d->compression, "zstd") ? "not supported"
+						: "this userevents was built without libzstd");
 }
 
 static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errlen)
@@ -529,7 +667,7 @@ static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errle
 				e = read_buffer_option(d, &o);
 			}
 			if (e == -ENOTSUP) {
-				snprintf(err, errlen, "compressed section (option %u)", id);
+				no_unpack(d, err, errlen);
 				return e;
 			}
 			if (e < 0) {
@@ -551,7 +689,6 @@ int uet_dat_read(const char *path, struct uet_dat *ret, char *err, size_t errlen
 	struct uet_dat d = { 0 };
 	struct stat st;
 	struct cur c;
-	const char *comp;
 	size_t got = 0;
 	int fd, e;
 
@@ -598,14 +735,19 @@ int uet_dat_read(const char *path, struct uet_dat *ret, char *err, size_t errlen
 		goto fail;
 	}
 	d.page_size = (unsigned int)get(&c, 4);
-	comp = getstr(&c);
+	snprintf(d.compression, sizeof(d.compression), "%s", getstr(&c));
 	getstr(&c);
-	if (strcmp(comp, "none") != 0) {
-		snprintf(err, errlen,
-			 "compressed with %s, not supported (trace-cmd convert --compression none)",
-			 comp);
-		e = -ENOTSUP;
-		goto fail;
+	if (strcmp(d.compression, "none") != 0) {
+#ifdef HAVE_ZSTD
+		bool can = strcmp(d.compression, "zstd") == 0;
+#else
+		bool can = false;
+#endif
+		if (!can) {
+			no_unpack(&d, err, errlen);
+			e = -ENOTSUP;
+			goto fail;
+		}
 	}
 	e = read_options(&d, get(&c, 8), err, errlen);
 	if (e < 0)
@@ -624,6 +766,9 @@ fail:
 
 void uet_dat_free(struct uet_dat *d)
 {
+	for (size_t i = 0; i < d->nunpacked; i++)
+		free(d->unpacked[i]);
+	free(d->unpacked);
 	free(d->buf);
 	free(d->cpus);
 	free(d->formats);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tools/tracedat: trace-cmd's trace.dat, version 7 (trace-cmd.dat.v7(5)),
- * uncompressed.  The writer lays out the metadata sections, one flyrecord
- * buffer of raw ring-buffer pages and one options section; the reader finds
- * the same pieces in files written by us or by trace-cmd.
+ * tools/tracedat: trace-cmd's trace.dat, version 7 (trace-cmd.dat.v7(5)).
+ * The writer lays out the metadata sections, one flyrecord buffer of raw
+ * ring-buffer pages and one options section, uncompressed; the reader finds
+ * the same pieces in files written by us or by trace-cmd, zstd-compressed
+ * ones included when built with libzstd.
  */
 #ifndef UE_TOOLS_TRACEDAT_H
 #define UE_TOOLS_TRACEDAT_H
@@ -48,11 +49,15 @@ struct uet_dat {
 	unsigned int ncpus;		/* CPUs with data (from the BUFFER option) */
 	struct uet_dat_cpu {
 		unsigned int cpu;
-		uint64_t off, size;
+		const uint8_t *data;	/* its pages (in @buf, or uncompressed) */
+		uint64_t size;
 	} *cpus;
 	struct uet_dat_text *formats;	/* every event format, ftrace ones included */
 	size_t nformats;
 	char *cmdlines;			/* NUL-terminated copy, or NULL */
+	char compression[32];		/* "none", "zstd", ... */
+	void **unpacked;		/* uncompressed sections and CPU data */
+	size_t nunpacked;
 };
 
 /**
@@ -62,8 +67,9 @@ struct uet_dat {
  * @err: a message on failure
  * @errlen: its size
  *
- * Return: 0; -ENOTSUP for another version or a compressed file; -EINVAL
- * for a malformed one; -errno.
+ * Return: 0; -ENOTSUP for another version, another byte order or an
+ * algorithm of compression this build cannot undo; -EINVAL for a malformed
+ * file; -errno.
  */
 int uet_dat_read(const char *path, struct uet_dat *ret, char *err, size_t errlen);
 

@@ -2,8 +2,8 @@
 /*
  * tracefs access for the userevents tool: finding a tracefs that serves
  * user_events (usereventsd's or the kernel's), reading and writing its
- * files, listing its user events (parsed from their format files) and
- * matching them against globs.
+ * files, listing its user events (parsed from their format files, whose
+ * text is kept for recordings) and matching them against globs.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -209,9 +209,12 @@ static int load_one(const char *tracefs, const char *sys, const char *name, stru
 	if (!text)
 		return -errno;
 	r = ue_format_parse(text, len, &ev->desc, &ev->id);
-	free(text);
-	if (r < 0)
+	if (r < 0) {
+		free(text);
 		return r;
+	}
+	ev->format = text;
+	ev->format_len = len;
 	snprintf(rel, sizeof(rel), "events/%s/%s/enable", sys, name);
 	text = uet_read(tracefs, rel, NULL);
 	ev->enabled = text ? (text[0] == '1') : -1;
@@ -267,8 +270,10 @@ int uet_events_load(const char *tracefs, struct uet_events *ret)
 
 void uet_events_free(struct uet_events *evs)
 {
-	for (size_t i = 0; i < evs->n; i++)
+	for (size_t i = 0; i < evs->n; i++) {
 		ue_event_free(evs->v[i].desc);
+		free(evs->v[i].format);
+	}
 	free(evs->v);
 	evs->v = NULL;
 	evs->n = 0;

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The userevents CLI end to end against usereventsd: exit codes and messages
 # scripts rely on, list/enable/disable/stats on a mount found from the
-# mount table, and run tracing the raw-ABI example (its own count of records
-# written is the expected total).  Needs root and /dev/fuse: exit 77 otherwise.
+# mount table, stream --json against the trace file, and run tracing the
+# raw-ABI example (its own count of records written is the expected total).  Needs root and /dev/fuse: exit 77 otherwise.
 #
 #   test-cli.sh USEREVENTS USEREVENTSD USER_EVENTS_EXAMPLE
 set -u
@@ -52,6 +52,7 @@ expect_rc() {
 }
 
 unset USEREVENTS_TRACEFS
+norm=$(dirname "$0")/records-norm.py	# trace lines and JSON records in one form
 
 # ---- command line -------------------------------------------------------
 expect_rc 0 "--help" -- "$tool" --help
@@ -62,10 +63,18 @@ expect_rc 2 "no command" -- "$tool"
 expect_rc 3 "--tracefs that does not exist" -- "$tool" --tracefs "$work/none" list
 expect_rc 2 "run without a command" -- "$tool" run
 expect_rc 2 "enable without a glob" -- "$tool" --tracefs "$mnt" enable
+expect_rc 0 "stream --help" -- "$tool" stream --help
+grep -q '^usage: userevents stream .*--json' "$work/out" || fail "stream --help: no --json"
+expect_rc 2 "report without a file" -- "$tool" report
+expect_rc 1 "report of a missing file" -- "$tool" report "$work/none.dat"
+grep -q "^userevents: report: $work/none.dat: No such file or directory" "$work/err" ||
+	fail "report of a missing file: message"
+expect_rc 2 "report --pid that is no pid" -- "$tool" report --pid x "$work/none.dat"
 
 # ---- a mounted daemon, found in the mount table -------------------------
 "$daemon" "$mnt" || { echo "FAIL: usereventsd did not mount"; exit 1; }
-"$example" "$mnt" 3 >/dev/null &
+# Its events live as long as it does: long enough for the checks below, then killed.
+"$example" "$mnt" 30 >/dev/null &
 pid=$!
 i=0
 while ! grep -q example_message "$mnt/user_events_status" 2>/dev/null && [ $i -lt 50 ]; do
@@ -96,8 +105,42 @@ expect_rc 0 "disable user_events:*" -- "$tool" disable 'user_events:*'
 [ "$(cat "$mnt/events/enable")" = 0 ] || fail "disable: something still enabled"
 USEREVENTS_TRACEFS=$work/none expect_rc 3 "USEREVENTS_TRACEFS wins over the mount table" -- \
 	"$tool" list
-wait "$pid"
+kill "$pid"
+{ wait "$pid"; } 2>/dev/null
 pid=
+
+# ---- stream --json: the records trace shows, as JSON ---------------------
+expect_rc 2 "stream --fields --json" -- "$tool" --tracefs "$mnt" stream --fields --json
+expect_rc 2 "stream -o (an option of another command)" -- "$tool" --tracefs "$mnt" stream -o x
+for e in 'example_tick u64 count' 'example_request u32 status; u64 bytes; __rel_loc char[] path' \
+	'example_message char[16] text; s32 level'; do
+	echo "u:$e" >> "$mnt/dynamic_events"
+done
+: > "$mnt/trace"	# O_TRUNC: the records of the example run above go
+echo 1 > "$mnt/events/user_events/enable"
+"$example" "$mnt" 1 > "$work/example.out"
+grep -v '^#' "$mnt/trace" > "$work/trace"
+"$tool" --tracefs "$mnt" stream --json > "$work/json" 2> "$work/err" &
+spid=$!
+i=0
+while grep -vq '^#' "$mnt/trace" && [ $i -lt 50 ]; do	# until it has read them all
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -INT $spid
+wait $spid
+rc=$?
+"$norm" trace < "$work/trace" > "$work/a"
+"$norm" json < "$work/json" > "$work/b" 2>&1
+written=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/example.out")
+if [ $rc = 0 ] && [ "$(wc -l < "$work/a")" = "$written" ] && [ "$written" -gt 0 ] &&
+	diff "$work/a" "$work/b" > "$work/diff"; then
+	ok "stream --json: the $written records trace showed, same fields and values"
+else
+	fail "stream --json: exit $rc, wrote $written, $(wc -l < "$work/a") trace lines"
+	head -5 "$work/diff" "$work/err"
+fi
+echo 0 > "$mnt/events/user_events/enable"
 umount "$mnt"
 
 # ---- run ----------------------------------------------------------------

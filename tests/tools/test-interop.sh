@@ -1,39 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Interop of usereventsd with Debian's trace-cmd (suite 'interop'): in a
-# private mount namespace, usereventsd is mounted over a tracefs at
-# /sys/kernel/tracing (libtracefs takes the first "tracefs" line of
-# /proc/mounts; ours is stacked on that path).  Checks: trace-cmd extract
-# reads trace_pipe_raw pages and trace-cmd report prints every record of our
-# own `trace` (same pid, CPU, timestamp, event, values); trace-cmd record
+# private mount namespace, usereventsd is stacked on a tracefs at
+# /sys/kernel/tracing (stack.sh).  Checks: trace-cmd extract reads
+# trace_pipe_raw pages and trace-cmd report prints every record of our own
+# `trace` (same pid, CPU, timestamp, event, values); trace-cmd record
 # -- PROGRAM records all the records the program wrote.
 # Needs root, /dev/fuse, trace-cmd and a tracefs to stack on: exit 77 (skip) otherwise.
 # Usage: test-interop.sh USEREVENTSD EXAMPLE
 set -u
 DAEMON=$1
 EXAMPLE=$2
+. "$(dirname "$0")/stack.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "not root"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
 command -v trace-cmd >/dev/null || skip "no trace-cmd"
-command -v unshare >/dev/null || skip "no unshare"
-
-if [ "${UE_INTEROP_INNER:-}" != 1 ]; then
-	UE_INTEROP_INNER=1 exec unshare -m --propagation private "$0" "$@"
-fi
-
-T=/sys/kernel/tracing
-W=$(mktemp -d /tmp/ue-interop.XXXXXX) || exit 1
+stack_enter "$@"
+stack_up "$DAEMON"
 fail=0
-cleanup() {
-	umount "$T" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-
-mount -t tracefs nodev "$T" 2>/dev/null || skip "cannot mount a tracefs to stack on"
-"$DAEMON" "$T" || { echo "not ok: usereventsd did not mount"; exit 1; }
 # trace-cmd record always writes 1 to ftrace_enabled; a read-only /proc/sys
 # (containers) would make it die: give it a private file to write.
 if [ -e /proc/sys/kernel/ftrace_enabled ] && ! ( echo 1 > /proc/sys/kernel/ftrace_enabled ) 2>/dev/null; then
@@ -45,16 +28,6 @@ make_events() {
 	echo 'u:example_tick u64 count' >> $T/dynamic_events &&
 	echo 'u:example_request u32 status; u64 bytes; __rel_loc char[] path' >> $T/dynamic_events &&
 	echo 'u:example_message char[16] text; s32 level' >> $T/dynamic_events
-}
-
-# The event part of a line of our trace: "PID CPU TS NAME field=value...", the
-# fields printer's "0x1f (31)" shown as the print fmt's decimal "31".
-ours() {
-	grep -v '^#' | sed -E 's/^ *.{16}-([0-9]+) +\[([0-9]+)\] [^ ]+ +([0-9.]+): ([^:]+): /\1 \2 \3 \4 /; s/=0x[0-9a-f]+ \((-?[0-9]+)\)/=\1/g'
-}
-# The same of a trace-cmd report line.
-theirs() {
-	grep -v '^cpus=' | sed -E 's/^ *.{16}-([0-9]+) +\[([0-9]+)\] +([0-9.]+): ([^:]+): +/\1 \2 \3 \4 /'
 }
 
 # 1. trace-cmd extract + report against our own trace.

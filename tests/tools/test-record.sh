@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # userevents record/report against Debian's trace-cmd (suite 'interop'): in a
-# private mount namespace usereventsd is stacked over a tracefs.  Checks:
+# private mount namespace usereventsd is stacked over a tracefs (stack.sh).  Checks:
 # trace-cmd report reads our trace.dat and prints the records our `trace`
 # showed; our report prints them exactly as `trace` did, for our file and for
 # one from trace-cmd extract; filters; record -- CMD with a private daemon.
@@ -12,29 +12,12 @@ TOOL=$1
 DAEMON=$2
 EXAMPLE=$3
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "not root"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
+. "$(dirname "$0")/stack.sh"
+
 command -v trace-cmd >/dev/null || skip "no trace-cmd"
-command -v unshare >/dev/null || skip "no unshare"
-
-if [ "${UE_RECORD_INNER:-}" != 1 ]; then
-	UE_RECORD_INNER=1 exec unshare -m --propagation private "$0" "$@"
-fi
-
-T=/sys/kernel/tracing
-W=$(mktemp -d /tmp/ue-record.XXXXXX) || exit 1
+stack_enter "$@"
+stack_up "$DAEMON"
 fail=0
-cleanup() {
-	umount "$T" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-
-# A tracefs to stack on: ours, or one already there.
-mount -t tracefs nodev "$T" 2>/dev/null
-grep -q " $T tracefs " /proc/mounts || skip "no tracefs to stack on"
-"$DAEMON" "$T" || { echo "not ok: usereventsd did not mount"; exit 1; }
 export USEREVENTS_TRACEFS=$T
 
 echo 'u:example_tick u64 count' >> $T/dynamic_events &&
@@ -42,13 +25,6 @@ echo 'u:example_request u32 status; u64 bytes; __rel_loc char[] path' >> $T/dyna
 echo 'u:example_message char[16] text; s32 level' >> $T/dynamic_events ||
 	{ echo "not ok: dynamic_events"; exit 1; }
 
-# The event part of our trace's lines, and of trace-cmd report's (as test-interop.sh).
-ours() {
-	grep -v '^#' | sed -E 's/^ *.{16}-([0-9]+) +\[([0-9]+)\] [^ ]+ +([0-9.]+): ([^:]+): /\1 \2 \3 \4 /; s/=0x[0-9a-f]+ \((-?[0-9]+)\)/=\1/g'
-}
-theirs() {
-	grep -v '^cpus=' | sed -E 's/^ *.{16}-([0-9]+) +\[([0-9]+)\] +([0-9.]+): ([^:]+): +/\1 \2 \3 \4 /'
-}
 check() {	# NAME: compare $W/a and $W/b
 	if [ -s "$W/a" ] && diff "$W/a" "$W/b" > "$W/diff"; then
 		echo "ok - $1 ($(wc -l < "$W/a") lines)"
@@ -71,8 +47,14 @@ check "trace-cmd report of userevents record prints what trace showed"
 cp "$W/trace1" "$W/a"
 "$TOOL" report "$W/ours.dat" > "$W/b"
 check "userevents report of our file prints trace's lines"
+"$TOOL" report --fields "$W/ours.dat" > "$W/b"
+check "report --fields prints them as trace does too (the style of user events)"
+NORM=$(dirname "$0")/records-norm.py	# trace lines and JSON records in one form
+"$NORM" trace < "$W/trace1" > "$W/a"
+"$TOOL" report --json "$W/ours.dat" | "$NORM" json > "$W/b"
+check "report --json: the same records, fields and values"
 
-# 2. A file of trace-cmd extract (uncompressed: no zstd here).
+# 2. A file of trace-cmd extract, uncompressed (zstd: 6.).
 "$EXAMPLE" "$T" 1 > /dev/null || { echo "not ok: example failed"; exit 1; }
 grep -v '^#' $T/trace > "$W/a"
 ( cd "$W" && trace-cmd extract --compression none -o "$W/tc.dat" ) > "$W/extract.log" 2>&1
@@ -110,9 +92,70 @@ else
 	tail -5 "$W/cmd.log"; fail=1
 fi
 
-# 5. A compressed or foreign file is refused with a reason.
+# 4b. record -- CMD with no tracefs named: a private usereventsd, every record.
+mkdir "$W/tmp"
+( cd "$W" && unset USEREVENTS_TRACEFS && export TMPDIR=$W/tmp &&
+	exec "$TOOL" record -o "$W/priv.dat" -- "$EXAMPLE" /sys/kernel/tracing 2 ) \
+	> "$W/priv.log" 2>&1
+rc=$?
+wrote=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$W/priv.log")
+got=$(trace-cmd report "$W/priv.dat" 2>/dev/null | grep -c '^ *user_events_exa-[0-9]* .* example_')
+ours_n=$("$TOOL" report "$W/priv.dat" | grep -c '^ *user_events_exa-[0-9]* .* example_')
+if [ $rc = 0 ] && [ -n "$wrote" ] && [ "$wrote" -gt 0 ] && [ "$got" = "$wrote" ] &&
+	[ "$ours_n" = "$wrote" ]; then
+	echo "ok - record -- example, private daemon: $wrote records in both reports"
+else
+	echo "not ok - record -- example, private daemon: exit $rc, wrote ${wrote:-?}, trace-cmd $got, ours $ours_n"
+	tail -5 "$W/priv.log"; fail=1
+fi
+grep -q '^userevents: record: command exited with status 0$' "$W/priv.log" ||
+	{ echo "not ok - record -- example: no exit line"; fail=1; }
+grep -q "^userevents: record: $wrote events, [0-9]* bytes, 0 dropped$" "$W/priv.log" ||
+	{ echo "not ok - record -- example: no closing line of $wrote events, 0 dropped"; fail=1; }
+[ -z "$(ls -A "$W/tmp")" ] || { echo "not ok - record -- CMD left $(ls -A "$W/tmp")"; fail=1; }
+
+# 4c. Exit codes of record -- CMD (private daemon) and of bad command lines.
+record_rc() {	# WANT WHAT -- ARGS...
+	want=$1 what=$2
+	shift 3
+	( cd "$W" && unset USEREVENTS_TRACEFS && export TMPDIR=$W/tmp && exec "$TOOL" record "$@" ) \
+		> /dev/null 2> "$W/err"
+	r=$?
+	if [ "$r" = "$want" ]; then echo "ok - record $what: exit $r"; else
+		echo "not ok - record $what: exit $r, expected $want"; sed 's/^/#   /' "$W/err"; fail=1
+	fi
+}
+record_rc 3 "returns the command's status" -- -q -o "$W/x.dat" -- sh -c 'exit 3'
+record_rc 137 "of a killed command" -- -q -o "$W/x.dat" -- sh -c 'kill -9 $$'
+record_rc 127 "of a missing command" -- -q -o "$W/x.dat" -- "$W/nosuch"
+record_rc 125 "that cannot write its file" -- -q -o "$W/nodir/x.dat" -- true
+record_rc 2 "without -o" -- -- true
+record_rc 2 "with an option of another command" -- --json -o "$W/x.dat" -- true
+[ -z "$(ls -A "$W/tmp")" ] || { echo "not ok - record -- CMD left $(ls -A "$W/tmp")"; fail=1; }
+
+# 5. A foreign file is refused with a reason.
 printf 'not a trace' > "$W/bad.dat"
 "$TOOL" report "$W/bad.dat" > /dev/null 2> "$W/err"
 r=$?
 if [ $r = 1 ] && grep -q 'not a trace.dat' "$W/err"; then echo "ok - report refuses a non-trace.dat"; else echo "not ok - bad file: $r"; fail=1; fi
+
+# 6. zstd: a trace-cmd extract --compression zstd file reads back as trace
+# showed, and as its uncompressed conversion (trace-cmd convert) does.
+echo 1 > $T/events/user_events/enable
+"$EXAMPLE" "$T" 1 > /dev/null || { echo "not ok: example failed"; exit 1; }
+grep -v '^#' $T/trace > "$W/trace6"
+( cd "$W" && trace-cmd extract --compression zstd -o "$W/z.dat" &&
+	trace-cmd convert --compression none -i "$W/z.dat" -o "$W/zn.dat" ) > "$W/z.log" 2>&1
+head -c 64 "$W/z.dat" | grep -aq zstd || { echo "not ok - trace-cmd wrote no zstd file"; fail=1; }
+"$TOOL" report "$W/z.dat" > "$W/b" 2> "$W/err"
+if grep -q 'built without libzstd' "$W/err"; then
+	echo "ok - report of a zstd file # SKIP built without libzstd"
+else
+	cp "$W/trace6" "$W/a"
+	check "report of a trace-cmd zstd file prints trace's lines"
+	"$TOOL" report --json "$W/zn.dat" > "$W/a"
+	"$TOOL" report --json "$W/z.dat" > "$W/b"
+	check "report --json: the zstd file and its uncompressed conversion"
+fi
+echo 0 > $T/events/user_events/enable
 exit $fail

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A private usereventsd for run and record -- CMD: as root in a private mount
+ * namespace, also bound over /sys/kernel/tracing (raw-ABI programs hard-code
+ * it); as another user through fusermount3.  Stopping it leaves nothing behind.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+#define KERNEL_TRACEFS "/sys/kernel/tracing"
+/* How long the daemon may take to mount. */
+#define MOUNT_WAIT_MS 5000
+
+struct uet_private {
+	char mnt[PATH_MAX];
+	bool have_mnt;
+	bool mounted;
+	bool bound;		/* also on /sys/kernel/tracing */
+	bool root;
+	pid_t daemon;
+};
+
+static bool executable(const char *p)
+{
+	return access(p, X_OK) == 0;
+}
+
+/*
+ * The daemon: $USEREVENTSD; beside the tool in the build tree
+ * (build/tools/../daemon/usereventsd); installed next to it (bin/../sbin);
+ * else the PATH.
+ */
+static void find_daemon(char *out, size_t len)
+{
+	static const char *const rel[] = { "/../daemon/usereventsd", "/usereventsd",
+					   "/../sbin/usereventsd" };
+	const char *env = getenv("USEREVENTSD");
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+				snprintf(out, len, "%s%s", self, rel[i]);
+				if (executable(out))
+					return;
+			}
+		}
+	}
+	snprintf(out, len, "usereventsd");
+}
+
+static bool mounted_yet(const char *mnt)
+{
+	char p[PATH_MAX + 32];
+
+	snprintf(p, sizeof(p), "%s/user_events_data", mnt);
+	return access(p, F_OK) == 0;
+}
+
+/* Start usereventsd -f on p->mnt and wait until the mount serves. */
+static int start_daemon(struct uet_private *p)
+{
+	char daemon[PATH_MAX];
+	int waited = 0, st;
+
+	find_daemon(daemon, sizeof(daemon));
+	p->daemon = fork();
+	if (p->daemon < 0)
+		return -errno;
+	if (p->daemon == 0) {
+		/* A ^C is for the traced command; the tool ends the daemon. */
+		signal(SIGINT, SIG_IGN);
+		execlp(daemon, "usereventsd", "-f", p->mnt, (char *)NULL);
+		fprintf(stderr, UET_PROG ": cannot execute %s: %s\n", daemon, strerror(errno));
+		_exit(127);
+	}
+	while (!mounted_yet(p->mnt)) {
+		if (waitpid(p->daemon, &st, WNOHANG) == p->daemon) {
+			p->daemon = 0;
+			return -ECHILD;
+		}
+		if (waited >= MOUNT_WAIT_MS)
+			return -ETIMEDOUT;
+		uet_sleep_ms(10);
+		waited += 10;
+	}
+	p->mounted = true;
+	return 0;
+}
+
+static void stop_daemon(struct uet_private *p)
+{
+	if (p->bound)
+		umount2(KERNEL_TRACEFS, MNT_DETACH);
+	p->bound = false;
+	if (p->mounted) {
+		if (p->root) {
+			umount2(p->mnt, MNT_DETACH);
+		} else {
+			pid_t f = fork();
+
+			if (f == 0) {
+				execlp("fusermount3", "fusermount3", "-u", "-z", p->mnt, (char *)NULL);
+				_exit(127);
+			}
+			if (f > 0)
+				waitpid(f, NULL, 0);
+		}
+		p->mounted = false;
+	}
+	if (p->daemon > 0) {
+		/* The unmount ends it; a daemon stuck for a second is told to go. */
+		for (int i = 0; i < 100; i++) {
+			if (waitpid(p->daemon, NULL, WNOHANG) == p->daemon) {
+				p->daemon = 0;
+				break;
+			}
+			uet_sleep_ms(10);
+		}
+		if (p->daemon > 0) {
+			kill(p->daemon, SIGTERM);
+			waitpid(p->daemon, NULL, 0);
+			p->daemon = 0;
+		}
+	}
+	if (p->have_mnt)
+		rmdir(p->mnt);
+	p->have_mnt = false;
+}
+
+/* Private mount namespace, mounts not propagated back to the host. */
+static int private_namespace(void)
+{
+	if (unshare(CLONE_NEWNS) < 0)
+		return -errno;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Every step of the set-up; says why on failure, stop_daemon() undoes any part. */
+static int setup(struct uet_private *p, const char *who)
+{
+	const char *tmp = getenv("TMPDIR");
+	int e;
+
+	if (p->root) {
+		e = private_namespace();
+		if (e < 0) {
+			uet_err("%s: private mount namespace: %s", who, strerror(-e));
+			return e;
+		}
+	} else if (access("/dev/fuse", R_OK | W_OK) < 0) {
+		e = -errno;
+		uet_err("%s: /dev/fuse: %s (run as root, or give this user access to /dev/fuse)",
+			who, strerror(-e));
+		return e;
+	}
+	snprintf(p->mnt, sizeof(p->mnt), "%s/userevents-%s.XXXXXX", tmp && *tmp ? tmp : "/tmp",
+		 who);
+	if (!mkdtemp(p->mnt)) {
+		e = -errno;
+		uet_err("%s: mkdtemp %s: %s", who, p->mnt, strerror(-e));
+		return e;
+	}
+	p->have_mnt = true;
+	e = start_daemon(p);
+	if (e < 0) {
+		uet_err("%s: usereventsd did not mount %s: %s", who, p->mnt,
+			e == -ECHILD ? "it exited" : strerror(-e));
+		return e;
+	}
+	if (p->root) {
+		if (mount(p->mnt, KERNEL_TRACEFS, NULL, MS_BIND, NULL) < 0) {
+			e = -errno;
+			uet_err("%s: bind %s on " KERNEL_TRACEFS ": %s", who, p->mnt, strerror(-e));
+			return e;
+		}
+		p->bound = true;
+	}
+	return 0;
+}
+
+int uet_private_start(const char *who, struct uet_private **ret, char *tracefs, size_t len)
+{
+	struct uet_private *p = calloc(1, sizeof(*p));
+	int e;
+
+	if (!p)
+		return -ENOMEM;
+	p->root = geteuid() == 0;
+	e = setup(p, who);
+	if (e == 0 && strlen(p->mnt) >= len)
+		e = -ENAMETOOLONG;
+	if (e < 0) {
+		stop_daemon(p);
+		free(p);
+		return e;
+	}
+	snprintf(tracefs, len, "%s", p->mnt);
+	*ret = p;
+	return 0;
+}
+
+void uet_private_stop(struct uet_private *p)
+{
+	if (!p)
+		return;
+	stop_daemon(p);
+	free(p);
+}

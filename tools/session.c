@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * What the tracing commands share: options, the signals that end them, the
+ * traced command of run and record -- CMD and its exit code, events enabled
+ * as they get registered, the wait for native rings to drain, drop counters.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+/* How long the native path's rings may take to drain after the command exits. */
+#define SETTLE_MAX_MS 2000
+
+volatile sig_atomic_t uet_signal;
+
+static void on_signal(int sig)
+{
+	uet_signal = sig;
+}
+
+void uet_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	/* No SA_RESTART: a blocked read or poll returns EINTR and the loop looks. */
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void uet_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+uint64_t uet_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allowed,
+		   const char *usage)
+{
+	static const struct option lopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "fields", no_argument, NULL, 'F' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static const struct {
+		int c;
+		unsigned int bit;
+		const char *name;
+	} bits[] = {
+		{ 'e', UET_O_EVENT, "-e" },	  { 'o', UET_O_OUTPUT, "-o" },
+		{ 'q', UET_O_QUIET, "-q" },	  { 'F', UET_O_FIELDS, "--fields" },
+		{ 'j', UET_O_JSON, "--json" }, { 'p', UET_O_PID, "--pid" },
+		{ 'h', 0, "-h" },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->globs = calloc((size_t)argc + 1, sizeof(*o->globs));
+	if (!o->globs)
+		return UET_EXIT_FAIL;
+	/* 0, not 1: getopt starts over (main's parse came first). */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+e:o:qFjp:h", lopts, NULL)) != -1) {
+		const char *name = NULL;
+		bool ok = false;
+		char *end;
+
+		for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+			if (bits[i].c == c) {
+				ok = !bits[i].bit || (allowed & bits[i].bit);
+				name = bits[i].name;
+			}
+		}
+		if (!ok) {
+			if (name)
+				uet_err("%s: option %s does not apply", argv[0], name);
+			else if (optopt)
+				uet_err("%s: option -%c: unknown, or without its argument",
+					argv[0], optopt);
+			else
+				uet_err("%s: option %s: unknown, or without its argument",
+					argv[0], argv[optind - 1]);
+			fprintf(stderr, "usage: " UET_PROG " %s\n", usage);
+			uet_opts_free(o);
+			return UET_EXIT_USAGE;
+		}
+		switch (c) {
+		case 'e':
+			o->globs[o->nglobs++] = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'F':
+			o->fields = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'p':
+			errno = 0;
+			o->pid = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || o->pid < 0 || o->pid > INT32_MAX) {
+				uet_err("%s: --pid %s: not a pid", argv[0], optarg);
+				uet_opts_free(o);
+				return UET_EXIT_USAGE;
+			}
+			o->have_pid = true;
+			break;
+		case 'h':
+			printf("usage: " UET_PROG " %s\n", usage);
+			uet_opts_free(o);
+			return UET_EXIT_OK;
+		}
+	}
+	if (o->fields && o->json) {
+		uet_err("%s: --fields and --json exclude each other", argv[0]);
+		uet_opts_free(o);
+		return UET_EXIT_USAGE;
+	}
+	o->rest = optind;
+	return -1;
+}
+
+void uet_opts_all_user_events(struct uet_opts *o)
+{
+	static char all[] = "user_events*:*";
+
+	if (!o->nglobs)
+		o->globs[o->nglobs++] = all;
+}
+
+void uet_opts_free(struct uet_opts *o)
+{
+	free(o->globs);
+	o->globs = NULL;
+	o->nglobs = 0;
+}
+
+int uet_child_start(struct uet_child *c, const char *who, const char *tracefs, char **argv)
+{
+	int e;
+
+	memset(c, 0, sizeof(*c));
+	c->pid = fork();
+	if (c->pid < 0) {
+		e = -errno;
+		uet_err("%s: fork: %s", who, strerror(-e));
+		c->pid = 0;
+		return e;
+	}
+	if (c->pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		setenv("USEREVENTS_TRACEFS", tracefs, 1);
+		execvp(argv[0], argv);
+		e = errno;
+		fprintf(stderr, UET_PROG ": %s: %s: %s\n", who, argv[0], strerror(e));
+		_exit(e == ENOENT ? UET_EXIT_NOT_FOUND : UET_EXIT_CANNOT_EXEC);
+	}
+	return 0;
+}
+
+bool uet_child_poll(struct uet_child *c)
+{
+	int sig = uet_signal;
+
+	if (!c->pid || c->done)
+		return c->done;
+	/*
+	 * A ^C reaches the whole foreground group, the command included: the
+	 * tool waits for it.  A SIGTERM or SIGHUP sent to the tool alone is
+	 * passed on.
+	 */
+	if (sig == SIGTERM || sig == SIGHUP) {
+		kill(c->pid, sig);
+		uet_signal = 0;
+	}
+	if (waitpid(c->pid, &c->status, WNOHANG) == c->pid)
+		c->done = true;
+	return c->done;
+}
+
+void uet_child_end(struct uet_child *c)
+{
+	if (!c->pid || c->done)
+		return;
+	kill(c->pid, SIGTERM);
+	while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
+		;
+	c->done = true;
+}
+
+int uet_child_exit_code(const struct uet_child *c, const char *who)
+{
+	if (WIFEXITED(c->status)) {
+		fprintf(stderr, UET_PROG ": %s: command exited with status %d\n", who,
+			WEXITSTATUS(c->status));
+		return WEXITSTATUS(c->status);
+	}
+	if (WIFSIGNALED(c->status)) {
+		fprintf(stderr, UET_PROG ": %s: command killed by signal %d (%s)\n", who,
+			WTERMSIG(c->status), strsignal(WTERMSIG(c->status)));
+		return 128 + WTERMSIG(c->status);
+	}
+	return UET_EXIT_RUN_FAIL;
+}
+
+/* One counter of usereventsd_stats ("key: N" lines); -1 when there is none. */
+static long long daemon_stat(const char *tracefs, const char *key)
+{
+	char *text = uet_read(tracefs, "usereventsd_stats", NULL), *p;
+	size_t n = strlen(key);
+	long long v = -1;
+
+	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, key, n) == 0 && p[n] == ':') {
+			v = strtoll(p + n + 1, NULL, 10);
+			break;
+		}
+	}
+	free(text);
+	return v;
+}
+
+void uet_settle(const char *tracefs)
+{
+	/*
+	 * Records a program left in its native rings reach the trace buffer
+	 * a little after it exits: wait until the daemon has moved them all.
+	 * The kernel's tracefs has no such file and nothing to wait for.
+	 */
+	for (int waited = 0; waited < SETTLE_MAX_MS; waited += 5) {
+		if (daemon_stat(tracefs, "native_pending_bytes") <= 0)
+			return;
+		uet_sleep_ms(5);
+	}
+}
+
+static void drops_read(const char *tracefs, struct uet_drops_at *d)
+{
+	long long ring_full = daemon_stat(tracefs, "native_dropped_ring_full");
+
+	d->have = uet_buf_stats_read(tracefs, &d->st) == 0;
+	d->ring_full = ring_full > 0 ? (unsigned long long)ring_full : 0;
+}
+
+void uet_drops_begin(struct uet_drops *d, const char *tracefs)
+{
+	memset(d, 0, sizeof(*d));
+	drops_read(tracefs, &d->base);
+}
+
+unsigned long long uet_drops_now(struct uet_drops *d, const char *tracefs)
+{
+	struct uet_drops_at now;
+
+	drops_read(tracefs, &now);
+	if (!now.have)
+		return d->overrun + d->discarded + d->ring_full;
+	/* Counters that went down were reset (a buffer resize): count from there. */
+	d->overrun = now.st.overrun >= d->base.st.overrun ? now.st.overrun - d->base.st.overrun
+							   : now.st.overrun;
+	d->discarded = now.st.dropped >= d->base.st.dropped ? now.st.dropped - d->base.st.dropped
+							    : now.st.dropped;
+	d->ring_full = now.ring_full >= d->base.ring_full ? now.ring_full - d->base.ring_full
+							  : now.ring_full;
+	d->have = true;
+	return d->overrun + d->discarded + d->ring_full;
+}
+
+static bool autoenable_has(const struct uet_autoenable *a, const char *key)
+{
+	for (size_t i = 0; i < a->ndone; i++)
+		if (strcmp(a->done[i], key) == 0)
+			return true;
+	return false;
+}
+
+void uet_autoenable_tick(void *arg)
+{
+	struct uet_autoenable *a = arg;
+	struct uet_events evs;
+
+	if (uet_events_load(a->tracefs, &evs) < 0)
+		return;
+	if (a->formats)
+		uet_formats_add_events(a->formats, &evs);
+	for (size_t i = 0; i < evs.n; i++) {
+		struct uet_event *ev = &evs.v[i];
+		char key[300], rel[320];
+		bool match = false;
+
+		for (size_t g = 0; g < a->nglobs && !match; g++)
+			match = uet_glob_match(a->globs[g], ev->system, ev->name);
+		snprintf(key, sizeof(key), "%s/%s", ev->system, ev->name);
+		if (!match || ev->enabled == 1 || autoenable_has(a, key))
+			continue;
+		snprintf(rel, sizeof(rel), "events/%s/enable", key);
+		if (uet_write(a->tracefs, rel, "1") == 0) {
+			char(*nd)[300] = realloc(a->done, (a->ndone + 1) * sizeof(*nd));
+
+			if (!nd)
+				break;
+			a->done = nd;
+			memcpy(a->done[a->ndone++], key, sizeof(key));
+		}
+	}
+	uet_events_free(&evs);
+}
+
+void uet_autoenable_undo(struct uet_autoenable *a)
+{
+	for (size_t i = 0; i < a->ndone; i++) {
+		char rel[320];
+
+		snprintf(rel, sizeof(rel), "events/%s/enable", a->done[i]);
+		uet_write(a->tracefs, rel, "0");
+	}
+	free(a->done);
+	a->done = NULL;
+	a->ndone = 0;
+}
