@@ -31,6 +31,8 @@
 /* Defaults of the limits on open files and on all snapshots together. */
 #define UE_DEFAULT_MAX_FILES 65536
 #define UE_DEFAULT_MAX_TEXT_MB 256
+/* Events one open user_events_data may hold (its write_index table). */
+#define UE_DEFAULT_MAX_FILE_EVENTS 4096
 
 /* Lines of the kernel's parsers: EVENT_BUF_SIZE for set_event words. */
 #define UE_EVENT_BUF_SIZE 127
@@ -48,6 +50,9 @@ struct ue_daemon_opts {
 	unsigned int max_threads;
 	unsigned int max_files;	/* open files and directories at a time (EMFILE) */
 	size_t max_text_bytes;	/* all text snapshots together (ENOMEM) */
+	unsigned int max_enablers;	   /* of one process (ENOMEM); 0: the default */
+	unsigned int max_enabler_processes; /* processes with enablers (ENOMEM); 0: default */
+	unsigned int max_file_events;	   /* of one user_events_data (ENOMEM); 0: default */
 	bool foreground;
 	bool debug;
 };

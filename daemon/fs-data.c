@@ -318,10 +318,21 @@ static int copy_struct(struct ue_procmem *pm, uint64_t uaddr, uint32_t usize, vo
 	return mem_read(pm, uaddr, dst, usize < ksize ? usize : ksize);
 }
 
-/* Index of @ev in the file's table, taking a reference when it is new. */
-static int ref_add(struct ue_fh *fh, struct ue_revent *ev)
+static uint32_t file_events_max(const struct ue_daemon *d)
+{
+	return d->opts.max_file_events ? d->opts.max_file_events : UE_DEFAULT_MAX_FILE_EVENTS;
+}
+
+/*
+ * Index of @ev in the file's table, taking a reference when it is new.  The
+ * table only grows until the file is closed (unregistering keeps the slot,
+ * as in the kernel), so it is bounded: past max_file_events, -ENOMEM, the
+ * kernel's answer when it cannot grow the table.
+ */
+static int ref_add(struct ue_daemon *d, struct ue_fh *fh, struct ue_revent *ev)
 {
 	struct ue_data_file *df = &fh->data;
+	uint32_t max = file_events_max(d);
 	int idx = -1;
 
 	pthread_mutex_lock(&fh->lock);
@@ -330,6 +341,10 @@ static int ref_add(struct ue_fh *fh, struct ue_revent *ev)
 			idx = (int)i;
 			break;
 		}
+	}
+	if (idx < 0 && df->count >= max) {
+		pthread_mutex_unlock(&fh->lock);
+		return -ENOMEM;
 	}
 	if (idx < 0) {
 		if (df->count == df->cap) {
@@ -351,6 +366,21 @@ static int ref_add(struct ue_fh *fh, struct ue_revent *ev)
 	}
 	pthread_mutex_unlock(&fh->lock);
 	return idx;
+}
+
+/* Whether ref_add() would find @ev in the file's table or room for it. */
+static bool ref_fits(struct ue_daemon *d, struct ue_fh *fh, struct ue_revent *ev)
+{
+	struct ue_data_file *df = &fh->data;
+	uint32_t max = file_events_max(d);
+	bool fits;
+
+	pthread_mutex_lock(&fh->lock);
+	fits = df->count < max;
+	for (uint32_t i = 0; i < df->count && !fits; i++)
+		fits = df->events[i] == ev;
+	pthread_mutex_unlock(&fh->lock);
+	return fits;
 }
 
 /* The kernel's user_reg_get(). */
@@ -419,6 +449,11 @@ again:
 	if (r < 0)
 		return r;
 
+	/* The kernel adds to the file's table before it makes the enabler. */
+	if (!ref_fits(d, fh, ev)) {
+		ue_revent_put(ev);
+		return -ENOMEM;
+	}
 	/*
 	 * The enabler first: the kernel refuses an address and bit already in
 	 * use before it takes any reference, so that error must leave the
@@ -431,7 +466,7 @@ again:
 		ue_revent_put(ev);
 		return r;
 	}
-	idx = ref_add(fh, ev);
+	idx = ref_add(d, fh, ev);
 	ue_revent_put(ev);
 	if (idx < 0) {
 		/* The kernel fails before it makes the enabler: undo ours. */

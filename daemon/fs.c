@@ -16,6 +16,8 @@
 
 #include "userevents/abi.h"
 #include "daemon.h"
+#include "native.h"
+#include "../lib/native-proto.h"
 
 /* Inode numbers of the static nodes; FUSE_ROOT_ID is 1. */
 enum {
@@ -942,6 +944,41 @@ static void fs_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	fuse_reply_poll(req, POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);
 }
 
+/*
+ * No extended attributes, as on tracefs, but one: user_events_data names the
+ * socket of this daemon's native path, for libuserevents (fgetxattr() on its
+ * descriptor reaches the daemon that serves that very file).
+ */
+static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	const char *val = NULL;
+	size_t len;
+
+	if (ino == INO_DATA && strcmp(name, UE_NATIVE_XATTR) == 0)
+		val = ue_native_name();
+	if (!val) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	len = strlen(val);
+	if (size == 0)
+		fuse_reply_xattr(req, len);
+	else if (size < len)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, val, len);
+}
+
+/* An empty list, as tracefs gives (the native path's name is not listed). */
+static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	(void)ino;
+	if (size == 0)
+		fuse_reply_xattr(req, 0);
+	else
+		fuse_reply_buf(req, NULL, 0);
+}
+
 static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct statvfs st;
@@ -968,6 +1005,8 @@ const struct fuse_lowlevel_ops ue_fs_ops = {
 	.readdir = fs_readdir,
 	.releasedir = fs_releasedir,
 	.statfs = fs_statfs,
+	.getxattr = fs_getxattr,
+	.listxattr = fs_listxattr,
 	.ioctl = fs_ioctl,
 	.poll = fs_poll,
 };

@@ -49,11 +49,18 @@ static void usage(FILE *out)
 		"                       %u); more fail with EMFILE\n"
 		"       max_text_mb=N   most MiB all text snapshots (trace, status...)\n"
 		"                       may hold (default: %u); more fail with ENOMEM\n"
+		"       max_enablers=N  most enable bits one process may register\n"
+		"                       (default: %u); more fail with ENOMEM\n"
+		"       max_enabler_processes=N  most processes with enable bits at a\n"
+		"                       time (default: %u); more fail with ENOMEM\n"
+		"       max_file_events=N  most events one open user_events_data may\n"
+		"                       hold (default: %u); more fail with ENOMEM\n"
 		"       other options go to FUSE (e.g. allow_other, which is set when root)\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n",
 		UE_REGISTRY_DEFAULT_MAX_EVENTS, UE_DEFAULT_BUFFER_KB, DEFAULT_MAX_THREADS,
-		UE_DEFAULT_MAX_FILES, UE_DEFAULT_MAX_TEXT_MB);
+		UE_DEFAULT_MAX_FILES, UE_DEFAULT_MAX_TEXT_MB, UE_ENABLERS_DEFAULT_MAX_PER_PROCESS,
+		UE_ENABLERS_DEFAULT_MAX_PROCESSES, UE_DEFAULT_MAX_FILE_EVENTS);
 }
 
 static int parse_uint(const char *s, int base, unsigned long max, unsigned long *ret)
@@ -115,6 +122,17 @@ static int parse_opts(const char *list, struct ue_daemon_opts *o, char *fuse_opt
 			if (!err && v == 0)
 				err = -EINVAL;
 			o->max_text_bytes = (size_t)v << 20;
+		} else if (KEY("max_enablers") || KEY("max_enabler_processes") ||
+			   KEY("max_file_events")) {
+			err = parse_uint(val, 10, UINT_MAX, &v);
+			if (!err && v == 0)
+				err = -EINVAL;
+			if (KEY("max_enablers"))
+				o->max_enablers = (unsigned int)v;
+			else if (KEY("max_enabler_processes"))
+				o->max_enabler_processes = (unsigned int)v;
+			else
+				o->max_file_events = (unsigned int)v;
 		} else if (KEY("threads")) {
 			err = parse_uint(val, 10, 1024, &v);
 			if (!err && v == 0)
@@ -342,6 +360,7 @@ int main(int argc, char **argv)
 		.max_text_bytes = (size_t)UE_DEFAULT_MAX_TEXT_MB << 20,
 	};
 	struct ue_registry_opts ropts = { 0 };
+	struct ue_enablers_opts eopts = { .sz = sizeof(eopts) };
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse_loop_config *loop = NULL;
 	char fuse_opts[4096] = "", *all_opts = NULL;
@@ -403,6 +422,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &d->mount_time);
 
 	ropts.max_events = opts.max_events;
+	eopts.max_per_process = opts.max_enablers;
+	eopts.max_processes = opts.max_enabler_processes;
 	r = ue_registry_new(&ropts, &d->reg);
 	if (r < 0)
 		goto fail_errno;
@@ -448,7 +469,7 @@ int main(int argc, char **argv)
 		goto out;
 
 	/* Threads only now: fuse_daemonize() forks. */
-	r = ue_enablers_new(ue_registry_enabler_ops(), &d->enablers);
+	r = ue_enablers_new_opts(ue_registry_enabler_ops(), &eopts, &d->enablers);
 	if (r < 0)
 		goto fail_errno;
 	ue_registry_set_enablers(d->reg, d->enablers);

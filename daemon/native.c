@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,10 +64,8 @@ struct nsession {
 
 static struct {
 	struct ue_daemon *d;
-	dev_t dev;
-	struct sockaddr_un addr;
+	struct sockaddr_un addr;	/* abstract: sun_path[0] is NUL, the name follows */
 	socklen_t addr_len;
-	bool bound;
 	char data_path[PATH_MAX];	/* MOUNTPOINT/user_events_data, as /proc shows it */
 	int lsock;
 	pthread_t listener, drain;
@@ -80,36 +78,19 @@ static struct {
 	uint64_t records, invalid, dropped_gone, sessions_total;
 } N = { .lsock = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static int find_dev(const char *mountpoint, dev_t *ret, char *ret_data_path)
+/* MOUNTPOINT/user_events_data as /proc shows a descriptor of it. */
+static int find_data_path(const char *mountpoint, char *ret_data_path)
 {
-	char *line = NULL, real[PATH_MAX];
-	size_t cap = 0;
-	int r = -ENOENT;
-	FILE *f;
+	char real[PATH_MAX];
 
 	/* Not stat(): the FUSE loop does not run yet, our own mount would not answer. */
 	if (!realpath(mountpoint, real))
 		return -errno;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned int ma, mi;
-		char mp[PATH_MAX];
-
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mp) == 3 &&
-		    strcmp(mp, real) == 0) {
-			*ret = makedev(ma, mi);
-			if (strlen(real) + sizeof("/user_events_data") <= PATH_MAX) {
-				strcpy(ret_data_path, real);
-				strcat(ret_data_path, "/user_events_data");
-			}
-			r = 0;	/* the last one: mounted over anything before */
-		}
-	}
-	free(line);
-	fclose(f);
-	return r;
+	if (strlen(real) + sizeof("/user_events_data") > PATH_MAX)
+		return -ENAMETOOLONG;
+	strcpy(ret_data_path, real);
+	strcat(ret_data_path, "/user_events_data");
+	return 0;
 }
 
 static uint64_t now_ns(void)
@@ -356,20 +337,6 @@ static void *session_main(void *arg)
 	return NULL;
 }
 
-/*
- * A daemon that served a mount with our device number before may still be
- * exiting and holding the name: retry until it lets go.
- */
-static bool bound(void)
-{
-	if (N.bound)
-		return true;
-	if (bind(N.lsock, (struct sockaddr *)&N.addr, N.addr_len) < 0 || listen(N.lsock, 64) < 0)
-		return false;
-	N.bound = true;
-	return true;
-}
-
 /* One connection: a session and its thread, within MAX_SESSIONS. */
 static void accept_one(void)
 {
@@ -413,10 +380,6 @@ static void *listener_main(void *arg)
 	while (!N.stop) {
 		struct pollfd pfd = { .fd = N.lsock, .events = POLLIN };
 
-		if (!bound()) {
-			usleep(50000);
-			continue;
-		}
 		if (poll(&pfd, 1, 200) > 0)
 			accept_one();
 	}
@@ -557,23 +520,47 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A name of our own: the previous daemon of this mount may live on (stopped,
+ * dumping core, exiting) and hold any name derived from the mount, and
+ * nobody can take an abstract name from a live socket.  An unguessable name
+ * cannot be taken first either.  Clients learn it from the mount itself
+ * (UE_NATIVE_XATTR on user_events_data).
+ */
+static int bind_unique(void)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		unsigned long long rnd;
+		int len;
+
+		if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			rnd = now_ns() ^ ((unsigned long long)tries << 48);
+		memset(N.addr.sun_path, 0, sizeof(N.addr.sun_path));
+		len = snprintf(N.addr.sun_path + 1, sizeof(N.addr.sun_path) - 1,
+			       UE_NATIVE_SOCK_FMT, (int)getpid(), rnd);
+		N.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
+		if (bind(N.lsock, (struct sockaddr *)&N.addr, N.addr_len) == 0)
+			return listen(N.lsock, 64) < 0 ? -errno : 0;
+		if (errno != EADDRINUSE)
+			return -errno;
+	}
+	return -EADDRINUSE;
+}
+
 int ue_native_start(struct ue_daemon *d, const char *mountpoint)
 {
-	int len, r;
+	int r;
 
-	r = find_dev(mountpoint, &N.dev, N.data_path);
+	r = find_data_path(mountpoint, N.data_path);
 	if (r < 0)
 		return r;
 	N.d = d;
 	N.addr.sun_family = AF_UNIX;
-	len = snprintf(N.addr.sun_path + 1, sizeof(N.addr.sun_path) - 1, UE_NATIVE_SOCK_FMT,
-		       major(N.dev), minor(N.dev));
-	N.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
 	N.lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (N.lsock < 0)
 		return -errno;
-	if (!bound() && errno != EADDRINUSE) {
-		r = -errno;
+	r = bind_unique();
+	if (r < 0) {
 		close(N.lsock);
 		N.lsock = -1;
 		return r;
@@ -590,7 +577,7 @@ int ue_native_start(struct ue_daemon *d, const char *mountpoint)
 		N.lsock = -1;
 		return -EAGAIN;
 	}
-	N.started = true;
+	__atomic_store_n(&N.started, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -612,7 +599,12 @@ void ue_native_stop(void)
 		N.sessions = s->next;
 		session_free(s);
 	}
-	N.started = false;
+	__atomic_store_n(&N.started, false, __ATOMIC_RELEASE);
+}
+
+const char *ue_native_name(void)
+{
+	return __atomic_load_n(&N.started, __ATOMIC_ACQUIRE) ? N.addr.sun_path + 1 : NULL;
 }
 
 int ue_native_stats_text(char *buf, size_t len)

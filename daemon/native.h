@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * daemon/native: the daemon's end of libuserevents' zero-syscall path.  A
- * listener on an abstract Unix socket named after the mount's device, one
- * thread per client session, and a drain thread that moves records from the
+ * listener on an abstract Unix socket with a name of its own (advertised as
+ * UE_NATIVE_XATTR of user_events_data), one thread per client session, and a drain thread that moves records from the
  * clients' shared-memory rings into the trace buffer (lib/native-proto.h).
  */
 #ifndef UE_DAEMON_NATIVE_H
@@ -31,6 +31,17 @@ int ue_native_start(struct ue_daemon *d, const char *mountpoint);
  * clients are marked dead, so their writes fail with -EPIPE.
  */
 void ue_native_stop(void);
+
+/**
+ * ue_native_name - the abstract socket name clients connect to
+ *
+ * Unique to this daemon instance (its pid and 64 random bits), so that a
+ * daemon restarted on the same mount point never shares it with one that
+ * still lives.
+ *
+ * Return: the name without its leading NUL, or NULL when the native path is off.
+ */
+const char *ue_native_name(void);
 
 /**
  * ue_native_stats_text - the native path's counters, one "name: value" a line

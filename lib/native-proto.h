@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The native protocol between libuserevents and usereventsd: fixed-size
- * messages over a SOCK_SEQPACKET Unix socket (abstract name
- * "usereventsd-native/MAJOR:MINOR" of the mount's device) and the layout of
- * the per-thread shared-memory rings the daemon hands out as memfds.
+ * messages over a SOCK_SEQPACKET Unix socket (an abstract name unique to the
+ * daemon instance, read from the UE_NATIVE_XATTR attribute of the mount's
+ * user_events_data) and the layout of the per-thread shared-memory rings the
+ * daemon hands out as memfds.
  */
 #ifndef UE_NATIVE_PROTO_H
 #define UE_NATIVE_PROTO_H
@@ -13,7 +14,11 @@
 #define UE_NATIVE_MAGIC 0x3155454eu	/* "NEU1" */
 #define UE_NATIVE_MAJOR 1
 #define UE_NATIVE_MINOR 0
-#define UE_NATIVE_SOCK_FMT "usereventsd-native/%u:%u"
+/* The daemon's pid and 64 random bits (a 16-digit hex number). */
+#define UE_NATIVE_SOCK_FMT "usereventsd-native/%d/%016llx"
+/* Extended attribute of user_events_data whose value is that name. */
+#define UE_NATIVE_XATTR "user.usereventsd.native"
+#define UE_NATIVE_SOCK_NAME_MAX 107	/* sun_path without its leading NUL */
 
 /* Requests; each gets one reply of the same struct (status 0 or -errno). */
 enum ue_native_cmd {

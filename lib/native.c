@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,8 +122,10 @@ int ue__native_open(struct ue_provider *p)
 
 	if (stat(p->tracefs, &st) < 0)
 		return -errno;
-	len = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, UE_NATIVE_SOCK_FMT,
-		       major(st.st_dev), minor(st.st_dev));
+	/* The name comes from the daemon serving our own descriptor. */
+	len = (int)fgetxattr(p->fd, UE_NATIVE_XATTR, sa.sun_path + 1, UE_NATIVE_SOCK_NAME_MAX);
+	if (len <= 0)
+		return len < 0 ? -errno : -ENOENT;
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return -ENOMEM;

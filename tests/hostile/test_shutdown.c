@@ -4,12 +4,19 @@
  * parked in trace_pipe, a writer in its loop and a client holding files open
  * all get an error or EOF promptly, the daemon exits 0 and the mount is gone.
  * SIGKILL: the same clients get errors, and a new daemon on the same
- * mountpoint serves at once; a dead mount that is not ours is left alone.
+ * mountpoint serves at once, its native path included, also while the
+ * previous daemon still lives; a dead mount that is not ours is left alone.
  */
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
 #include <time.h>
 
 #include "mount.h"
+#include "../../lib/native-proto.h"
 
 __attribute__((constructor)) static void setup(void)
 {
@@ -76,6 +83,60 @@ static int mounts_at(const char *dir)
 			n++;
 	fclose(f);
 	return n;
+}
+
+/*
+ * The native path a client of the mount finds, as libuserevents finds it:
+ * the socket name advertised by user_events_data, a connection, and a HELLO
+ * naming a writable user_events_data.  Return: the pid of the daemon that
+ * answered, or -errno; @name gets the socket's name.
+ */
+static pid_t native_peer(char *name, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 2 };
+	struct ue_native_msg m;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	int fd = open(path("user_events_data"), O_RDWR | O_CLOEXEC), s = -1;
+	ssize_t n;
+	pid_t r;
+
+	if (fd < 0)
+		return -errno;
+	n = fgetxattr(fd, UE_NATIVE_XATTR, sa.sun_path + 1, UE_NATIVE_SOCK_NAME_MAX);
+	if (n <= 0) {
+		r = n < 0 ? -errno : -ENOENT;
+		goto out;
+	}
+	snprintf(name, len, "%.*s", (int)n, sa.sun_path + 1);
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0 ||
+	    connect(s, (struct sockaddr *)&sa,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) < 0 ||
+	    getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+	    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		r = -errno;
+		goto out;
+	}
+	memset(&m, 0, sizeof(m));
+	m.magic = UE_NATIVE_MAGIC;
+	m.major = UE_NATIVE_MAJOR;
+	m.minor = UE_NATIVE_MINOR;
+	m.cmd = UE_NATIVE_HELLO;
+	m.write_index = (uint32_t)fd;
+	/* A daemon that cannot answer (stopped, another mount's) times out here. */
+	if (send(s, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m) ||
+	    recv(s, &m, sizeof(m), 0) != (ssize_t)sizeof(m)) {
+		r = -ETIMEDOUT;
+		goto out;
+	}
+	r = m.status < 0 ? m.status : cred.pid;
+out:
+	if (s >= 0)
+		close(s);
+	close(fd);
+	return r;
 }
 
 static void ready(void)
@@ -238,6 +299,11 @@ TEST(sigterm_releases_clients_and_unmounts)
 	EXPECT_EQ(seen->reader_records, 0);
 	ASSERT_EQ(hostile_start_daemon("max_events=256"), 0);
 	still_serving("after_sigterm");
+	{
+		char name[128];
+
+		EXPECT_EQ(native_peer(name, sizeof(name)), daemon_pid);
+	}
 }
 
 TEST(sigkill_gives_errors_and_restart_serves)
@@ -266,6 +332,45 @@ TEST(sigkill_gives_errors_and_restart_serves)
 	/* The dead mount was replaced, not stacked on. */
 	EXPECT_EQ(mounts_at(mnt), 1);
 	still_serving("after_sigkill");
+	{
+		char name[128];
+
+		EXPECT_EQ(native_peer(name, sizeof(name)), daemon_pid);
+	}
+}
+
+/*
+ * A daemon that still lives (here: stopped) after its mount was detached:
+ * a new daemon on the same mount point, whose mount may well get the same
+ * device number, must offer its own native path, and clients of the new
+ * mount must reach the new daemon, never the old one.
+ */
+TEST(restart_while_old_daemon_lives)
+{
+	char old_name[128], new_name[128];
+	pid_t old = daemon_pid;
+	struct stat st;
+	dev_t old_dev;
+	int status;
+
+	ASSERT_EQ(stat(mnt, &st), 0);
+	old_dev = st.st_dev;
+	ASSERT_EQ(native_peer(old_name, sizeof(old_name)), old);
+	ASSERT_EQ(kill(old, SIGSTOP), 0);
+	if (umount2(mnt, MNT_DETACH) < 0 || hostile_start_daemon("max_events=256") < 0) {
+		kill(old, SIGKILL);
+		waitpid(old, NULL, 0);
+		ASSERT_TRUE(0);
+	}
+	EXPECT_EQ(stat(mnt, &st), 0);
+	printf("# old mount %u:%u, new mount %u:%u\n", major(old_dev), minor(old_dev),
+	       major(st.st_dev), minor(st.st_dev));
+	EXPECT_EQ(native_peer(new_name, sizeof(new_name)), daemon_pid);
+	EXPECT_TRUE(strcmp(old_name, new_name) != 0);
+	/* Before anything that may end the case: a stopped daemon must not outlive it. */
+	EXPECT_EQ(kill(old, SIGKILL), 0);
+	EXPECT_EQ(waitpid(old, &status, 0), old);
+	still_serving("after_detach");
 }
 
 /* A dead FUSE mount of another file system: the daemon must not detach it. */
