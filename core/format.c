@@ -9,22 +9,12 @@
 #include <string.h>
 
 #include "core.h"
+#include "internal.h"
 #include "outbuf.h"
 
 static bool has_prefix(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* Every field has a type and a name (a hand-built event may lack them). */
-static bool event_ok(const struct ue_event *event)
-{
-	if (!event || (event->nfields && !event->fields))
-		return false;
-	for (uint32_t i = 0; i < event->nfields; i++)
-		if (!event->fields[i].type || !event->fields[i].name)
-			return false;
-	return true;
 }
 
 /* The printf conversion print fmt uses for a field's type. */
@@ -108,7 +98,7 @@ int ue_format_print_fmt(const struct ue_event *event, char *buf, size_t len)
 {
 	struct outbuf ob;
 
-	if (!event_ok(event))
+	if (!ue_event_ok(event))
 		return -EINVAL;
 	ob_init(&ob, buf, len);
 	put_print_fmt(&ob, event);
@@ -150,7 +140,7 @@ int ue_format_file(const struct ue_event *event, const char *tp_name, unsigned i
 	struct outbuf ob;
 	uint32_t i;
 
-	if (!event_ok(event) || !tp_name)
+	if (!ue_event_ok(event) || !tp_name)
 		return -EINVAL;
 	ob_init(&ob, buf, len);
 	ob_printf(&ob, "name: %s\nID: %u\nformat:\n", tp_name, id);
@@ -186,7 +176,7 @@ int ue_format_dynevent_line(const struct ue_event *event, char *buf, size_t len)
 	struct outbuf ob;
 	uint32_t i;
 
-	if (!event_ok(event) || !event->name)
+	if (!ue_event_ok(event) || !event->name)
 		return -EINVAL;
 	ob_init(&ob, buf, len);
 	ob_printf(&ob, "u:%s", event->name);

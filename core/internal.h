@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/ private helpers shared by parse.c, match.c and dynevent.c: the
- * kernel's notion of white space and the word splitter its matching uses.
- * Not part of the API; nothing here leaves libuecore.
+ * core/ private helpers: the kernel's notion of white space and the word
+ * splitter its matching uses (parse.c, match.c, dynevent.c), and the check
+ * of a caller's event the printers make (format.c, render.c).  Not part of
+ * the API; nothing here leaves libuecore.
  */
 #ifndef UE_CORE_INTERNAL_H
 #define UE_CORE_INTERNAL_H
@@ -60,5 +61,16 @@ bool ue_words_next(struct ue_words *w, const char **ret_word, size_t *ret_len);
  * too); every word must be used.
  */
 bool ue_fields_match_words(const struct ue_event *event, struct ue_words *w);
+
+/* Every field has a type and a name (a hand-built event may lack them). */
+static inline bool ue_event_ok(const struct ue_event *event)
+{
+	if (!event || (event->nfields && !event->fields))
+		return false;
+	for (uint32_t i = 0; i < event->nfields; i++)
+		if (!event->fields[i].type || !event->fields[i].name)
+			return false;
+	return true;
+}
 
 #endif /* UE_CORE_INTERNAL_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "internal.h"
 #include "outbuf.h"
 
 /* The kernel's filter types a user event field can have. */
@@ -103,17 +104,6 @@ static size_t bounded_strlen(const unsigned char *rec, size_t ent_size, int64_t 
 		avail = (size_t)max;
 	nul = memchr(rec + off, '\0', avail);
 	return nul ? (size_t)(nul - (rec + off)) : avail;
-}
-
-/* Every field has a type and a name (a hand-built event may lack them). */
-static bool event_ok(const struct ue_event *event)
-{
-	if (!event || (event->nfields && !event->fields))
-		return false;
-	for (uint32_t i = 0; i < event->nfields; i++)
-		if (!event->fields[i].type || !event->fields[i].name)
-			return false;
-	return true;
 }
 
 static bool fixed_part_fits(const struct ue_field *f, size_t ent_size)
@@ -303,7 +293,7 @@ int ue_render_fields(const struct ue_event *event, const char *tp_name, const vo
 	const unsigned char *rec = record;
 	struct outbuf ob;
 
-	if (!event_ok(event) || !tp_name || (!record && ent_size))
+	if (!ue_event_ok(event) || !tp_name || (!record && ent_size))
 		return -EINVAL;
 	ob_init(&ob, buf, len);
 	ob_printf(&ob, "%s:", tp_name);
@@ -522,7 +512,7 @@ int ue_render_json(const struct ue_event *event, const char *system, const char 
 	const unsigned char *rec = record;
 	struct outbuf ob;
 
-	if (!event_ok(event) || !tp_name || (!record && ent_size))
+	if (!ue_event_ok(event) || !tp_name || (!record && ent_size))
 		return -EINVAL;
 	ob_init(&ob, buf, len);
 	ob_putc(&ob, '{');

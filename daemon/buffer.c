@@ -317,15 +317,67 @@ static void notify(struct ue_buffer *buf)
 	pthread_mutex_unlock(&buf->wait_lock);
 }
 
+/*
+ * Stores one record of @len bytes (1 to UE_BUFFER_MAX_RECORD) at the tail,
+ * or counts it as dropped.  Called with the ring locked; ring_publish()
+ * makes what it stored visible to lock-free readers.
+ */
+static int ring_append(struct ring *r, bool overwrite, uint64_t ts, const struct ue_rec_meta *meta,
+		       const struct iovec *iov, int iovcnt, size_t len)
+{
+	size_t need = slot_size((uint32_t)len);
+	unsigned char *dst;
+	struct slot *s;
+
+	if (make_room(r, need, overwrite)) {
+		r->dropped++;
+		return -ENOSPC;
+	}
+	s = (struct slot *)(r->data + r->tail);
+	if (ts < r->last_ts)
+		ts = r->last_ts;
+	r->last_ts = ts;
+	s->len = (uint32_t)len;
+	s->tgid = meta->tgid;
+	s->tid = meta->tid;
+	s->reserved = 0;
+	s->ts_ns = ts;
+	memcpy(s->comm, meta->comm, sizeof(s->comm));
+	dst = (unsigned char *)(s + 1);
+	for (int i = 0; i < iovcnt; i++) {
+		if (!iov[i].iov_len)
+			continue;
+		memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+		dst += iov[i].iov_len;
+	}
+	/* Clear the alignment bytes so no stale data ever reaches a reader. */
+	memset(dst, 0, need - sizeof(*s) - len);
+	r->tail += need;
+	if (r->tail == r->size)
+		r->tail = 0;
+	r->used += need;
+	atomic_store_explicit(&r->tail_seq,
+			      atomic_load_explicit(&r->tail_seq, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	return 0;
+}
+
+/*
+ * The sequentially consistent store notify() pairs with (see there), once
+ * per call of a writer rather than once per record.  Called with the ring locked.
+ */
+static void ring_publish(struct ring *r)
+{
+	atomic_store(&r->tail_seq, atomic_load_explicit(&r->tail_seq, memory_order_relaxed));
+}
+
 int ue_buffer_write(struct ue_buffer *buf, unsigned int cpu, const struct ue_rec_meta *meta,
 		    const struct iovec *iov, int iovcnt, size_t len)
 {
 	struct ring *r;
-	struct slot *s;
-	unsigned char *dst;
-	size_t sum = 0, need;
+	size_t sum = 0;
 	uint64_t ts;
-	int i;
+	int i, err;
 
 	if (!buf || cpu >= buf->ncpus || !meta || iovcnt < 0 || (!iov && iovcnt) || !len)
 		return -EINVAL;
@@ -343,44 +395,61 @@ int ue_buffer_write(struct ue_buffer *buf, unsigned int cpu, const struct ue_rec
 		atomic_fetch_add_explicit(&r->too_big, 1, memory_order_relaxed);
 		return -E2BIG;
 	}
-	need = slot_size((uint32_t)len);
-	/* Read the clock before locking; the clamp below keeps the ring's order anyway. */
+	/* Read the clock before locking; ring_append()'s clamp keeps the ring's order anyway. */
 	ts = meta->ts_ns ? meta->ts_ns : ue_buffer_clock_ns();
 
 	pthread_mutex_lock(&r->lock);
-	if (make_room(r, need, atomic_load_explicit(&buf->overwrite, memory_order_relaxed))) {
-		r->dropped++;
-		pthread_mutex_unlock(&r->lock);
-		return -ENOSPC;
-	}
-	s = (struct slot *)(r->data + r->tail);
-	if (ts < r->last_ts)
-		ts = r->last_ts;
-	r->last_ts = ts;
-	s->len = (uint32_t)len;
-	s->tgid = meta->tgid;
-	s->tid = meta->tid;
-	s->reserved = 0;
-	s->ts_ns = ts;
-	memcpy(s->comm, meta->comm, sizeof(s->comm));
-	dst = (unsigned char *)(s + 1);
-	for (i = 0; i < iovcnt; i++) {
-		if (!iov[i].iov_len)
-			continue;
-		memcpy(dst, iov[i].iov_base, iov[i].iov_len);
-		dst += iov[i].iov_len;
-	}
-	/* Clear the alignment bytes so no stale data ever reaches a reader. */
-	memset(dst, 0, need - sizeof(*s) - len);
-	r->tail += need;
-	if (r->tail == r->size)
-		r->tail = 0;
-	r->used += need;
-	atomic_store(&r->tail_seq, atomic_load_explicit(&r->tail_seq, memory_order_relaxed) + 1);
+	err = ring_append(r, atomic_load_explicit(&buf->overwrite, memory_order_relaxed), ts, meta,
+			  iov, iovcnt, len);
+	if (!err)
+		ring_publish(r);
 	pthread_mutex_unlock(&r->lock);
-
+	if (err)
+		return err;
 	notify(buf);
 	return 0;
+}
+
+int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct ue_buffer_wrec *recs,
+			 unsigned int n)
+{
+	uint64_t now = 0;
+	unsigned int i, stored = 0;
+	struct ring *r;
+	bool overwrite;
+
+	if (!buf || cpu >= buf->ncpus || (!recs && n) || n > UE_BUFFER_WRITE_MANY_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!recs[i].len || !recs[i].data)
+			return -EINVAL;
+	if (!atomic_load_explicit(&buf->on, memory_order_relaxed))
+		return -EAGAIN;
+	r = &buf->rings[cpu];
+	overwrite = atomic_load_explicit(&buf->overwrite, memory_order_relaxed);
+
+	pthread_mutex_lock(&r->lock);
+	for (i = 0; i < n; i++) {
+		const struct ue_buffer_wrec *w = &recs[i];
+		struct iovec iov = { (void *)w->data, w->len };
+
+		if (w->len > UE_BUFFER_MAX_RECORD) {
+			atomic_fetch_add_explicit(&r->too_big, 1, memory_order_relaxed);
+			continue;
+		}
+		/* Read under the lock, unlike ue_buffer_write(): the clamp keeps the order anyway. */
+		if (!w->meta.ts_ns && !now)
+			now = ue_buffer_clock_ns();
+		if (ring_append(r, overwrite, w->meta.ts_ns ? w->meta.ts_ns : now, &w->meta, &iov,
+				1, w->len) == 0)
+			stored++;
+	}
+	if (stored)
+		ring_publish(r);
+	pthread_mutex_unlock(&r->lock);
+	if (stored)
+		notify(buf);
+	return (int)stored;
 }
 
 static void fill_rec(struct ue_buffer_rec *rec, const struct slot *s, unsigned int cpu,

@@ -137,6 +137,37 @@ size_t ue_buffer_size(struct ue_buffer *buf);
 int ue_buffer_write(struct ue_buffer *buf, unsigned int cpu, const struct ue_rec_meta *meta,
 		    const struct iovec *iov, int iovcnt, size_t len);
 
+/* Most records one ue_buffer_write_many() call takes: a bound on how long it holds a ring. */
+#define UE_BUFFER_WRITE_MANY_MAX 1024
+
+/* One record of ue_buffer_write_many(). */
+struct ue_buffer_wrec {
+	struct ue_rec_meta meta;	/* as for ue_buffer_write() */
+	const void *data;		/* struct trace_entry, then the payload */
+	size_t len;			/* bytes at @data, at least 1 */
+};
+
+/**
+ * ue_buffer_write_many - append records to one CPU ring, taking its lock once
+ * @buf: the buffer
+ * @cpu: ring to append to, below ue_buffer_ncpus()
+ * @recs: the records, stored in this order
+ * @n: number of @recs, at most UE_BUFFER_WRITE_MANY_MAX
+ *
+ * Each record is treated as ue_buffer_write() treats it: a zero timestamp
+ * becomes the buffer clock (read once for the call), timestamps are raised
+ * to keep the ring in order, a record over UE_BUFFER_MAX_RECORD counts as
+ * too_big, one that finds a full ring in discard mode counts as dropped (a
+ * later, smaller one may still fit), overwrite mode makes room.  Readers and
+ * other writers of the ring wait for the whole call; waiters are woken once.
+ *
+ * Return: the number of records stored; -EAGAIN when recording is off (none
+ * is stored or counted); -EINVAL on a bad argument (a record of length 0,
+ * @n above the limit), before anything is stored.
+ */
+int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct ue_buffer_wrec *recs,
+			 unsigned int n);
+
 /**
  * ue_buffer_consume - take the oldest record out of the buffer (trace_pipe)
  * @buf: the buffer

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "buffer.h"
 #include "enabler.h"
@@ -298,6 +299,21 @@ int ue_parse_ulong(const char *buf, size_t size, unsigned long *ret);
  * Return: true when its effective capabilities hold CAP_PERFMON or CAP_SYS_ADMIN.
  */
 bool ue_caller_capable(pid_t tid);
+
+/**
+ * ue_deadline_ms - the CLOCK_MONOTONIC time @ms milliseconds from now
+ * @ret: the deadline, for pthread_cond_timedwait() on a monotonic condition
+ * @ms: how far, below 1000
+ */
+static inline void ue_deadline_ms(struct timespec *ret, unsigned int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ret);
+	ret->tv_nsec += (long)ms * 1000000L;
+	if (ret->tv_nsec >= 1000000000L) {
+		ret->tv_sec++;
+		ret->tv_nsec -= 1000000000L;
+	}
+}
 
 /* fs.c: the FUSE operations. */
 extern const struct fuse_lowlevel_ops ue_fs_ops;

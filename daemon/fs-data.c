@@ -196,12 +196,7 @@ static void wait_for_releases(struct ue_daemon *d)
 {
 	struct timespec deadline;
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_nsec += RELEASE_WAIT_MS * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	ue_deadline_ms(&deadline, RELEASE_WAIT_MS);
 	pthread_mutex_lock(&d->release_lock);
 	while (d->flushed_files > 0) {
 		if (pthread_cond_timedwait(&d->release_cond, &d->release_lock, &deadline) ==
@@ -383,20 +378,38 @@ static bool ref_fits(struct ue_daemon *d, struct ue_fh *fh, struct ue_revent *ev
 	return fits;
 }
 
+/*
+ * The first half of the kernel's user_reg_get() and user_unreg_get(): the
+ * size the caller gives, bounded, then the struct as copy_struct_from_user()
+ * copies it.  @dst is zeroed first, whatever fails.  Return: 0 or -errno;
+ * *@ret_size (may be NULL) gets the size once it is within bounds.
+ */
+static int user_struct_get(struct ue_procmem *pm, uint64_t uaddr, uint32_t min_size, void *dst,
+			   size_t dst_size, uint32_t *ret_size)
+{
+	uint32_t size;
+	int r;
+
+	memset(dst, 0, dst_size);
+	r = mem_read(pm, uaddr, &size, sizeof(size));
+	if (r < 0)
+		return r;
+	if (size > ARG_MAX_SIZE)
+		return -E2BIG;
+	if (size < min_size)
+		return -EINVAL;
+	if (ret_size)
+		*ret_size = size;
+	return copy_struct(pm, uaddr, size, dst, dst_size);
+}
+
 /* The kernel's user_reg_get(). */
 static int reg_get(struct ue_procmem *pm, uint64_t uaddr, struct user_reg *reg)
 {
 	uint32_t size;
 	int r;
 
-	r = mem_read(pm, uaddr, &size, sizeof(size));
-	if (r < 0)
-		return r;
-	if (size > ARG_MAX_SIZE)
-		return -E2BIG;
-	if (size < REG_MIN_SIZE)
-		return -EINVAL;
-	r = copy_struct(pm, uaddr, size, reg, sizeof(*reg));
+	r = user_struct_get(pm, uaddr, REG_MIN_SIZE, reg, sizeof(*reg), &size);
 	if (r < 0)
 		return r;
 	if (reg->flags & ~(USER_EVENT_REG_MAX - 1))
@@ -492,22 +505,14 @@ static int ioctl_del(struct ue_daemon *d, pid_t tid, struct ue_procmem *pm, uint
 	return ue_registry_delete(d->reg, name, ue_caller_capable(tid));
 }
 
-/* The kernel's user_unreg_get(). */
+/* The kernel's user_unreg_get(): the reserved fields are checked after a failed copy too. */
 static int unreg_get(struct ue_procmem *pm, uint64_t uaddr, struct user_unreg *unreg)
 {
-	uint32_t size;
-	int r;
+	int r = user_struct_get(pm, uaddr, UNREG_MIN_SIZE, unreg, sizeof(*unreg), NULL);
 
-	r = mem_read(pm, uaddr, &size, sizeof(size));
-	if (r < 0)
-		return r;
-	if (size > ARG_MAX_SIZE)
-		return -E2BIG;
-	if (size < UNREG_MIN_SIZE)
-		return -EINVAL;
-	r = copy_struct(pm, uaddr, size, unreg, sizeof(*unreg));
 	if (r == -EFAULT)
 		return r;
+	/* Zeroed when the size was refused: its errno stands. */
 	if (unreg->__reserved || unreg->__reserved2)
 		return -EINVAL;
 	return r;

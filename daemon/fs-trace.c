@@ -395,12 +395,7 @@ static int pipe_open(struct ue_pipe *p, struct ue_fh *fh)
 	struct timespec deadline;
 	int r = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_nsec += PIPE_RELEASE_WAIT_MS * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	ue_deadline_ms(&deadline, PIPE_RELEASE_WAIT_MS);
 	pthread_mutex_lock(&p->lock);
 	while (p->owner && p->owner_closed) {
 		if (pthread_cond_timedwait(&p->owner_cond, &p->lock, &deadline) == ETIMEDOUT)

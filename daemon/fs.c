@@ -694,6 +694,51 @@ static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 	fuse_reply_err(req, 0);
 }
 
+/* The fs-*.c file that opens and reads the files of a kind. */
+enum fs_area { AREA_DATA, AREA_EVENTS, AREA_TRACE, AREA_RAW, AREA_TEXT };
+
+static enum fs_area area_of(enum ue_node kind)
+{
+	switch (kind) {
+	case UE_N_DATA:
+		return AREA_DATA;
+	case UE_N_EVENTS_ENABLE:
+	case UE_N_HEADER_PAGE:
+	case UE_N_HEADER_EVENT:
+	case UE_N_SYS_ENABLE:
+	case UE_N_SYS_FILTER:
+	case UE_N_EV_ENABLE:
+	case UE_N_EV_FILTER:
+	case UE_N_EV_FORMAT:
+	case UE_N_EV_ID:
+	case UE_N_EV_TRIGGER:
+		return AREA_EVENTS;
+	case UE_N_TRACE:
+	case UE_N_TRACE_PIPE:
+	case UE_N_TRACING_ON:
+	case UE_N_BUFFER_SIZE_KB:
+	case UE_N_BUFFER_TOTAL_KB:
+	case UE_N_TRACE_OPTIONS:
+	case UE_N_CURRENT_TRACER:
+	case UE_N_AVAILABLE_TRACERS:
+	case UE_N_OPTION:
+	case UE_N_CPU_BUFFER_SIZE_KB:
+	case UE_N_CPU_STATS:
+	case UE_N_CPU_TRACE:
+		return AREA_TRACE;
+	case UE_N_CPU_PIPE_RAW:
+	case UE_N_TRACE_CLOCK:
+	case UE_N_SAVED_CMDLINES:
+	case UE_N_SAVED_CMDLINES_SIZE:
+	case UE_N_SAVED_TGIDS:
+	case UE_N_FTRACE_FORMAT:
+	case UE_N_FTRACE_ID:
+		return AREA_RAW;
+	default:
+		return AREA_TEXT;
+	}
+}
+
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ue_daemon *d = ue_req_daemon(req);
@@ -727,8 +772,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
 	fi->noflush = 1;
-	switch (n.kind) {
-	case UE_N_DATA:
+	switch (area_of(n.kind)) {
+	case AREA_DATA:
 		ue_data_open(d, fh);
 		/*
 		 * Each write() is one request with the caller's bytes; the file
@@ -739,30 +784,10 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fi->noflush = 0;
 		err = 0;
 		break;
-	case UE_N_EVENTS_ENABLE:
-	case UE_N_HEADER_PAGE:
-	case UE_N_HEADER_EVENT:
-	case UE_N_SYS_ENABLE:
-	case UE_N_SYS_FILTER:
-	case UE_N_EV_ENABLE:
-	case UE_N_EV_FILTER:
-	case UE_N_EV_FORMAT:
-	case UE_N_EV_ID:
-	case UE_N_EV_TRIGGER:
+	case AREA_EVENTS:
 		err = ue_events_open(req, fh);
 		break;
-	case UE_N_TRACE:
-	case UE_N_TRACE_PIPE:
-	case UE_N_TRACING_ON:
-	case UE_N_BUFFER_SIZE_KB:
-	case UE_N_BUFFER_TOTAL_KB:
-	case UE_N_TRACE_OPTIONS:
-	case UE_N_CURRENT_TRACER:
-	case UE_N_AVAILABLE_TRACERS:
-	case UE_N_OPTION:
-	case UE_N_CPU_BUFFER_SIZE_KB:
-	case UE_N_CPU_STATS:
-	case UE_N_CPU_TRACE:
+	case AREA_TRACE:
 		if (n.kind == UE_N_TRACE_PIPE) {
 			fi->nonseekable = 1;
 			/* Its close must be seen: the next open waits for the release. */
@@ -770,18 +795,12 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		}
 		err = ue_trace_open(req, fh);
 		break;
-	case UE_N_CPU_PIPE_RAW:
-	case UE_N_TRACE_CLOCK:
-	case UE_N_SAVED_CMDLINES:
-	case UE_N_SAVED_CMDLINES_SIZE:
-	case UE_N_SAVED_TGIDS:
-	case UE_N_FTRACE_FORMAT:
-	case UE_N_FTRACE_ID:
+	case AREA_RAW:
 		if (n.kind == UE_N_CPU_PIPE_RAW)
 			fi->nonseekable = 1;
 		err = ue_raw_open(req, fh);
 		break;
-	default:
+	case AREA_TEXT:
 		err = ue_textfile_open(req, fh);
 		break;
 	}
@@ -794,47 +813,21 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct ue_fh *fh = get_fh(fi);
 
 	(void)ino;
-	switch (fh->kind) {
-	case UE_N_DATA:
+	switch (area_of(fh->kind)) {
+	case AREA_DATA:
 		/* user_events_data has no read method: vfs_read() says EINVAL. */
 		fuse_reply_err(req, EINVAL);
 		break;
-	case UE_N_EVENTS_ENABLE:
-	case UE_N_HEADER_PAGE:
-	case UE_N_HEADER_EVENT:
-	case UE_N_SYS_ENABLE:
-	case UE_N_SYS_FILTER:
-	case UE_N_EV_ENABLE:
-	case UE_N_EV_FILTER:
-	case UE_N_EV_FORMAT:
-	case UE_N_EV_ID:
-	case UE_N_EV_TRIGGER:
+	case AREA_EVENTS:
 		ue_events_read(req, fh, size, off);
 		break;
-	case UE_N_TRACE:
-	case UE_N_TRACE_PIPE:
-	case UE_N_TRACING_ON:
-	case UE_N_BUFFER_SIZE_KB:
-	case UE_N_BUFFER_TOTAL_KB:
-	case UE_N_TRACE_OPTIONS:
-	case UE_N_CURRENT_TRACER:
-	case UE_N_AVAILABLE_TRACERS:
-	case UE_N_OPTION:
-	case UE_N_CPU_BUFFER_SIZE_KB:
-	case UE_N_CPU_STATS:
-	case UE_N_CPU_TRACE:
+	case AREA_TRACE:
 		ue_trace_read(req, fh, size, off, fi->flags);
 		break;
-	case UE_N_CPU_PIPE_RAW:
-	case UE_N_TRACE_CLOCK:
-	case UE_N_SAVED_CMDLINES:
-	case UE_N_SAVED_CMDLINES_SIZE:
-	case UE_N_SAVED_TGIDS:
-	case UE_N_FTRACE_FORMAT:
-	case UE_N_FTRACE_ID:
+	case AREA_RAW:
 		ue_raw_read(req, fh, size, off, fi->flags);
 		break;
-	default:
+	case AREA_TEXT:
 		ue_textfile_read(req, fh, size, off);
 		break;
 	}
@@ -1072,38 +1065,6 @@ void ue_text_add(struct ue_text *t, const char *s, size_t n)
 	t->buf[t->len] = '\0';
 }
 
-void ue_text_printf(struct ue_text *t, const char *fmt, ...)
-{
-	char small[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		t->failed = true;
-		return;
-	}
-	if ((size_t)n < sizeof(small)) {
-		ue_text_add(t, small, (size_t)n);
-		return;
-	}
-	{
-		char *big = malloc((size_t)n + 1);
-
-		if (!big) {
-			t->failed = true;
-			return;
-		}
-		va_start(ap, fmt);
-		vsnprintf(big, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-		ue_text_add(t, big, (size_t)n);
-		free(big);
-	}
-}
-
 void ue_text_render(struct ue_text *t, int (*fn)(void *arg, char *buf, size_t len), void *arg)
 {
 	char small[512];
@@ -1133,6 +1094,34 @@ void ue_text_render(struct ue_text *t, int (*fn)(void *arg, char *buf, size_t le
 			t->failed = true;
 		free(big);
 	}
+}
+
+/* ue_text_printf()'s arguments, for ue_text_render(). */
+struct text_vfmt {
+	const char *fmt;
+	va_list ap;
+};
+
+static int text_vformat(void *arg, char *buf, size_t len)
+{
+	struct text_vfmt *v = arg;
+	va_list ap;
+	int n;
+
+	/* Called again when the text did not fit: each call formats from a copy. */
+	va_copy(ap, v->ap);
+	n = vsnprintf(buf, len, v->fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+void ue_text_printf(struct ue_text *t, const char *fmt, ...)
+{
+	struct text_vfmt v = { .fmt = fmt };
+
+	va_start(v.ap, fmt);
+	ue_text_render(t, text_vformat, &v);
+	va_end(v.ap);
 }
 
 int ue_text_to_fh(struct ue_text *t, struct ue_fh *fh)

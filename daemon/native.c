@@ -24,6 +24,7 @@
 
 #include "daemon.h"
 #include "native.h"
+#include "../lib/native-check.h"
 #include "../lib/native-proto.h"
 
 #define MAX_SESSIONS 1024
@@ -32,6 +33,8 @@
 #define MAX_RINGS_ALL 1024	/* all sessions: 1 GiB of rings at most */
 #define RING_BYTES (1u << 20)
 #define DRAIN_BATCH 4096	/* records of one ring per pass */
+#define DRAIN_FLUSH 256		/* records per ue_buffer_write_many() */
+#define DRAIN_STAGE_BYTES (DRAIN_FLUSH * 64 + UE_BUFFER_MAX_RECORD + 8)
 #define IDLE_SLEEP_MAX_US 20000
 
 struct nring {
@@ -46,6 +49,20 @@ struct nring {
 
 struct nevent {
 	struct ue_revent *ev;	/* memory reference */
+	struct ue_native_check *check;	/* its location fields, for every record */
+	uint16_t type;		/* ue_revent_id(ev), the records' common_type */
+};
+
+/*
+ * The drain's private copies of records on their way to one CPU ring: each
+ * record is read from the shared ring once, into @stage, and checked there.
+ */
+struct drain_stage {
+	unsigned int cpu;
+	unsigned int n;
+	size_t used;
+	struct ue_buffer_wrec w[DRAIN_FLUSH];
+	_Alignas(8) unsigned char bytes[DRAIN_STAGE_BYTES];
 };
 
 struct nsession {
@@ -69,6 +86,7 @@ static struct {
 	char data_path[PATH_MAX];	/* MOUNTPOINT/user_events_data, as /proc shows it */
 	int lsock;
 	pthread_t listener, drain;
+	struct drain_stage *stage;	/* the drain thread's */
 	bool started;
 	_Atomic bool stop;
 	pthread_mutex_t lock;		/* sessions, rings, counters below */
@@ -164,6 +182,7 @@ static int hello(struct nsession *s, int fdnum)
 
 static int add_event(struct nsession *s, struct ue_native_msg *m)
 {
+	struct ue_native_check *check;
 	struct ue_revent *ev;
 	const char *args;
 	char name[UE_NATIVE_NAME_MAX];
@@ -192,9 +211,16 @@ static int add_event(struct nsession *s, struct ue_native_msg *m)
 		ue_revent_release(ev);
 		return -EADDRINUSE;
 	}
+	check = ue_native_check_new(ue_revent_desc(ev));
+	if (!check) {
+		ue_revent_release(ev);
+		return -ENOMEM;
+	}
 	slot = s->nev + 1;
 	pthread_mutex_lock(&N.lock);
 	s->ev[slot].ev = ev;
+	s->ev[slot].check = check;
+	s->ev[slot].type = (uint16_t)ue_revent_id(ev);
 	s->nev = slot;
 	pthread_mutex_unlock(&N.lock);
 	m->id = slot;
@@ -386,10 +412,23 @@ static void *listener_main(void *arg)
 	return NULL;
 }
 
-/* Move up to DRAIN_BATCH records of @r into the trace buffer; returns how many. */
-static unsigned int drain_ring(struct nsession *s, struct nring *r)
+/* Hands the staged records to their CPU ring, with one lock round trip. */
+static void stage_flush(struct drain_stage *st)
 {
-	_Alignas(8) unsigned char rec[UE_BUFFER_MAX_RECORD];
+	int r;
+
+	if (!st->n)
+		return;
+	r = ue_buffer_write_many(N.d->buf, st->cpu, st->w, st->n);
+	if (r > 0)
+		N.records += (uint64_t)r;
+	st->n = 0;
+	st->used = 0;
+}
+
+/* Move up to DRAIN_BATCH records of @r into the trace buffer; returns how many. */
+static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain_stage *st)
+{
 	struct ue_native_ring *h = r->hdr;
 	uint64_t tail = h->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
 	unsigned int ncpus = ue_buffer_ncpus(N.d->buf), n = 0;
@@ -403,14 +442,19 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r)
 		return 0;
 	}
 	while (tail != head && n < DRAIN_BATCH) {
-		uint32_t pos = (uint32_t)(tail & (r->size - 1));
+		uint32_t pos = (uint32_t)(tail & (r->size - 1)), cpu;
 		struct ue_native_rec hdr;
 		struct ue_entry_hdr eh;
-		struct ue_rec_meta meta;
-		struct iovec iov;
-		struct ue_revent *ev;
+		struct ue_buffer_wrec *w;
+		const struct nevent *ev;
+		unsigned char *rec;
+		size_t len;
 
-		memcpy(&hdr, r->data + pos, sizeof(hdr));
+		/*
+		 * len and id first: padding at the end of the area may be
+		 * shorter than a record header, and the area ends there.
+		 */
+		memcpy(&hdr, r->data + pos, 8);
 		if (hdr.len < 8 || hdr.len % 8 || hdr.len > r->size - pos || hdr.len > head - tail) {
 			__atomic_store_n(&h->state, UE_RING_DEAD, __ATOMIC_RELEASE);
 			N.invalid++;
@@ -421,35 +465,53 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r)
 		if (hdr.id == 0)
 			continue;
 		n++;
-		if (hdr.len < sizeof(hdr) || hdr.id > s->nev || !s->ev[hdr.id].ev ||
-		    hdr.payload_len > hdr.len - sizeof(hdr) ||
-		    hdr.payload_len + UE_ENTRY_HDR_SIZE > sizeof(rec)) {
+		if (hdr.len < sizeof(hdr)) {
 			N.invalid++;
 			continue;
 		}
-		ev = s->ev[hdr.id].ev;
-		if (ue_revent_dead(ev) || !ue_buffer_get_on(N.d->buf))
+		memcpy((unsigned char *)&hdr + 8, r->data + pos + 8, sizeof(hdr) - 8);
+		if (hdr.id > s->nev || !s->ev[hdr.id].ev ||
+		    hdr.payload_len > hdr.len - sizeof(hdr) ||
+		    hdr.payload_len + UE_ENTRY_HDR_SIZE > UE_BUFFER_MAX_RECORD) {
+			N.invalid++;
 			continue;
-		eh.type = (uint16_t)ue_revent_id(ev);
+		}
+		ev = &s->ev[hdr.id];
+		if (ue_revent_dead(ev->ev) || !ue_buffer_get_on(N.d->buf))
+			continue;
+		cpu = hdr.cpu < ncpus ? hdr.cpu : hdr.cpu % ncpus;
+		len = UE_ENTRY_HDR_SIZE + hdr.payload_len;
+		if (st->n && st->cpu != cpu)
+			stage_flush(st);
+		/* The one read of the payload: checked and stored from this copy only. */
+		rec = st->bytes + st->used;
+		eh.type = ev->type;
 		eh.flags = 0;
 		eh.preempt_count = 0;
 		eh.pid = r->tid;
 		memcpy(rec, &eh, sizeof(eh));
 		memcpy(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
-		if (ue_payload_validate(ue_revent_desc(ev), rec, sizeof(eh) + hdr.payload_len) < 0) {
+		if (ue_native_check_record(ev->check, rec, len) < 0) {
 			N.invalid++;
 			continue;
 		}
-		meta.ts_ns = hdr.ts_ns ? hdr.ts_ns : 1;
-		meta.cpu = 0;
-		meta.tgid = s->pid;
-		meta.tid = r->tid;
-		memcpy(meta.comm, r->comm, sizeof(meta.comm));
-		iov.iov_base = rec;
-		iov.iov_len = sizeof(eh) + hdr.payload_len;
-		if (ue_buffer_write(N.d->buf, hdr.cpu % ncpus, &meta, &iov, 1, iov.iov_len) == 0)
-			N.records++;
+		w = &st->w[st->n++];
+		w->meta.ts_ns = hdr.ts_ns ? hdr.ts_ns : 1;
+		w->meta.cpu = 0;
+		w->meta.tgid = s->pid;
+		w->meta.tid = r->tid;
+		memcpy(w->meta.comm, r->comm, sizeof(w->meta.comm));
+		w->data = rec;
+		w->len = len;
+		st->cpu = cpu;
+		st->used += (len + 7) & ~(size_t)7;
+		if (st->n == DRAIN_FLUSH || st->used + UE_BUFFER_MAX_RECORD > sizeof(st->bytes)) {
+			stage_flush(st);
+			/* Copied out: the producer may reuse the space already. */
+			__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
+		}
 	}
+	stage_flush(st);
 	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 	return n;
 }
@@ -469,8 +531,10 @@ static void session_free(struct nsession *s)
 		munmap(r->hdr, r->map_len);
 		free(r);
 	}
-	for (uint32_t i = 1; i <= s->nev; i++)
+	for (uint32_t i = 1; i <= s->nev; i++) {
 		ue_revent_release(s->ev[i].ev);
+		free(s->ev[i].check);
+	}
 	close(s->sock);
 	free(s);
 }
@@ -480,6 +544,8 @@ static void *drain_main(void *arg)
 	unsigned int sleep_us = 100;
 
 	(void)arg;
+	/* Named, so that top -H and /proc/PID/task/TID/schedstat show what the drain costs. */
+	pthread_setname_np(pthread_self(), "ue-drain");
 	while (!N.stop) {
 		struct nsession *gone = NULL;
 		unsigned int moved = 0;
@@ -490,7 +556,7 @@ static void *drain_main(void *arg)
 			unsigned int m = 0;
 
 			for (struct nring *r = s->rings; r; r = r->next)
-				m += drain_ring(s, r);
+				m += drain_ring(s, r, N.stage);
 			moved += m;
 			if (s->closing && m == 0) {
 				*ps = s->next;
@@ -570,12 +636,16 @@ int ue_native_start(struct ue_daemon *d, const char *mountpoint)
 		N.lsock = -1;
 		return -EAGAIN;
 	}
-	if (pthread_create(&N.drain, NULL, drain_main, NULL) != 0) {
+	N.stage = calloc(1, sizeof(*N.stage));
+	if (!N.stage || pthread_create(&N.drain, NULL, drain_main, NULL) != 0) {
+		r = N.stage ? -EAGAIN : -ENOMEM;
 		N.stop = true;
 		pthread_join(N.listener, NULL);
 		close(N.lsock);
 		N.lsock = -1;
-		return -EAGAIN;
+		free(N.stage);
+		N.stage = NULL;
+		return r;
 	}
 	__atomic_store_n(&N.started, true, __ATOMIC_RELEASE);
 	return 0;
@@ -588,6 +658,8 @@ void ue_native_stop(void)
 	N.stop = true;
 	pthread_join(N.listener, NULL);
 	pthread_join(N.drain, NULL);
+	free(N.stage);
+	N.stage = NULL;
 	close(N.lsock);
 	pthread_mutex_lock(&N.lock);
 	for (struct nsession *s = N.sessions; s; s = s->next)

@@ -476,7 +476,13 @@ static bool run_busy_hook(struct ue_registry *reg, bool *tried)
 	return true;
 }
 
-int ue_registry_delete(struct ue_registry *reg, const char *name, bool capable)
+/*
+ * Deletes the events named @name (their hash chain) or, without a name,
+ * those @cmd matches (the whole list), in that order, up to the first that
+ * may not go.  The busy hook runs once, then the walk starts again.
+ */
+static int delete_matching(struct ue_registry *reg, const char *name,
+			   const struct ue_dynevent_cmd *cmd, bool capable)
 {
 	struct ue_revent *ev, *next;
 	bool tried = false;
@@ -484,9 +490,9 @@ int ue_registry_delete(struct ue_registry *reg, const char *name, bool capable)
 
 	pthread_mutex_lock(&reg->lock);
 again:
-	for (ev = reg->names[name_bucket(name)]; ev; ev = next) {
-		next = ev->name_next;
-		if (strcmp(ev->desc->name, name) != 0)
+	for (ev = name ? reg->names[name_bucket(name)] : reg->head; ev; ev = next) {
+		next = name ? ev->name_next : ev->next;
+		if (name ? strcmp(ev->desc->name, name) != 0 : !ue_dynevent_match(cmd, ev->desc))
 			continue;
 		err = delete_check(ev, capable);
 		if (err == -EBUSY && run_busy_hook(reg, &tried)) {
@@ -501,30 +507,15 @@ again:
 	return err;
 }
 
+int ue_registry_delete(struct ue_registry *reg, const char *name, bool capable)
+{
+	return delete_matching(reg, name, NULL, capable);
+}
+
 int ue_registry_dyn_delete(struct ue_registry *reg, const struct ue_dynevent_cmd *cmd,
 			   bool capable)
 {
-	struct ue_revent *ev, *next;
-	bool tried = false;
-	int err = -ENOENT;
-
-	pthread_mutex_lock(&reg->lock);
-again:
-	for (ev = reg->head; ev; ev = next) {
-		next = ev->next;
-		if (!ue_dynevent_match(cmd, ev->desc))
-			continue;
-		err = delete_check(ev, capable);
-		if (err == -EBUSY && run_busy_hook(reg, &tried)) {
-			err = -ENOENT;
-			goto again;
-		}
-		if (err < 0)
-			break;
-		destroy_locked(reg, ev);
-	}
-	pthread_mutex_unlock(&reg->lock);
-	return err;
+	return delete_matching(reg, NULL, cmd, capable);
 }
 
 int ue_registry_delete_all(struct ue_registry *reg, bool capable)

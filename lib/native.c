@@ -21,6 +21,7 @@
 
 #include "core.h"
 #include "lib.h"
+#include "native-check.h"
 #include "native-proto.h"
 
 #define MAX_EVENTS 4096
@@ -37,25 +38,12 @@ struct ring {
 	size_t map_len;
 };
 
-/* A location field, as ue_payload_validate() checks it, found once per event. */
-struct dyn_field {
-	uint32_t offset;	/* in the record, entry header included */
-	bool rel;		/* __rel_loc: the offset counts from the field's end */
-	bool is_char;		/* the located bytes end in NUL */
-};
-
-struct nevent {
-	uint32_t min_size;
-	uint32_t ndyn;
-	struct dyn_field dyn[];
-};
-
 struct ue_native {
 	int sock;
 	bool dead;		/* the daemon went away: writes fail with -EPIPE */
 	bool forked;		/* in a fork child: the session is the parent's */
 	uint32_t nevents;
-	struct nevent *events[MAX_EVENTS + 1];	/* by id, for validation */
+	struct ue_native_check *events[MAX_EVENTS + 1];	/* by id, for validation */
 	pthread_mutex_t lock;	/* the socket and the ring list */
 	struct ring *rings;
 };
@@ -190,61 +178,17 @@ void ue__native_close(struct ue_provider *p)
 	free(n);
 }
 
-static bool has_prefix(const char *s, const char *prefix)
+/* The event's checks, its location fields found once for the write path. */
+static struct ue_native_check *check_new(const char *name_args)
 {
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* The event's layout, with its location fields listed once for the write path. */
-static struct nevent *nevent_new(const char *name_args)
-{
+	struct ue_native_check *c;
 	struct ue_event *desc;
-	struct nevent *ev;
-	uint32_t k = 0;
 
 	if (ue_event_parse(name_args, &desc) < 0)
 		return NULL;
-	ev = calloc(1, sizeof(*ev) + desc->nfields * sizeof(ev->dyn[0]));
-	if (!ev) {
-		ue_event_free(desc);
-		return NULL;
-	}
-	ev->min_size = desc->min_size;
-	for (uint32_t i = 0; i < desc->nfields; i++) {
-		const struct ue_field *f = &desc->fields[i];
-		bool rel = has_prefix(f->type, "__rel_loc ");
-
-		if (!rel && !has_prefix(f->type, "__data_loc "))
-			continue;
-		ev->dyn[k].offset = f->offset;
-		ev->dyn[k].rel = rel;
-		ev->dyn[k].is_char = strstr(f->type, "char") != NULL;
-		k++;
-	}
-	ev->ndyn = k;
+	c = ue_native_check_new(desc);
 	ue_event_free(desc);
-	return ev;
-}
-
-/* ue_payload_validate()'s rules on the precomputed fields: 0 or -EFAULT. */
-static int validate(const struct nevent *ev, const unsigned char *rec, size_t rec_len)
-{
-	for (uint32_t i = 0; i < ev->ndyn; i++) {
-		const struct dyn_field *f = &ev->dyn[i];
-		uint64_t start, end;
-		uint32_t loc;
-
-		memcpy(&loc, rec + f->offset, sizeof(loc));
-		start = loc & 0xffff;
-		if (f->rel)
-			start += (uint64_t)f->offset + sizeof(loc);
-		end = start + (loc >> 16);
-		if (end > rec_len)
-			return -EFAULT;
-		if (f->is_char && end > 0 && rec[end - 1] != '\0')
-			return -EFAULT;
-	}
-	return 0;
+	return c;
 }
 
 /* Called with the provider's lock held. */
@@ -252,12 +196,12 @@ int ue__native_add(struct ue_provider *p, struct ue_tracepoint *tp)
 {
 	struct ue_native *n = p->native;
 	struct ue_native_msg m;
-	struct nevent *ev;
+	struct ue_native_check *ev;
 	int r;
 
 	if (n->forked || n->dead || strlen(tp->name_args) >= UE_NATIVE_NAME_MAX)
 		return -EOPNOTSUPP;
-	ev = nevent_new(tp->name_args);
+	ev = check_new(tp->name_args);
 	if (!ev)
 		return -EOPNOTSUPP;
 	memset(&m, 0, sizeof(m));
@@ -367,7 +311,7 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 		     int iovcnt, size_t len)
 {
 	struct ue_native *n = p->native;
-	const struct nevent *ev;
+	const struct ue_native_check *ev;
 	struct ue_native_rec *rec;
 	struct ring *r;
 	uint64_t head, tail, pos, room, need;
@@ -427,8 +371,8 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 		dst += iov[i].iov_len;
 	}
 	/* Validated as the daemon (and the kernel) will, so the caller gets the errno. */
-	if (ev->ndyn) {
-		err = validate(ev, rec->entry, UE_ENTRY_HDR_SIZE + len);
+	if (ev->nlocs) {
+		err = ue_native_check_record(ev, rec->entry, UE_ENTRY_HDR_SIZE + len);
 		if (err < 0)
 			return err;
 	}

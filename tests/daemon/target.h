@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/proc.h"
+
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
@@ -364,6 +366,25 @@ static inline void target_reap(struct target *t)
 	if (t->pid > 0)
 		waitpid(t->pid, NULL, 0);
 	t->pid = 0;
+}
+
+/*
+ * A new target on @pid, a dead target's (through ns_last_pid, five tries).
+ * Return: 0 when it got @pid, -ESRCH when it did not (no target is left
+ * then), or target_start()'s errno.
+ */
+static inline int target_start_on_pid(struct target *t, pid_t pid)
+{
+	for (int tries = 0; tries < 5 && next_pid_is(pid); tries++) {
+		int r = target_start(t);
+
+		if (r < 0)
+			return r;
+		if (t->pid == pid)
+			return 0;
+		target_exit(t, 1);
+	}
+	return -ESRCH;
 }
 
 /* Memory shared by the test and every target forked after the first call. */

@@ -2,7 +2,8 @@
 /*
  * Unit tests of daemon/buffer: argument checks and limits, wraparound in
  * overwrite and discard modes with exact counts, merge order, consuming and
- * non-consuming reads, reset, resize, waiting, and concurrent writers.
+ * non-consuming reads, reset, resize, waiting, concurrent writers, and batched
+ * writes (ue_buffer_write_many()) against the same single writes.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -775,7 +776,8 @@ static void *consumer_main(void *arg)
 	}
 }
 
-TEST(concurrent_writers_discard)
+/* Writers (@writer_fn, given a struct writer) into rings that hold everything, one consumer. */
+static void concurrent_discard(void *(*writer_fn)(void *))
 {
 	struct ue_buffer *buf;
 	struct writer w[WRITERS];
@@ -794,7 +796,7 @@ TEST(concurrent_writers_discard)
 	ASSERT_EQ(pthread_create(&ct, NULL, consumer_main, &c), 0);
 	for (i = 0; i < WRITERS; i++) {
 		w[i] = (struct writer){ buf, i, 0 };
-		ASSERT_EQ(pthread_create(&t[i], NULL, writer_main, &w[i]), 0);
+		ASSERT_EQ(pthread_create(&t[i], NULL, writer_fn, &w[i]), 0);
 	}
 	for (i = 0; i < WRITERS; i++) {
 		pthread_join(t[i], NULL);
@@ -829,6 +831,11 @@ TEST(concurrent_writers_discard)
 	}
 	free(c.seen);
 	ue_buffer_free(buf);
+}
+
+TEST(concurrent_writers_discard)
+{
+	concurrent_discard(writer_main);
 }
 
 /* Small rings overwritten by all writers while readers consume and snapshot: the counts add up. */
@@ -880,6 +887,199 @@ TEST(concurrent_overwrite)
 	}
 	free(c.seen);
 	ue_buffer_free(buf);
+}
+
+/* Record @n of @cpu (as put() makes it) in @w, its bytes in @data. */
+static void fill_wrec(struct ue_buffer_wrec *w, uint8_t *data, unsigned int cpu, uint64_t n,
+		      size_t len, uint64_t ts)
+{
+	char comm[48] = { 0 };
+
+	memset(w, 0, sizeof(*w));
+	for (size_t i = 0; i < len; i++)
+		data[i] = pattern(cpu, n, i);
+	w->meta.ts_ns = ts;
+	w->meta.tgid = (int32_t)cpu;
+	w->meta.tid = (int32_t)n;
+	/* put()'s comm, cut to 15 bytes the same way */
+	snprintf(comm, sizeof(comm), "w%u-%llu", cpu, (unsigned long long)n);
+	memcpy(w->meta.comm, comm, sizeof(w->meta.comm) - 1);
+	w->data = data;
+	w->len = len;
+}
+
+TEST(write_many_args)
+{
+	static uint8_t data[3][16];
+	struct ue_buffer_wrec w[3];
+	struct ue_buffer *buf;
+	struct ue_buffer_stats st;
+
+	ASSERT_EQ(ue_buffer_new(2, SMALL, false, &buf), 0);
+	for (unsigned int i = 0; i < 3; i++)
+		fill_wrec(&w[i], data[i], 0, i, 16, 100 + i);
+	ASSERT_ERRNO(ue_buffer_write_many(NULL, 0, w, 3), EINVAL);
+	ASSERT_ERRNO(ue_buffer_write_many(buf, 2, w, 3), EINVAL);
+	ASSERT_ERRNO(ue_buffer_write_many(buf, 0, NULL, 3), EINVAL);
+	ASSERT_ERRNO(ue_buffer_write_many(buf, 0, w, UE_BUFFER_WRITE_MANY_MAX + 1), EINVAL);
+	/* one bad record refuses the call before anything is stored */
+	w[2].len = 0;
+	ASSERT_ERRNO(ue_buffer_write_many(buf, 0, w, 3), EINVAL);
+	w[2].len = 16;
+	w[1].data = NULL;
+	ASSERT_ERRNO(ue_buffer_write_many(buf, 0, w, 3), EINVAL);
+	w[1].data = data[1];
+	ASSERT_EQ(stats_of(buf, 0).entries, 0);
+	ASSERT_EQ(ue_buffer_write_many(buf, 0, NULL, 0), 0);
+	ASSERT_EQ(ue_buffer_write_many(buf, 1, w, 0), 0);
+	/* recording off: nothing stored, nothing counted, a too-big record included */
+	ue_buffer_set_on(buf, false);
+	w[0].len = UE_BUFFER_MAX_RECORD + 1;
+	ASSERT_ERRNO(ue_buffer_write_many(buf, 0, w, 3), EAGAIN);
+	st = stats_of(buf, 0);
+	ASSERT_EQ(st.entries + st.dropped + st.too_big + st.overrun, 0);
+	ue_buffer_set_on(buf, true);
+	/* a too-big record is counted and skipped, the others are stored */
+	ASSERT_EQ(ue_buffer_write_many(buf, 0, w, 3), 2);
+	st = stats_of(buf, 0);
+	ASSERT_EQ(st.entries, 2);
+	ASSERT_EQ(st.too_big, 1);
+	ASSERT_EQ(stats_of(buf, 1).entries, 0);
+	ue_buffer_free(buf);
+}
+
+/*
+ * ue_buffer_write_many() stores what the same ue_buffer_write() calls store:
+ * a sequence of lengths (too big ones included) and timestamps (some older
+ * than their predecessor) into a small ring, in discard and in overwrite
+ * mode, cut into calls of several sizes; the two buffers must then hold the
+ * same records with the same sequence numbers and counters.
+ */
+TEST(write_many_equals_write)
+{
+	static const size_t lens[] = { 1, 8, 24, 100, 1000, 3000, UE_BUFFER_MAX_RECORD,
+				       UE_BUFFER_MAX_RECORD + 1, 57, 64, 2000 };
+	static const unsigned int chunks[] = { 1, 2, 7, 64, UE_BUFFER_WRITE_MANY_MAX };
+	static uint8_t data[UE_BUFFER_WRITE_MANY_MAX][UE_BUFFER_MAX_RECORD + 8];
+	static struct ue_buffer_wrec w[UE_BUFFER_WRITE_MANY_MAX];
+	const size_t nlens = sizeof(lens) / sizeof(lens[0]);
+	const uint64_t total = 1500;
+
+	for (int overwrite = 0; overwrite < 2; overwrite++) {
+		for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+			struct ue_buffer *many, *one;
+			struct ue_buffer_snap *sm, *so;
+			struct ue_buffer_rec rm, ro;
+			struct ue_buffer_stats a, b;
+			uint64_t n = 0, stored = 0, expect = 0, recs = 0;
+
+			printf("# overwrite %d, calls of %u\n", overwrite, chunks[k]);
+			ASSERT_EQ(ue_buffer_new(1, 4 * SMALL, overwrite, &many), 0);
+			ASSERT_EQ(ue_buffer_new(1, 4 * SMALL, overwrite, &one), 0);
+			while (n < total) {
+				unsigned int m = 0;
+
+				for (; m < chunks[k] && n < total; m++, n++) {
+					size_t len = lens[(n * 7 + n / 5) % nlens];
+					/* every ninth record is older than the one before it */
+					uint64_t ts = 1000 + n * 10 - (n % 9 == 8 ? 15 : 0);
+
+					fill_wrec(&w[m], data[m], 0, n, len, ts);
+					expect += put(one, 0, n, len, ts) == 0;
+				}
+				int r = ue_buffer_write_many(many, 0, w, m);
+
+				ASSERT_TRUE(r >= 0);
+				stored += (uint64_t)r;
+			}
+			ASSERT_EQ(stored, expect);
+			a = stats_of(many, 0);
+			b = stats_of(one, 0);
+			ASSERT_EQ(a.entries, b.entries);
+			ASSERT_EQ(a.overrun, b.overrun);
+			ASSERT_EQ(a.dropped, b.dropped);
+			ASSERT_EQ(a.too_big, b.too_big);
+			ASSERT_EQ(a.bytes, b.bytes);
+			ASSERT_EQ(a.oldest_ts_ns, b.oldest_ts_ns);
+			ASSERT_TRUE(overwrite ? a.overrun > 0 : a.dropped > 0);
+			ASSERT_TRUE(a.too_big > 0);
+			ASSERT_EQ(ue_buffer_snapshot(many, -1, &sm), 0);
+			ASSERT_EQ(ue_buffer_snapshot(one, -1, &so), 0);
+			while (ue_buffer_snap_next(so, &ro) == 1) {
+				ASSERT_EQ(ue_buffer_snap_next(sm, &rm), 1);
+				ASSERT_TRUE(intact(&rm, 0, (uint64_t)ro.meta.tid, ro.len));
+				ASSERT_EQ(rm.meta.ts_ns, ro.meta.ts_ns);
+				ASSERT_EQ(rm.seq, ro.seq);
+				recs++;
+			}
+			ASSERT_EQ(ue_buffer_snap_next(sm, &rm), 0);
+			ASSERT_EQ(recs, b.entries);
+			ue_buffer_snap_free(sm);
+			ue_buffer_snap_free(so);
+			ue_buffer_free(many);
+			ue_buffer_free(one);
+		}
+	}
+}
+
+/* Zero timestamps take the buffer clock of the call; the ring's order holds. */
+TEST(write_many_timestamps)
+{
+	static uint8_t data[3][8];
+	struct ue_buffer_wrec w[3];
+	struct ue_buffer *buf;
+	struct ue_buffer_snap *snap;
+	struct ue_buffer_rec rec;
+	uint64_t before, after, t0;
+
+	ASSERT_EQ(ue_buffer_new(1, SMALL, true, &buf), 0);
+	fill_wrec(&w[0], data[0], 0, 0, 8, 0);
+	fill_wrec(&w[1], data[1], 0, 1, 8, 5);	/* older than w[0]: raised to it */
+	fill_wrec(&w[2], data[2], 0, 2, 8, 0);
+	before = ue_buffer_clock_ns();
+	ASSERT_EQ(ue_buffer_write_many(buf, 0, w, 3), 3);
+	after = ue_buffer_clock_ns();
+	ASSERT_EQ(ue_buffer_snapshot(buf, 0, &snap), 0);
+	ASSERT_EQ(ue_buffer_snap_next(snap, &rec), 1);
+	ASSERT_TRUE(intact(&rec, 0, 0, 8));
+	t0 = rec.meta.ts_ns;
+	ASSERT_TRUE(t0 >= before && t0 <= after);
+	for (uint64_t n = 1; n < 3; n++) {
+		ASSERT_EQ(ue_buffer_snap_next(snap, &rec), 1);
+		ASSERT_TRUE(intact(&rec, 0, n, 8));
+		ASSERT_EQ(rec.meta.ts_ns, t0);
+	}
+	ue_buffer_snap_free(snap);
+	ue_buffer_free(buf);
+}
+
+/* Writers 0 and 1 store batches of 1 to 64 records, 2 and 3 single ones, into the same rings. */
+static void *batch_writer_main(void *arg)
+{
+	static _Thread_local uint8_t data[64][64];
+	static _Thread_local struct ue_buffer_wrec w[64];
+	struct writer *wr = arg;
+	uint64_t i = 0;
+
+	if (wr->id >= WRITERS / 2)
+		return writer_main(arg);
+	while (i < PER) {
+		unsigned int m = 0, want = 1 + (unsigned int)(i % 64);
+
+		for (; m < want && i < PER; m++, i++) {
+			uint64_t n = (uint64_t)wr->id * PER + i;
+
+			fill_wrec(&w[m], data[m], wr->id % 2, n, rec_len(n), 0);
+		}
+		if (ue_buffer_write_many(wr->buf, wr->id % 2, w, m) != (int)m)
+			wr->errors++;
+	}
+	return NULL;
+}
+
+TEST(concurrent_write_many)
+{
+	concurrent_discard(batch_writer_main);
 }
 
 UE_TEST_MAIN()

@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,7 +19,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -30,12 +28,10 @@
 
 #include "harness.h"
 #include "userevents/abi.h"
+#include "common/daemon.h"
 
 /* The limit the daemon is started with, to reach EMFILE quickly. */
 #define MAX_EVENTS 64
-
-static char mnt[64];
-static pid_t daemon_pid;
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -65,16 +61,6 @@ static const char *esc(const char *s, char *buf, size_t size)
 				 esc(ta_, ea_, sizeof(ea_)), esc(tb_, eb_, sizeof(eb_)));  \
 	} while (0)
 
-static const char *path(const char *rel)
-{
-	static __thread char buf[4][512];
-	static __thread unsigned int n;
-	char *p = buf[n++ % 4];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", mnt, rel);
-	return p;
-}
-
 static int open_data(void)
 {
 	int fd = open(path("user_events_data"), O_RDWR | O_CLOEXEC);
@@ -84,87 +70,13 @@ static int open_data(void)
 	return fd;
 }
 
-/* Returns 0 or -errno; *idx gets write_index as the caller's struct holds it after. */
-static int reg_full(int fd, const void *name_args, void *addr, int size, int bit,
-		    unsigned int flags, uint32_t *idx)
-{
-	struct user_reg r;
-
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	r.name_args = (uintptr_t)name_args;
-	r.enable_addr = (uintptr_t)addr;
-	r.enable_size = (uint8_t)size;
-	r.enable_bit = (uint8_t)bit;
-	r.flags = (uint16_t)flags;
-	r.write_index = 0xdeadbeef;
-	if (ioctl(fd, DIAG_IOCSREG, &r) < 0)
-		return -errno;
-	if (idx)
-		*idx = r.write_index;
-	return 0;
-}
-
-static int reg(int fd, const char *name_args, uint32_t *word, int bit, uint32_t *idx)
-{
-	return reg_full(fd, name_args, word, 4, bit, 0, idx);
-}
-
-static int unreg(int fd, void *addr, int bit)
-{
-	struct user_unreg u;
-
-	memset(&u, 0, sizeof(u));
-	u.size = sizeof(u);
-	u.disable_addr = (uintptr_t)addr;
-	u.disable_bit = (uint8_t)bit;
-	return ioctl(fd, DIAG_IOCSUNREG, &u) < 0 ? -errno : 0;
-}
-
-static int del(int fd, const void *name)
-{
-	return ioctl(fd, DIAG_IOCSDEL, name) < 0 ? -errno : 0;
-}
-
-/* The whole file, NUL-terminated; returns its length or -errno. */
-static ssize_t read_file(const char *rel, char *buf, size_t size)
-{
-	ssize_t n, total = 0;
-	int fd = open(path(rel), O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf + total, size - 1 - (size_t)total)) > 0)
-		total += n;
-	if (n < 0)
-		total = -errno;
-	close(fd);
-	buf[total < 0 ? 0 : total] = '\0';
-	return total;
-}
-
 static const char *text(const char *rel)
 {
 	static char buf[1 << 16];
 
-	if (read_file(rel, buf, sizeof(buf)) < 0)
+	if (read_rel(rel, buf, sizeof(buf)) < 0)
 		return "(unreadable)";
 	return buf;
-}
-
-/* One write(); returns the byte count or -errno. */
-static ssize_t write_file(const char *rel, const char *s, int flags)
-{
-	ssize_t r;
-	int fd = open(path(rel), O_WRONLY | O_CLOEXEC | flags);
-
-	if (fd < 0)
-		return -errno;
-	r = write(fd, s, strlen(s));
-	if (r < 0)
-		r = -errno;
-	close(fd);
-	return r;
 }
 
 static ssize_t writev_rec(int fd, uint32_t idx, const void *payload, size_t len)
@@ -193,96 +105,22 @@ static bool wait_gone(const char *rel)
 	return false;
 }
 
-/* Lines of trace that contain @needle. */
-static int count_in_trace(const char *needle)
-{
-	const char *t = text("trace");
-	int n = 0;
-
-	for (const char *p = strstr(t, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 static void enable(const char *event, const char *v)
 {
 	char rel[256];
 
 	snprintf(rel, sizeof(rel), "events/user_events/%s/enable", event);
-	ASSERT_EQ(write_file(rel, v, 0), (ssize_t)strlen(v));
+	ASSERT_EQ(write_rel(rel, v), (ssize_t)strlen(v));
 }
 
 /* ---- setup: a private namespace and the daemon -------------------------- */
 
-static void teardown(void)
-{
-	int status;
-
-	if (!daemon_pid)
-		return;
-	if (umount(mnt) < 0)
-		umount2(mnt, MNT_DETACH);
-	for (int i = 0; i < 100; i++) {
-		if (waitpid(daemon_pid, &status, WNOHANG) == daemon_pid) {
-			rmdir(mnt);
-			if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-				printf("# usereventsd ended with status 0x%x after the unmount\n",
-				       status);
-				_exit(1);
-			}
-			return;
-		}
-		usleep(100000);
-	}
-	printf("# usereventsd still runs 10 s after the unmount\n");
-	kill(daemon_pid, SIGKILL);
-	_exit(1);
-}
-
 __attribute__((constructor)) static void setup(void)
 {
-	const char *daemon = getenv("USEREVENTSD");
+	char opts[64];
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (geteuid() != 0) {
-		printf("1..0 # SKIP needs root (a mount namespace, /proc/<pid>/mem)\n");
-		exit(0);
-	}
-	if (access("/dev/fuse", R_OK | W_OK) < 0) {
-		printf("1..0 # SKIP no /dev/fuse\n");
-		exit(0);
-	}
-	if (!daemon) {
-		printf("Bail out! USEREVENTSD is not set\n");
-		exit(1);
-	}
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-		printf("1..0 # SKIP cannot make a private mount namespace: %s\n", strerror(errno));
-		exit(0);
-	}
-	snprintf(mnt, sizeof(mnt), "/tmp/ue-test-fs.XXXXXX");
-	if (!mkdtemp(mnt)) {
-		printf("Bail out! mkdtemp: %s\n", strerror(errno));
-		exit(1);
-	}
-	daemon_pid = fork();
-	if (daemon_pid == 0) {
-		char opt[64];
-
-		snprintf(opt, sizeof(opt), "max_events=%d", MAX_EVENTS);
-		execl(daemon, "usereventsd", "-f", "-o", opt, mnt, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200; i++) {
-		if (exists("README")) {
-			atexit(teardown);
-			return;
-		}
-		usleep(50000);
-	}
-	printf("Bail out! usereventsd did not mount %s\n", mnt);
-	kill(daemon_pid, SIGKILL);
-	exit(1);
+	snprintf(opts, sizeof(opts), "max_events=%d", MAX_EVENTS);
+	daemon_setup(opts);
 }
 
 /* ---- the tree ------------------------------------------------------------ */
@@ -437,7 +275,7 @@ TEST(reg_errnos)
 			UE_FAIL_(0, "%s: got %s, expected %s", c->desc, r ? strerror(-r) : "0",
 				 c->err ? strerror(c->err) : "0");
 		if (r == 0)
-			EXPECT_EQ(unreg(fd, addr, c->bit), 0);
+			EXPECT_EQ(unreg_at(fd, addr, c->bit), 0);
 	}
 	/* The argument itself unreadable. */
 	EXPECT_EQ(ioctl(fd, DIAG_IOCSREG, NULL) < 0 ? errno : 0, EFAULT);
@@ -454,8 +292,8 @@ TEST(reg_errnos)
 	/* The persistent one stays; the others went with the file. */
 	EXPECT_TRUE(exists("events/user_events/t_regp"));
 	fd = open_data();
-	EXPECT_EQ(del(fd, "t_regp"), 0);
-	EXPECT_EQ(del(fd, n511), -ENOENT);
+	EXPECT_EQ(del_at(fd, "t_regp"), 0);
+	EXPECT_EQ(del_at(fd, n511), -ENOENT);
 	close(fd);
 	munmap(page, 4096);
 	munmap(ro, 4096);
@@ -469,24 +307,24 @@ TEST(reg_write_index)
 	uint32_t idx = 0;
 	int fd = open_data(), fd2;
 
-	ASSERT_EQ(reg(fd, "t_wi_a u32 x", &w1, 0, &idx), 0);
+	ASSERT_EQ(reg_at(fd, "t_wi_a u32 x", &w1, 0, &idx), 0);
 	EXPECT_EQ(idx, 0);
 	/* Same event, other bit: the same index. */
-	ASSERT_EQ(reg(fd, "t_wi_a u32 x", &w1, 1, &idx), 0);
+	ASSERT_EQ(reg_at(fd, "t_wi_a u32 x", &w1, 1, &idx), 0);
 	EXPECT_EQ(idx, 0);
 	/* Same address and bit: refused whatever the event. */
-	EXPECT_EQ(reg(fd, "t_wi_b u32 x", &w1, 0, &idx), -EADDRINUSE);
-	EXPECT_EQ(reg(fd, "t_wi_a u32 x", &w1, 0, &idx), -EADDRINUSE);
+	EXPECT_EQ(reg_at(fd, "t_wi_b u32 x", &w1, 0, &idx), -EADDRINUSE);
+	EXPECT_EQ(reg_at(fd, "t_wi_a u32 x", &w1, 0, &idx), -EADDRINUSE);
 	/* Same name, other fields. */
-	EXPECT_EQ(reg(fd, "t_wi_a u64 x", &w1, 3, &idx), -EADDRINUSE);
+	EXPECT_EQ(reg_at(fd, "t_wi_a u64 x", &w1, 3, &idx), -EADDRINUSE);
 	/* Spacing and a dangling ';' do not make another event. */
-	ASSERT_EQ(reg(fd, "t_wi_a u32 x;", &w1, 4, &idx), 0);
+	ASSERT_EQ(reg_at(fd, "t_wi_a u32 x;", &w1, 4, &idx), 0);
 	EXPECT_EQ(idx, 0);
-	ASSERT_EQ(reg(fd, "t_wi_b u32 x", &w1, 2, &idx), 0);
+	ASSERT_EQ(reg_at(fd, "t_wi_b u32 x", &w1, 2, &idx), 0);
 	EXPECT_EQ(idx, 1);
 	/* Indexes belong to the file. */
 	fd2 = open_data();
-	ASSERT_EQ(reg(fd2, "t_wi_b u32 x", &w2, 0, &idx), 0);
+	ASSERT_EQ(reg_at(fd2, "t_wi_b u32 x", &w2, 0, &idx), 0);
 	EXPECT_EQ(idx, 0);
 	{
 		/* A read-only struct: registered, but write_index is not written. */
@@ -504,11 +342,11 @@ TEST(reg_write_index)
 		EXPECT_EQ(ioctl(fd2, DIAG_IOCSREG, r), 0);
 		EXPECT_EQ(r->write_index, 77);
 		munmap(r, 4096);
-		EXPECT_EQ(unreg(fd2, &w2, 1), 0);
+		EXPECT_EQ(unreg_at(fd2, &w2, 1), 0);
 	}
 	for (int bit = 0; bit < 5; bit++)
-		unreg(fd, &w1, bit);
-	EXPECT_EQ(unreg(fd2, &w2, 0), 0);
+		unreg_at(fd, &w1, bit);
+	EXPECT_EQ(unreg_at(fd2, &w2, 0), 0);
 	close(fd);
 	close(fd2);
 	EXPECT_TRUE(wait_gone("events/user_events/t_wi_a"));
@@ -547,9 +385,9 @@ TEST(enable_bits)
 	EXPECT_EQ(m.w8[1], 0);
 	/* Unregistering clears the bit whatever the state, and stops updates. */
 	enable("t_en", "1");
-	EXPECT_EQ(unreg(fd, &m.w4[0], 31), 0);
+	EXPECT_EQ(unreg_at(fd, &m.w4[0], 31), 0);
 	EXPECT_EQ(m.w4[0], 1);
-	EXPECT_EQ(unreg(fd, &m.w4[0], 31), -ENOENT);
+	EXPECT_EQ(unreg_at(fd, &m.w4[0], 31), -ENOENT);
 	enable("t_en", "0");
 	enable("t_en", "1");
 	EXPECT_EQ(m.w4[0], 1);
@@ -557,9 +395,9 @@ TEST(enable_bits)
 	m.w4[0] |= 0x6;
 	enable("t_en", "0");
 	EXPECT_EQ(m.w4[0], 0x6);
-	EXPECT_EQ(unreg(fd, &m.w4[0], 0), 0);
-	EXPECT_EQ(unreg(fd, &m.w4[1], 5), 0);
-	EXPECT_EQ(unreg(fd, &m.w8[1], 63), 0);
+	EXPECT_EQ(unreg_at(fd, &m.w4[0], 0), 0);
+	EXPECT_EQ(unreg_at(fd, &m.w4[1], 5), 0);
+	EXPECT_EQ(unreg_at(fd, &m.w8[1], 63), 0);
 	close(fd);
 	EXPECT_TRUE(wait_gone("events/user_events/t_en"));
 }
@@ -583,7 +421,7 @@ TEST(unreg_errnos)
 	static uint32_t w;
 	int fd = open_data();
 
-	ASSERT_EQ(reg(fd, "t_unreg", &w, 0, NULL), 0);
+	ASSERT_EQ(reg_at(fd, "t_unreg", &w, 0, NULL), 0);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct user_unreg u;
 		int r;
@@ -598,7 +436,7 @@ TEST(unreg_errnos)
 			UE_FAIL_(0, "%s: got %d, expected %d", cases[i].desc, r, cases[i].err);
 	}
 	EXPECT_EQ(ioctl(fd, DIAG_IOCSUNREG, NULL) < 0 ? errno : 0, EFAULT);
-	EXPECT_EQ(unreg(fd, &w, 0), 0);
+	EXPECT_EQ(unreg_at(fd, &w, 0), 0);
 	close(fd);
 	EXPECT_TRUE(wait_gone("events/user_events/t_unreg"));
 }
@@ -611,28 +449,28 @@ TEST(delete)
 
 	memset(long_name, 'c', 512);
 	long_name[512] = '\0';
-	EXPECT_EQ(del(fd, "t_del_none"), -ENOENT);
-	EXPECT_EQ(del(fd, NULL), -EFAULT);
-	EXPECT_EQ(del(fd, long_name), -EINVAL);
-	ASSERT_EQ(reg(fd, "t_del u32 a", &w, 0, NULL), 0);
+	EXPECT_EQ(del_at(fd, "t_del_none"), -ENOENT);
+	EXPECT_EQ(del_at(fd, NULL), -EFAULT);
+	EXPECT_EQ(del_at(fd, long_name), -EINVAL);
+	ASSERT_EQ(reg_at(fd, "t_del u32 a", &w, 0, NULL), 0);
 	fd2 = open_data();
 	/* Referenced by the file and the enabler. */
-	EXPECT_EQ(del(fd2, "t_del"), -EBUSY);
-	EXPECT_EQ(unreg(fd, &w, 0), 0);
-	EXPECT_EQ(del(fd2, "t_del"), -EBUSY);
+	EXPECT_EQ(del_at(fd2, "t_del"), -EBUSY);
+	EXPECT_EQ(unreg_at(fd, &w, 0), 0);
+	EXPECT_EQ(del_at(fd2, "t_del"), -EBUSY);
 	close(fd);
 	/* The last reference went with the close: gone at once. */
-	EXPECT_EQ(del(fd2, "t_del"), -ENOENT);
+	EXPECT_EQ(del_at(fd2, "t_del"), -ENOENT);
 	EXPECT_FALSE(exists("events/user_events/t_del"));
 
 	/* PERSIST keeps it without references, until deleted. */
 	ASSERT_EQ(reg_full(fd2, "t_del_p u32 a", &w, 4, 1, USER_EVENT_REG_PERSIST, NULL), 0);
-	EXPECT_EQ(unreg(fd2, &w, 1), 0);
-	EXPECT_EQ(del(fd2, "t_del_p"), -EBUSY);
+	EXPECT_EQ(unreg_at(fd2, &w, 1), 0);
+	EXPECT_EQ(del_at(fd2, "t_del_p"), -EBUSY);
 	close(fd2);
 	EXPECT_TRUE(exists("events/user_events/t_del_p"));
 	fd = open_data();
-	EXPECT_EQ(del(fd, "t_del_p"), 0);
+	EXPECT_EQ(del_at(fd, "t_del_p"), 0);
 	EXPECT_FALSE(exists("events/user_events/t_del_p"));
 	close(fd);
 }
@@ -665,8 +503,8 @@ TEST(write_errnos)
 	int fd = open_data();
 
 	ASSERT_TRUE(big != NULL);
-	ASSERT_EQ(write_file("trace", "", O_TRUNC), 0);
-	ASSERT_EQ(reg(fd, "t_wr u32 x", &w, 0, &idx), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(reg_at(fd, "t_wr u32 x", &w, 0, &idx), 0);
 	EXPECT_EQ(writev_rec(fd, idx, &v, 4), -EBADF);
 	enable("t_wr", "1");
 	EXPECT_EQ(write(fd, "ab", 2) < 0 ? errno : 0, EFAULT);
@@ -696,16 +534,16 @@ TEST(write_errnos)
 		free(h);
 	}
 	/* tracing_on 0: accepted, nothing recorded. */
-	ASSERT_EQ(write_file("tracing_on", "0", 0), 1);
+	ASSERT_EQ(write_rel("tracing_on", "0"), 1);
 	v = 6;
 	EXPECT_EQ(writev_rec(fd, idx, &v, 4), 8);
-	ASSERT_EQ(write_file("tracing_on", "1", 0), 1);
-	EXPECT_EQ(count_in_trace("t_wr: x=0x5 (5)\n"), 1);
-	EXPECT_EQ(count_in_trace("t_wr: x=0x0 (0)\n"), 1);
-	EXPECT_EQ(count_in_trace("t_wr: "), 2);
+	ASSERT_EQ(write_rel("tracing_on", "1"), 1);
+	EXPECT_EQ(trace_count("t_wr: x=0x5 (5)\n"), 1);
+	EXPECT_EQ(trace_count("t_wr: x=0x0 (0)\n"), 1);
+	EXPECT_EQ(trace_count("t_wr: "), 2);
 	EXPECT_TRUE(strstr(text("trace"), "# entries-in-buffer/entries-written: 2/2   #P:") != NULL);
 	enable("t_wr", "0");
-	EXPECT_EQ(unreg(fd, &w, 0), 0);
+	EXPECT_EQ(unreg_at(fd, &w, 0), 0);
 	close(fd);
 	free(big);
 	EXPECT_TRUE(wait_gone("events/user_events/t_wr"));
@@ -729,8 +567,8 @@ TEST(write_validator)
 		{ 0, 1, EFAULT },	/* size one byte out */
 	};
 
-	ASSERT_EQ(write_file("trace", "", O_TRUNC), 0);
-	ASSERT_EQ(reg(fd, "t_val __rel_loc char[] data", &w, 0, &idx), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(reg_at(fd, "t_val __rel_loc char[] data", &w, 0, &idx), 0);
 	enable("t_val", "1");
 	for (size_t i = 0; i < sizeof(locs) / sizeof(locs[0]); i++) {
 		struct iovec io[3] = { { &idx, 4 }, { &loc, 4 }, { data, (size_t)bytes } };
@@ -748,10 +586,10 @@ TEST(write_validator)
 		loc = DYN_LOC(0, (uint32_t)bytes);
 		EXPECT_EQ(writev(fd, io, 3) < 0 ? errno : 0, EFAULT);
 	}
-	EXPECT_EQ(count_in_trace("t_val: data=Test\n"), 1);
-	EXPECT_EQ(count_in_trace("t_val: "), 1);
+	EXPECT_EQ(trace_count("t_val: data=Test\n"), 1);
+	EXPECT_EQ(trace_count("t_val: "), 1);
 	enable("t_val", "0");
-	unreg(fd, &w, 0);
+	unreg_at(fd, &w, 0);
 	close(fd);
 	EXPECT_TRUE(wait_gone("events/user_events/t_val"));
 }
@@ -764,7 +602,7 @@ TEST(trace_file)
 	const char *t, *line;
 	int fd = open_data();
 
-	ASSERT_EQ(write_file("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
 	snprintf(header, sizeof(header),
 		 "# tracer: nop\n"
 		 "#\n"
@@ -780,7 +618,7 @@ TEST(trace_file)
 		 "#              | |         |   |||||     |         |\n",
 		 sysconf(_SC_NPROCESSORS_CONF));
 	EXPECT_TEXT(text("trace"), header);
-	ASSERT_EQ(reg(fd, "t_tr u32 a", &w, 0, &idx), 0);
+	ASSERT_EQ(reg_at(fd, "t_tr u32 a", &w, 0, &idx), 0);
 	enable("t_tr", "1");
 	ASSERT_EQ(writev_rec(fd, idx, &v, 4), 8);
 	t = text("trace");
@@ -825,12 +663,12 @@ TEST(trace_file)
 		EXPECT_FALSE(exists(rel));
 	}
 	/* Opening for writing with O_TRUNC empties it; writing does nothing. */
-	EXPECT_EQ(write_file("trace", "x", 0), 1);
-	EXPECT_EQ(count_in_trace("t_tr: "), 1);
-	EXPECT_EQ(write_file("trace", "", O_TRUNC), 0);
+	EXPECT_EQ(write_rel("trace", "x"), 1);
+	EXPECT_EQ(trace_count("t_tr: "), 1);
+	EXPECT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
 	EXPECT_TEXT(text("trace"), header);
 	enable("t_tr", "0");
-	unreg(fd, &w, 0);
+	unreg_at(fd, &w, 0);
 	close(fd);
 	EXPECT_TRUE(wait_gone("events/user_events/t_tr"));
 }
@@ -867,8 +705,8 @@ TEST(trace_pipe)
 	ssize_t n;
 	int fd = open_data(), tp;
 
-	ASSERT_EQ(write_file("trace", "", O_TRUNC), 0);
-	ASSERT_EQ(reg(fd, "t_pp u32 v", &w, 0, &idx), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(reg_at(fd, "t_pp u32 v", &w, 0, &idx), 0);
 	enable("t_pp", "1");
 	tp = open(path("trace_pipe"), O_RDONLY | O_NONBLOCK);
 	ASSERT_NE(tp, -1);
@@ -890,12 +728,12 @@ TEST(trace_pipe)
 	EXPECT_TRUE(strstr(buf, "t_pp: v=0x7 (7)\n") != NULL);
 	EXPECT_TRUE(strstr(buf, "v=0x8") == NULL);
 	/* Consumed records leave trace too. */
-	EXPECT_EQ(count_in_trace("t_pp: "), 1);
+	EXPECT_EQ(trace_count("t_pp: "), 1);
 	n = read(tp, buf, sizeof(buf) - 1);
 	ASSERT_GE(n, 1);
 	buf[n] = '\0';
 	EXPECT_TRUE(strstr(buf, "t_pp: v=0x8 (8)\n") != NULL);
-	EXPECT_EQ(count_in_trace("t_pp: "), 0);
+	EXPECT_EQ(trace_count("t_pp: "), 0);
 	close(tp);
 
 	/* A blocking read waits for a record (no daemon thread is held meanwhile). */
@@ -932,17 +770,17 @@ TEST(trace_pipe)
 	if (tp >= 0)
 		close(tp);
 	/* A reader that got something sees the end once tracing is off. */
-	ASSERT_EQ(write_file("tracing_on", "0", 0), 1);
+	ASSERT_EQ(write_rel("tracing_on", "0"), 1);
 	EXPECT_EQ(read(rd.fd, buf, sizeof(buf)), 0);
-	ASSERT_EQ(write_file("tracing_on", "1", 0), 1);
+	ASSERT_EQ(write_rel("tracing_on", "1"), 1);
 	close(rd.fd);
 	/* A fresh reader never got anything: it would block (here EAGAIN). */
-	ASSERT_EQ(write_file("tracing_on", "0", 0), 1);
+	ASSERT_EQ(write_rel("tracing_on", "0"), 1);
 	tp = open(path("trace_pipe"), O_RDONLY | O_NONBLOCK);
 	ASSERT_NE(tp, -1);
 	EXPECT_EQ(read(tp, buf, sizeof(buf)) < 0 ? errno : 0, EAGAIN);
 	close(tp);
-	ASSERT_EQ(write_file("tracing_on", "1", 0), 1);
+	ASSERT_EQ(write_rel("tracing_on", "1"), 1);
 	/* Closed and opened again at once: the release in flight is waited for. */
 	for (int i = 0; i < 50; i++) {
 		tp = open(path("trace_pipe"), O_RDONLY | O_NONBLOCK);
@@ -953,7 +791,7 @@ TEST(trace_pipe)
 		close(tp);
 	}
 	enable("t_pp", "0");
-	unreg(fd, &w, 0);
+	unreg_at(fd, &w, 0);
 	close(fd);
 	EXPECT_TRUE(wait_gone("events/user_events/t_pp"));
 }
@@ -965,22 +803,22 @@ TEST(deleted_event_records)
 	char id[32], expect[64];
 	int fd = open_data();
 
-	ASSERT_EQ(write_file("trace", "", O_TRUNC), 0);
-	ASSERT_EQ(reg(fd, "t_gone u32 v", &w, 0, &idx), 0);
-	ASSERT_GE(read_file("events/user_events/t_gone/id", id, sizeof(id)), 1);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(reg_at(fd, "t_gone u32 v", &w, 0, &idx), 0);
+	ASSERT_GE(read_rel("events/user_events/t_gone/id", id, sizeof(id)), 1);
 	enable("t_gone", "1");
 	ASSERT_EQ(writev_rec(fd, idx, &v, 4), 8);
 	enable("t_gone", "0");
-	unreg(fd, &w, 0);
+	unreg_at(fd, &w, 0);
 	close(fd);
 	ASSERT_TRUE(wait_gone("events/user_events/t_gone"));
 	/* Its records stay, their type unknown now. */
 	snprintf(expect, sizeof(expect), ": Unknown type %u\n", (unsigned int)atoi(id));
-	EXPECT_EQ(count_in_trace(expect), 1);
+	EXPECT_EQ(trace_count(expect), 1);
 	/* A dynamic_events deletion clears the trace, as an enabled event went. */
-	ASSERT_EQ(write_file("dynamic_events", "u:t_gone2 u64 a", O_APPEND), 15);
-	ASSERT_EQ(write_file("dynamic_events", "-:t_gone2 u64 a", O_APPEND), 15);
-	EXPECT_EQ(count_in_trace("Unknown type"), 0);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "u:t_gone2 u64 a", O_APPEND), 15);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "-:t_gone2 u64 a", O_APPEND), 15);
+	EXPECT_EQ(trace_count("Unknown type"), 0);
 	EXPECT_TRUE(strstr(text("trace"), "entries-written: 0/0") != NULL);
 }
 
@@ -996,18 +834,18 @@ TEST(stale_record_of_reused_id)
 	uint32_t idx = 0;
 	int fd = open_data(), fd2;
 
-	ASSERT_EQ(write_file("trace", "", O_TRUNC), 0);
-	ASSERT_EQ(reg(fd, "t_stale", &w, 0, &idx), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(reg_at(fd, "t_stale", &w, 0, &idx), 0);
 	enable("t_stale", "1");
 	ASSERT_EQ(writev_rec(fd, idx, NULL, 0), 4);
 	enable("t_stale", "0");
-	unreg(fd, &w, 0);
+	unreg_at(fd, &w, 0);
 	close(fd);
 	ASSERT_TRUE(wait_gone("events/user_events/t_stale"));
 	fd2 = open_data();
-	ASSERT_EQ(reg(fd2, "t_stale __rel_loc char[] data", &w2, 0, &idx), 0);
-	EXPECT_EQ(count_in_trace(": t_stale: data=\n"), 1);
-	unreg(fd2, &w2, 0);
+	ASSERT_EQ(reg_at(fd2, "t_stale __rel_loc char[] data", &w2, 0, &idx), 0);
+	EXPECT_EQ(trace_count(": t_stale: data=\n"), 1);
+	unreg_at(fd2, &w2, 0);
 	close(fd2);
 }
 
@@ -1019,9 +857,9 @@ TEST(event_files)
 	char id[32], fmt[2048];
 	unsigned int foo_id;
 
-	ASSERT_EQ(write_file("dynamic_events", "u:foo u32 a; char[4] b", O_APPEND), 22);
-	ASSERT_EQ(write_file("dynamic_events", "u:bar __rel_loc char[] s", O_APPEND), 24);
-	ASSERT_GE(read_file("events/user_events/foo/id", id, sizeof(id)), 1);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "u:foo u32 a; char[4] b", O_APPEND), 22);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "u:bar __rel_loc char[] s", O_APPEND), 24);
+	ASSERT_GE(read_rel("events/user_events/foo/id", id, sizeof(id)), 1);
 	foo_id = (unsigned int)atoi(id);
 	snprintf(fmt, sizeof(fmt),
 		 "name: foo\n"
@@ -1091,7 +929,7 @@ TEST(event_files)
 			    "# Use this to set filters for multiple events.\n"
 			    "# Only events with the given fields will be affected.\n"
 			    "# If no events are modified, an error message will be displayed here\n");
-		EXPECT_EQ(write_file("events/user_events/foo/filter", "0", 0), 1);
+		EXPECT_EQ(write_rel("events/user_events/foo/filter", "0"), 1);
 	}
 
 	enable("foo", "1");
@@ -1101,11 +939,11 @@ TEST(event_files)
 		     "foo # Used by ftrace\nbar\n\nActive: 2\nBusy: 1\n");
 	EXPECT_TEXT(text("events/user_events/foo/enable"), "1\n");
 	/* "-:NAME" alone matches only an event without fields. */
-	EXPECT_EQ(write_file("dynamic_events", "-:foo", O_APPEND), -ENOENT);
-	EXPECT_EQ(write_file("dynamic_events", "-:foo u32 a; char[4] b", O_APPEND), -EBUSY);
+	EXPECT_EQ(write_rel_flags("dynamic_events", "-:foo", O_APPEND), -ENOENT);
+	EXPECT_EQ(write_rel_flags("dynamic_events", "-:foo u32 a; char[4] b", O_APPEND), -EBUSY);
 	enable("foo", "0");
-	EXPECT_EQ(write_file("dynamic_events", "-:foo u32 a; char[4] b", O_APPEND), 22);
-	EXPECT_EQ(write_file("dynamic_events", "!u:bar __rel_loc char[] s", O_APPEND), 25);
+	EXPECT_EQ(write_rel_flags("dynamic_events", "-:foo u32 a; char[4] b", O_APPEND), 22);
+	EXPECT_EQ(write_rel_flags("dynamic_events", "!u:bar __rel_loc char[] s", O_APPEND), 25);
 	EXPECT_TEXT(text("dynamic_events"), "");
 	EXPECT_FALSE(exists("events/user_events"));
 }
@@ -1121,13 +959,13 @@ TEST(status_order)
 
 	for (size_t i = 0; i < sizeof(create) / sizeof(create[0]); i++) {
 		snprintf(line, sizeof(line), "u:%s", create[i]);
-		ASSERT_EQ(write_file("dynamic_events", line, O_APPEND), (ssize_t)strlen(line));
+		ASSERT_EQ(write_rel_flags("dynamic_events", line, O_APPEND), (ssize_t)strlen(line));
 	}
 	EXPECT_TEXT(text("user_events_status"),
 		     "p_a\np_f\np_g\np_c\np_d\np_b\n\nActive: 6\nBusy: 0\n");
 	EXPECT_TEXT(text("dynamic_events"), "u:p_a\nu:p_b\nu:p_c\nu:p_d\nu:p_f\nu:p_g\n");
 	/* Opening dynamic_events with O_TRUNC deletes all. */
-	EXPECT_EQ(write_file("dynamic_events", "", O_TRUNC), 0);
+	EXPECT_EQ(write_rel_flags("dynamic_events", "", O_TRUNC), 0);
 	EXPECT_TEXT(text("dynamic_events"), "");
 }
 
@@ -1154,7 +992,7 @@ TEST(dynamic_events_writes)
 	int fd;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		ssize_t r = write_file("dynamic_events", cases[i].line, O_APPEND);
+		ssize_t r = write_rel_flags("dynamic_events", cases[i].line, O_APPEND);
 
 		if (r != cases[i].result)
 			UE_FAIL_(0, "\"%s\": got %zd, expected %zd", cases[i].line, r,
@@ -1162,15 +1000,15 @@ TEST(dynamic_events_writes)
 	}
 	EXPECT_TEXT(text("dynamic_events"), "");
 	/* O_TRUNC while an event is referenced: EBUSY, nothing deleted. */
-	ASSERT_EQ(write_file("dynamic_events", "u:d_four", O_APPEND), 8);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "u:d_four", O_APPEND), 8);
 	fd = open_data();
-	ASSERT_EQ(reg(fd, "d_busy", &w, 0, NULL), 0);
-	EXPECT_EQ(write_file("dynamic_events", "", O_TRUNC), -EBUSY);
+	ASSERT_EQ(reg_at(fd, "d_busy", &w, 0, NULL), 0);
+	EXPECT_EQ(write_rel_flags("dynamic_events", "", O_TRUNC), -EBUSY);
 	EXPECT_TEXT(text("dynamic_events"), "u:d_four\nu:d_busy\n");
-	unreg(fd, &w, 0);
+	unreg_at(fd, &w, 0);
 	close(fd);
 	EXPECT_TRUE(wait_gone("events/user_events/d_busy"));
-	EXPECT_EQ(write_file("dynamic_events", "", O_TRUNC), 0);
+	EXPECT_EQ(write_rel_flags("dynamic_events", "", O_TRUNC), 0);
 	EXPECT_TEXT(text("dynamic_events"), "");
 }
 
@@ -1187,9 +1025,9 @@ TEST(set_event_writes)
 		{ "   ", 3 },
 	};
 
-	ASSERT_EQ(write_file("dynamic_events", "u:s_b\nu:s_g\n", O_APPEND), 12);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "u:s_b\nu:s_g\n", O_APPEND), 12);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		ssize_t r = write_file("set_event", cases[i].word, O_APPEND);
+		ssize_t r = write_rel_flags("set_event", cases[i].word, O_APPEND);
 
 		if (r != cases[i].result)
 			UE_FAIL_(0, "\"%s\": got %zd, expected %zd", cases[i].word, r,
@@ -1197,24 +1035,24 @@ TEST(set_event_writes)
 	}
 	EXPECT_TEXT(text("set_event"), "user_events:s_g\nuser_events:s_b\n");
 	EXPECT_TEXT(text("events/user_events/enable"), "1\n");
-	EXPECT_EQ(write_file("set_event", "!s_b", O_APPEND), 4);
+	EXPECT_EQ(write_rel_flags("set_event", "!s_b", O_APPEND), 4);
 	EXPECT_TEXT(text("set_event"), "user_events:s_g\n");
-	EXPECT_EQ(write_file("set_event", "user_events:*", O_APPEND), 13);
+	EXPECT_EQ(write_rel_flags("set_event", "user_events:*", O_APPEND), 13);
 	EXPECT_TEXT(text("set_event"), "user_events:s_g\nuser_events:s_b\n");
 	/* O_TRUNC disables everything. */
-	EXPECT_EQ(write_file("set_event", "", O_TRUNC), 0);
+	EXPECT_EQ(write_rel_flags("set_event", "", O_TRUNC), 0);
 	EXPECT_TEXT(text("set_event"), "");
-	EXPECT_EQ(write_file("events/enable", "1", 0), 1);
+	EXPECT_EQ(write_rel("events/enable", "1"), 1);
 	EXPECT_TEXT(text("set_event"), "user_events:s_g\nuser_events:s_b\n");
-	EXPECT_EQ(write_file("events/user_events/enable", "0", 0), 1);
+	EXPECT_EQ(write_rel("events/user_events/enable", "0"), 1);
 	EXPECT_TEXT(text("set_event"), "");
-	EXPECT_EQ(write_file("dynamic_events", "", O_TRUNC), 0);
+	EXPECT_EQ(write_rel_flags("dynamic_events", "", O_TRUNC), 0);
 	/*
 	 * No user event at all: events/enable reads and writes as on a
 	 * kernel whose own events are all off.
 	 */
 	EXPECT_TEXT(text("events/enable"), "0\n");
-	EXPECT_EQ(write_file("events/enable", "1", 0), 1);
+	EXPECT_EQ(write_rel("events/enable", "1"), 1);
 	EXPECT_FALSE(exists("events/user_events/enable"));
 }
 
@@ -1246,9 +1084,9 @@ TEST(control_files)
 	};
 	char expect[64];
 
-	ASSERT_EQ(write_file("dynamic_events", "u:c_ev", O_APPEND), 6);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "u:c_ev", O_APPEND), 6);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		ssize_t r = write_file(cases[i].rel, cases[i].value, 0);
+		ssize_t r = write_rel(cases[i].rel, cases[i].value);
 
 		if (r != cases[i].result)
 			UE_FAIL_(0, "%s \"%s\": got %zd, expected %zd", cases[i].rel,
@@ -1257,18 +1095,18 @@ TEST(control_files)
 	EXPECT_TEXT(text("tracing_on"), "1\n");
 	EXPECT_TEXT(text("current_tracer"), "nop\n");
 	EXPECT_TEXT(text("available_tracers"), "nop\n");
-	EXPECT_EQ(write_file("buffer_size_kb", "2048", 0), 4);
+	EXPECT_EQ(write_rel("buffer_size_kb", "2048"), 4);
 	EXPECT_TEXT(text("buffer_size_kb"), "2048\n");
 	snprintf(expect, sizeof(expect), "%ld\n", 2048 * sysconf(_SC_NPROCESSORS_CONF));
 	EXPECT_TEXT(text("buffer_total_size_kb"), expect);
-	EXPECT_EQ(write_file("buffer_size_kb", "1410", 0), 4);
-	EXPECT_EQ(write_file("options/overwrite", "0", 0), 1);
+	EXPECT_EQ(write_rel("buffer_size_kb", "1410"), 4);
+	EXPECT_EQ(write_rel("options/overwrite", "0"), 1);
 	EXPECT_TEXT(text("options/overwrite"), "0\n");
-	EXPECT_EQ(write_file("options/overwrite", "1", 0), 1);
-	EXPECT_EQ(write_file("options/fields", "1", 0), 1);
+	EXPECT_EQ(write_rel("options/overwrite", "1"), 1);
+	EXPECT_EQ(write_rel("options/fields", "1"), 1);
 	EXPECT_TEXT(text("options/fields"), "1\n");
-	EXPECT_EQ(write_file("options/fields", "0", 0), 1);
-	EXPECT_EQ(write_file("dynamic_events", "-:c_ev", O_APPEND), 6);
+	EXPECT_EQ(write_rel("options/fields", "0"), 1);
+	EXPECT_EQ(write_rel_flags("dynamic_events", "-:c_ev", O_APPEND), 6);
 }
 
 TEST(multi_format)
@@ -1288,7 +1126,7 @@ TEST(multi_format)
 	ASSERT_EQ(reg_full(fd, "t_mf u64 second", &w, 4, 2, USER_EVENT_REG_MULTI_FORMAT, &idx), 0);
 	EXPECT_EQ(idx, 1);
 	/* A single-format event of the same name is another event. */
-	ASSERT_EQ(reg(fd, "t_mf u8 z", &w, 3, &idx), 0);
+	ASSERT_EQ(reg_at(fd, "t_mf u8 z", &w, 3, &idx), 0);
 	EXPECT_EQ(idx, 2);
 	dir = opendir(path("events/user_events_multi"));
 	ASSERT_TRUE(dir != NULL);
@@ -1301,16 +1139,16 @@ TEST(multi_format)
 	EXPECT_TEXT(text("available_events"),
 		     "user_events:t_mf\nuser_events_multi:t_mf.1\nuser_events_multi:t_mf.0\n");
 	EXPECT_TEXT(text("dynamic_events"), "u:t_mf u32 first\nu:t_mf u64 second\nu:t_mf u8 z\n");
-	ASSERT_GE(read_file("events/user_events_multi/t_mf.1/format", fmt, sizeof(fmt)), 1);
+	ASSERT_GE(read_rel("events/user_events_multi/t_mf.1/format", fmt, sizeof(fmt)), 1);
 	EXPECT_EQ(strncmp(fmt, "name: t_mf.1\nID: ", 17), 0);
-	EXPECT_EQ(write_file("events/user_events_multi/enable", "1", 0), 1);
+	EXPECT_EQ(write_rel("events/user_events_multi/enable", "1"), 1);
 	EXPECT_EQ(w, 0x7);
-	EXPECT_EQ(write_file("events/user_events_multi/enable", "0", 0), 1);
+	EXPECT_EQ(write_rel("events/user_events_multi/enable", "0"), 1);
 	EXPECT_EQ(w, 0);
-	EXPECT_EQ(unreg(fd, &w, 0), 0);
-	EXPECT_EQ(unreg(fd, &w, 1), 0);
-	EXPECT_EQ(unreg(fd, &w, 2), 0);
-	EXPECT_EQ(unreg(fd, &w, 3), 0);
+	EXPECT_EQ(unreg_at(fd, &w, 0), 0);
+	EXPECT_EQ(unreg_at(fd, &w, 1), 0);
+	EXPECT_EQ(unreg_at(fd, &w, 2), 0);
+	EXPECT_EQ(unreg_at(fd, &w, 3), 0);
 	/* The file still holds all three. */
 	EXPECT_TRUE(exists("events/user_events_multi/t_mf.0"));
 	close(fd);
@@ -1328,18 +1166,18 @@ TEST(event_limit)
 
 	for (i = 0; i < MAX_EVENTS + 1; i++) {
 		snprintf(name, sizeof(name), "t_lim%d", i);
-		r = reg(fd, name, &w[i], 0, NULL);
+		r = reg_at(fd, name, &w[i], 0, NULL);
 		if (r < 0)
 			break;
 	}
 	EXPECT_EQ(i, MAX_EVENTS);
 	EXPECT_EQ(r, -EMFILE);
 	/* An event that exists is still found at the limit. */
-	EXPECT_EQ(reg(fd, "t_lim0", &w[0], 1, NULL), 0);
-	EXPECT_EQ(write_file("dynamic_events", "u:t_lim_dyn", O_APPEND), -EMFILE);
+	EXPECT_EQ(reg_at(fd, "t_lim0", &w[0], 1, NULL), 0);
+	EXPECT_EQ(write_rel_flags("dynamic_events", "u:t_lim_dyn", O_APPEND), -EMFILE);
 	for (int j = 0; j < i; j++)
-		unreg(fd, &w[j], 0);
-	unreg(fd, &w[0], 1);
+		unreg_at(fd, &w[j], 0);
+	unreg_at(fd, &w[0], 1);
 	close(fd);
 	EXPECT_TRUE(wait_gone("events/user_events/t_lim0"));
 	EXPECT_TRUE(wait_gone("events/user_events"));
@@ -1365,33 +1203,33 @@ TEST(trace_options)
 	EXPECT_EQ(stat(path("options/context-info"), &st), 0);
 	EXPECT_EQ(st.st_mode, S_IFREG | 0640);
 	EXPECT_TEXT(text("options/context-info"), "1\n");
-	EXPECT_EQ(write_file("trace_options", "bogus", 0), -EINVAL);
-	EXPECT_EQ(write_file("options/test_nop_refuse", "1", 0), -EINVAL);
-	EXPECT_EQ(write_file("options/test_nop_accept", "1", 0), 1);
-	EXPECT_EQ(write_file("trace_options", "notest_nop_accept\n", 0), 18);
-	EXPECT_EQ(write_file("trace_options", "nooverwrite", 0), 11);
+	EXPECT_EQ(write_rel("trace_options", "bogus"), -EINVAL);
+	EXPECT_EQ(write_rel("options/test_nop_refuse", "1"), -EINVAL);
+	EXPECT_EQ(write_rel("options/test_nop_accept", "1"), 1);
+	EXPECT_EQ(write_rel("trace_options", "notest_nop_accept\n"), 18);
+	EXPECT_EQ(write_rel("trace_options", "nooverwrite"), 11);
 	EXPECT_TEXT(text("options/overwrite"), "0\n");
-	EXPECT_EQ(write_file("trace_options", "overwrite", 0), 9);
+	EXPECT_EQ(write_rel("trace_options", "overwrite"), 9);
 	EXPECT_TEXT(text("trace_options"), defaults);
 
-	ASSERT_EQ(write_file("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
 	fd = open_data();
-	ASSERT_EQ(reg(fd, "t_opt u32 a", &w, 0, &idx), 0);
+	ASSERT_EQ(reg_at(fd, "t_opt u32 a", &w, 0, &idx), 0);
 	enable("t_opt", "1");
 	ASSERT_EQ(writev_rec(fd, idx, &v, 4), 8);
 	/* context-info off: the tracer line, then bare events. */
-	ASSERT_EQ(write_file("options/context-info", "0", 0), 1);
+	ASSERT_EQ(write_rel("options/context-info", "0"), 1);
 	EXPECT_TEXT(text("trace"), "# tracer: nop\n#\nt_opt: a=0x2 (2)\n");
-	ASSERT_EQ(write_file("options/context-info", "1", 0), 1);
+	ASSERT_EQ(write_rel("options/context-info", "1"), 1);
 	/* irq-info off: no flags column. */
-	ASSERT_EQ(write_file("options/irq-info", "0", 0), 1);
+	ASSERT_EQ(write_rel("options/irq-info", "0"), 1);
 	t = text("trace");
 	EXPECT_TRUE(strstr(t, "#\n#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
 			      "#              | |         |         |         |\n") != NULL);
 	EXPECT_TRUE(strstr(t, "] .....") == NULL);
-	ASSERT_EQ(write_file("options/irq-info", "1", 0), 1);
+	ASSERT_EQ(write_rel("options/irq-info", "1"), 1);
 	/* record-tgid: the TGID column. */
-	ASSERT_EQ(write_file("options/record-tgid", "1", 0), 1);
+	ASSERT_EQ(write_rel("options/record-tgid", "1"), 1);
 	t = text("trace");
 	EXPECT_TRUE(strstr(t, "#           TASK-PID       TGID    CPU#  |||||  TIMESTAMP  FUNCTION\n"
 			      "#              | |           |       |   |||||     |         |\n") !=
@@ -1402,9 +1240,9 @@ TEST(trace_options)
 		snprintf(tgid, sizeof(tgid), " (%7d) [", (int)getpid());
 		EXPECT_TRUE(strstr(t, tgid) != NULL);
 	}
-	ASSERT_EQ(write_file("options/record-tgid", "0", 0), 1);
+	ASSERT_EQ(write_rel("options/record-tgid", "0"), 1);
 	enable("t_opt", "0");
-	unreg(fd, &w, 0);
+	unreg_at(fd, &w, 0);
 	close(fd);
 	EXPECT_TRUE(wait_gone("events/user_events/t_opt"));
 }
@@ -1422,8 +1260,8 @@ TEST(reregister_after_close)
 	for (int i = 0; i < 100; i++) {
 		int fd = open_data();
 
-		ASSERT_EQ(reg(fd, i % 2 ? "t_rr u64 b" : "t_rr u32 a", &w, 0, NULL), 0);
-		ASSERT_EQ(unreg(fd, &w, 0), 0);
+		ASSERT_EQ(reg_at(fd, i % 2 ? "t_rr u64 b" : "t_rr u32 a", &w, 0, NULL), 0);
+		ASSERT_EQ(unreg_at(fd, &w, 0), 0);
 		close(fd);
 	}
 	EXPECT_TRUE(wait_gone("events/user_events/t_rr"));
@@ -1440,7 +1278,7 @@ TEST(process_exit_releases)
 	if (pid == 0) {
 		int fd = open(path("user_events_data"), O_RDWR);
 
-		_exit(fd < 0 || reg(fd, "t_exit u32 a", &w, 0, NULL) < 0);
+		_exit(fd < 0 || reg_at(fd, "t_exit u32 a", &w, 0, NULL) < 0);
 	}
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	ASSERT_EQ(status, 0);
@@ -1452,25 +1290,25 @@ TEST(lookups_not_cached)
 {
 	struct stat st;
 
-	ASSERT_EQ(write_file("dynamic_events", "u:t_lk", O_APPEND), 6);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "u:t_lk", O_APPEND), 6);
 	ASSERT_EQ(stat(path("events/user_events/t_lk/enable"), &st), 0);
-	ASSERT_EQ(write_file("dynamic_events", "-:t_lk", O_APPEND), 6);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "-:t_lk", O_APPEND), 6);
 	EXPECT_EQ(stat(path("events/user_events/t_lk/enable"), &st) < 0 ? errno : 0, ENOENT);
 	EXPECT_EQ(stat(path("events/user_events"), &st) < 0 ? errno : 0, ENOENT);
-	ASSERT_EQ(write_file("dynamic_events", "u:t_lk u32 a", O_APPEND), 12);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "u:t_lk u32 a", O_APPEND), 12);
 	EXPECT_EQ(stat(path("events/user_events/t_lk/enable"), &st), 0);
-	ASSERT_EQ(write_file("dynamic_events", "-:t_lk u32 a", O_APPEND), 12);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "-:t_lk u32 a", O_APPEND), 12);
 }
 
 TEST(open_file_of_deleted_event)
 {
 	int en;
 
-	ASSERT_EQ(write_file("dynamic_events", "u:t_od", O_APPEND), 6);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "u:t_od", O_APPEND), 6);
 	en = open(path("events/user_events/t_od/enable"), O_RDWR);
 	ASSERT_NE(en, -1);
 	/* An open enable file does not keep the event. */
-	ASSERT_EQ(write_file("dynamic_events", "-:t_od", O_APPEND), 6);
+	ASSERT_EQ(write_rel_flags("dynamic_events", "-:t_od", O_APPEND), 6);
 	EXPECT_FALSE(exists("events/user_events/t_od"));
 	EXPECT_EQ(write(en, "1", 1) < 0 ? errno : 0, ENODEV);
 	close(en);
@@ -1565,7 +1403,7 @@ static int garbage_child(void)
 		} else if (op == 3) {
 			/* Enabled now and then, so that some writes get through. */
 			if (rnd() % 16 == 0)
-				write_file("events/enable", rnd() % 2 ? "1" : "0", 0);
+				write_rel("events/enable", rnd() % 2 ? "1" : "0");
 			memcpy(buf, &(uint32_t){ (uint32_t)(rnd() % 6) }, 4);
 			r = (int)write(fd, buf, 1 + rnd() % sizeof(buf));
 		} else {
@@ -1588,8 +1426,8 @@ static int garbage_child(void)
 	printf("# reg %d/%d, unreg %d/%d, del %d/%d, write %d/%d, files %d/%d (ok/failed)\n",
 	       ok[0], failed[0], ok[1], failed[1], ok[2], failed[2], ok[3], failed[3],
 	       ok[4] + ok[5], failed[4] + failed[5]);
-	write_file("tracing_on", "1", 0);
-	write_file("options/overwrite", "1", 0);
+	write_rel("tracing_on", "1");
+	write_rel("options/overwrite", "1");
 	return bad != 0;
 }
 
@@ -1606,12 +1444,12 @@ TEST(garbage_in)
 	EXPECT_EQ(status, 0);
 	/* The daemon still serves, and the child's references went with it. */
 	fd = open_data();
-	EXPECT_EQ(reg(fd, "t_after u32 a", &w, 0, NULL), 0);
-	EXPECT_EQ(unreg(fd, &w, 0), 0);
+	EXPECT_EQ(reg_at(fd, "t_after u32 a", &w, 0, NULL), 0);
+	EXPECT_EQ(unreg_at(fd, &w, 0), 0);
 	close(fd);
 	for (int i = 0; i < 300; i++) {
-		if (write_file("set_event", "", O_TRUNC) == 0 &&
-		    write_file("dynamic_events", "", O_TRUNC) == 0 &&
+		if (write_rel_flags("set_event", "", O_TRUNC) == 0 &&
+		    write_rel_flags("dynamic_events", "", O_TRUNC) == 0 &&
 		    !strcmp(text("user_events_status"), "\nActive: 0\nBusy: 0\n"))
 			break;
 		usleep(10000);

@@ -6,16 +6,26 @@
  * handling, only an answer in bounded time; every case ends with another
  * client registering and writing normally.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "mount.h"
+#include "harness.h"
+#include "userevents/abi.h"
+#include "common/daemon.h"
 
 __attribute__((constructor)) static void setup(void)
 {
-	hostile_setup("max_events=256");
+	daemon_setup("max_events=256");
 }
 
 static uint32_t word;

@@ -5,9 +5,20 @@
  * limits (max_events, max_files, max_text_mb, max_enablers,
  * max_enabler_processes, max_file_events) so each is reached quickly.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "mount.h"
+#include "harness.h"
+#include "userevents/abi.h"
+#include "common/daemon.h"
 
 #define MAX_EVENTS 8
 #define MAX_FILES 16
@@ -23,7 +34,7 @@ __attribute__((constructor)) static void setup(void)
 		 "max_events=%d,max_files=%d,max_text_mb=1,max_enablers=%d,"
 		 "max_enabler_processes=%d,max_file_events=%d",
 		 MAX_EVENTS, MAX_FILES, MAX_ENABLERS, MAX_ENABLER_PROCESSES, MAX_FILE_EVENTS);
-	hostile_setup(opts);
+	daemon_setup(opts);
 }
 
 /* Opens @rel until the daemon refuses; returns how many opened and the errno. */

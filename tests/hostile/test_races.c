@@ -7,50 +7,29 @@
  * INTERRUPT requests); a client whose memory stalls (a FUSE-backed page) while
  * everyone else registers and enables.  Run under ASan by make asan-check.
  */
-#define FUSE_USE_VERSION 312
-#include <fuse_lowlevel.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
-#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "mount.h"
+#include "harness.h"
+#include "userevents/abi.h"
+#include "common/daemon.h"
+#include "common/stallfs.h"
 
 __attribute__((constructor)) static void setup(void)
 {
-	const char *asan = getenv("ASAN_OPTIONS");
-	char opts[512];
-
 	/* Under ASan, a bounded quarantine: RSS growth then means a leak. */
-	snprintf(opts, sizeof(opts), "%s%squarantine_size_mb=16", asan ? asan : "",
-		 asan && *asan ? ":" : "");
-	setenv("ASAN_OPTIONS", opts, 1);
-	hostile_setup("max_events=256");
-}
-
-static long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
-}
-
-static long daemon_status(const char *key)
-{
-	char p[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)daemon_pid);
-	f = fopen(p, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, key, strlen(key)) == 0)
-			v = atol(line + strlen(key));
-	if (f)
-		fclose(f);
-	return v;
+	asan_quarantine_bound();
+	daemon_setup("max_events=256");
 }
 
 /* Lines of user_events_status naming one of our events: none once all let go. */
@@ -247,7 +226,7 @@ TEST(signals_interrupt_ioctls)
 	/* Warm up once, so the comparison below sees steady state. */
 	ASSERT_EQ(pthread_create(&t, NULL, sig_thread, NULL), 0);
 	usleep(200000);
-	rss0 = daemon_status("VmRSS:");
+	rss0 = proc_status_kb(daemon_pid, "VmRSS:");
 	end = now_ms() + 1500;
 	while (now_ms() < end) {
 		pthread_kill(t, SIGALRM);
@@ -256,7 +235,7 @@ TEST(signals_interrupt_ioctls)
 	}
 	atomic_store(&sig_stop, 1);
 	pthread_join(t, NULL);
-	rss1 = daemon_status("VmRSS:");
+	rss1 = proc_status_kb(daemon_pid, "VmRSS:");
 	printf("# %ld signals over %ld register+unregister pairs, %ld failed (last: %s); "
 	       "daemon RSS %ld -> %ld KiB\n", signals, atomic_load(&sig_calls),
 	       atomic_load(&sig_bad), strerror(atomic_load(&sig_errno)), rss0, rss1);
@@ -271,138 +250,6 @@ TEST(signals_interrupt_ioctls)
 }
 
 /*
- * A FUSE file whose reads block until released; mapped over a client's page,
- * any access to that page (the daemon's through /proc/<pid>/mem included)
- * waits.  Its own small server, as tests/daemon/test_enabler.c has one.
- */
-static struct {
-	struct fuse_session *se;
-	pthread_t loop;
-	char dir[64];
-	int release[2];
-	atomic_int reads;
-	atomic_bool stall;
-} sfs;
-
-static void sfs_attr(fuse_ino_t ino, struct stat *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->st_ino = ino;
-	st->st_mode = ino == FUSE_ROOT_ID ? S_IFDIR | 0755 : S_IFREG | 0644;
-	st->st_nlink = 1;
-	st->st_size = ino == FUSE_ROOT_ID ? 0 : 65536;
-}
-
-static void sfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
-{
-	struct fuse_entry_param e;
-
-	if (parent != FUSE_ROOT_ID || strcmp(name, "f")) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	memset(&e, 0, sizeof(e));
-	e.ino = 2;
-	sfs_attr(2, &e.attr);
-	fuse_reply_entry(req, &e);
-}
-
-static void sfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	struct stat st;
-
-	(void)fi;
-	sfs_attr(ino, &st);
-	fuse_reply_attr(req, &st, 0);
-}
-
-static void sfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	(void)ino;
-	fuse_reply_open(req, fi);
-}
-
-static void sfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		     struct fuse_file_info *fi)
-{
-	/* The page's contents: a name_args string at its start. */
-	static char page[65536] = "stall_named u32 v";
-	char c;
-
-	(void)ino;
-	(void)fi;
-	atomic_fetch_add(&sfs.reads, 1);
-	if (atomic_load(&sfs.stall))
-		while (read(sfs.release[0], &c, 1) < 0 && errno == EINTR)
-			;
-	if (off >= (off_t)sizeof(page))
-		size = 0;
-	else if ((size_t)off + size > sizeof(page))
-		size = sizeof(page) - (size_t)off;
-	fuse_reply_buf(req, page + off, size);
-}
-
-static void sfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
-		      struct fuse_file_info *fi)
-{
-	(void)ino;
-	(void)buf;
-	(void)off;
-	(void)fi;
-	fuse_reply_write(req, size);
-}
-
-static const struct fuse_lowlevel_ops sfs_ops = {
-	.lookup = sfs_lookup,
-	.getattr = sfs_getattr,
-	.open = sfs_open,
-	.read = sfs_read,
-	.write = sfs_write,
-};
-
-static void *sfs_loop(void *arg)
-{
-	(void)arg;
-	fuse_session_loop_mt(sfs.se, NULL);
-	return NULL;
-}
-
-static void sfs_release(void)
-{
-	atomic_store(&sfs.stall, false);
-	if (write(sfs.release[1], "xxxxxxxxxxxxxxxx", 16) < 0)
-		return;
-}
-
-static int sfs_start(void)
-{
-	char *argv[] = { (char *)"test_races", NULL };
-	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
-
-	if (pipe2(sfs.release, O_CLOEXEC))
-		return -errno;
-	snprintf(sfs.dir, sizeof(sfs.dir), "/tmp/ue-stallfs.XXXXXX");
-	if (!mkdtemp(sfs.dir))
-		return -errno;
-	sfs.se = fuse_session_new(&args, &sfs_ops, sizeof(sfs_ops), NULL);
-	fuse_opt_free_args(&args);
-	if (!sfs.se || fuse_session_mount(sfs.se, sfs.dir))
-		return -EPERM;
-	return -pthread_create(&sfs.loop, NULL, sfs_loop, NULL);
-}
-
-static void sfs_stop(void)
-{
-	sfs_release();
-	fuse_session_exit(sfs.se);
-	umount2(sfs.dir, MNT_DETACH);
-	pthread_join(sfs.loop, NULL);
-	fuse_session_unmount(sfs.se);
-	fuse_session_destroy(sfs.se);
-	rmdir(sfs.dir);
-}
-
-/*
  * The stalling client: registers on an ordinary page, maps the FUSE file over
  * it, then registers again with name_args inside the stalled page (its own
  * ioctl waits on its own memory).  Reports through @ready.
@@ -412,11 +259,9 @@ static void stalled_client(int ready)
 	long pg = sysconf(_SC_PAGESIZE);
 	char *page = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char f[128];
-	int fd = open(path("user_events_data"), O_RDWR | O_CLOEXEC), ffd;
+	int fd = open(path("user_events_data"), O_RDWR | O_CLOEXEC);
+	int ffd = open(stallfs_file(), O_RDWR | O_CLOEXEC);
 
-	snprintf(f, sizeof(f), "%s/f", sfs.dir);
-	ffd = open(f, O_RDWR | O_CLOEXEC);
 	if (page == MAP_FAILED || fd < 0 || ffd < 0)
 		_exit(2);
 	memset(page, 0, (size_t)pg);
@@ -437,22 +282,22 @@ TEST(stalled_memory_delays_nobody)
 	char c;
 	pid_t pid;
 	long t0, enable_ms, serve_ms;
-	int r = sfs_start();
+	int r = stallfs_start("stall_named u32 v");
 
 	if (r < 0) {
 		printf("# cannot mount a stalling FUSE file system (%d): not exercised\n", r);
 		return;
 	}
 	ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
-	atomic_store(&sfs.stall, true);
+	stallfs_stall();
 	pid = fork();
 	if (pid == 0)
 		stalled_client(p[1]);
 	ASSERT_EQ(read(p[0], &c, 1), 1);
 	/* Let its second registration reach the stall. */
-	for (int i = 0; i < 200 && atomic_load(&sfs.reads) == 0; i++)
+	for (int i = 0; i < 200 && stallfs_reads() == 0; i++)
 		usleep(10000);
-	EXPECT_GE(atomic_load(&sfs.reads), 1);
+	EXPECT_GE(stallfs_reads(), 1);
 	/* Enabling its first event writes into the stalled page: must not wait for it. */
 	t0 = now_ms();
 	EXPECT_EQ(write_rel("events/user_events/stall_word/enable", "1"), 1);
@@ -467,21 +312,12 @@ TEST(stalled_memory_delays_nobody)
 	EXPECT_LT(serve_ms, 2000);
 	/* Still stalled: the client's own ioctl has not returned. */
 	EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0);
-	sfs_release();
-	status = -1;
-	for (int i = 0; i < 500; i++) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			break;
-		usleep(10000);
-	}
+	stallfs_release();
+	status = wait_for(pid, 5000);
 	EXPECT_TRUE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if (status == -1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
 	close(p[0]);
 	close(p[1]);
-	sfs_stop();
+	stallfs_stop();
 	still_serving("after_stall");
 }
 

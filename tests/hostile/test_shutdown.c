@@ -7,20 +7,34 @@
  * mountpoint serves at once, its native path included, also while the
  * previous daemon still lives; a dead mount that is not ours is left alone.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "mount.h"
+#include "harness.h"
+#include "userevents/abi.h"
+#include "common/daemon.h"
 #include "../../lib/native-proto.h"
 
 __attribute__((constructor)) static void setup(void)
 {
-	hostile_setup("max_events=256");
+	daemon_setup("max_events=256");
 }
 
 /* What the client processes saw, in memory shared with them. */
@@ -43,30 +57,6 @@ static void kill_clients(void)
 	for (int i = 0; i < 3; i++)
 		if (clients[i] > 0 && kill(clients[i], SIGKILL) == 0)
 			waitpid(clients[i], NULL, 0);
-}
-
-static long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
-}
-
-/* Waits up to @ms for @pid; kills it and returns -1 when it does not end. */
-static int wait_for(pid_t pid, long ms)
-{
-	long end = now_ms() + ms;
-	int status;
-
-	while (now_ms() < end) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return status;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
 }
 
 /* Mount entries whose mount point is @dir (no escaping needed for our names). */
@@ -297,7 +287,7 @@ TEST(sigterm_releases_clients_and_unmounts)
 	EXPECT_EQ(stat(path("README"), &st), -1);
 	clients_released(pids, ENOTCONN, ENOENT);
 	EXPECT_EQ(seen->reader_records, 0);
-	ASSERT_EQ(hostile_start_daemon("max_events=256"), 0);
+	ASSERT_EQ(daemon_start("max_events=256"), 0);
 	still_serving("after_sigterm");
 	{
 		char name[128];
@@ -327,7 +317,7 @@ TEST(sigkill_gives_errors_and_restart_serves)
 	EXPECT_EQ(errno, ENOTCONN);
 	EXPECT_EQ(mounts_at(mnt), 1);
 	t0 = now_ms();
-	ASSERT_EQ(hostile_start_daemon("max_events=256"), 0);
+	ASSERT_EQ(daemon_start("max_events=256"), 0);
 	printf("# restarted daemon served %ld ms after its start\n", now_ms() - t0);
 	/* The dead mount was replaced, not stacked on. */
 	EXPECT_EQ(mounts_at(mnt), 1);
@@ -357,7 +347,7 @@ TEST(restart_while_old_daemon_lives)
 	old_dev = st.st_dev;
 	ASSERT_EQ(native_peer(old_name, sizeof(old_name)), old);
 	ASSERT_EQ(kill(old, SIGSTOP), 0);
-	if (umount2(mnt, MNT_DETACH) < 0 || hostile_start_daemon("max_events=256") < 0) {
+	if (umount2(mnt, MNT_DETACH) < 0 || daemon_start("max_events=256") < 0) {
 		kill(old, SIGKILL);
 		waitpid(old, NULL, 0);
 		ASSERT_TRUE(0);

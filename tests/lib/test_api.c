@@ -4,15 +4,22 @@
  * generate, backend discovery, register/unregister/delete and their errno,
  * typed writes whose records equal hand-built raw-ABI writes, fork and threads.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "userevents/abi.h"
 #include "userevents/userevents.h"
-#include "lib/daemon.h"
+#include "common/daemon.h"
 
 UE_EVENT(lt_net_rx, UE_U32(len), UE_STR(dev))
 UE_EVENT(lt_ints, UE_U8(a), UE_S8(b), UE_U16(c), UE_S16(d), UE_U32(e), UE_S32(f), UE_U64(g),
@@ -44,7 +51,7 @@ static int enable(const char *name, const char *v)
 	char rel[256];
 
 	snprintf(rel, sizeof(rel), "events/user_events/%s/enable", name);
-	return (int)tfs_write(rel, v);
+	return (int)write_rel_flags(rel, v, O_TRUNC);
 }
 
 TEST(name_args_generated)
@@ -157,7 +164,7 @@ TEST(enable_write_unregister)
 	ASSERT_EQ(enable("lt_net_rx", "0"), 1);
 	ue_provider_close(p);
 	EXPECT_EQ(ue_provider_delete(NULL, "lt_net_rx"), -EINVAL);
-	tfs_write("trace", "");
+	write_rel_flags("trace", "", O_TRUNC);
 }
 
 /* The records of typed writes are those of hand-built raw writes. */
@@ -174,13 +181,13 @@ TEST(typed_equals_raw)
 
 	ASSERT_TRUE(p);
 	ASSERT_EQ(ue_lt_raw_register(p), 0);
-	fd = open(tpath("user_events_data"), O_RDWR | O_CLOEXEC);
+	fd = open(path("user_events_data"), O_RDWR | O_CLOEXEC);
 	ASSERT_GE(fd, 0);
 	reg.name_args = (uintptr_t)raw_args;
 	reg.enable_addr = (uintptr_t)&raw_word;
 	reg.enable_size = 4;
 	ASSERT_EQ(ioctl(fd, DIAG_IOCSREG, &reg), 0);
-	ASSERT_EQ(tfs_write("trace", ""), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
 	ASSERT_EQ(enable("lt_raw", "1"), 1);
 	ASSERT_EQ(ue_lt_raw_write(a, "hello"), 0);
 	memcpy(payload, &a, 4);
@@ -189,7 +196,7 @@ TEST(typed_equals_raw)
 	struct iovec io[2] = { { &reg.write_index, 4 }, { payload, sizeof(payload) } };
 	ASSERT_EQ(writev(fd, io, 2), 4 + (ssize_t)sizeof(payload));
 	ASSERT_EQ(trace_wait("lt_raw: ", 2), 2);
-	t = tfs_read("trace");
+	t = read_rel_alloc("trace");
 	ASSERT_TRUE(t);
 	l1 = strstr(t, "lt_raw: ");
 	ASSERT_TRUE(l1);
@@ -213,7 +220,7 @@ TEST(all_field_kinds)
 	ASSERT_TRUE(p);
 	ASSERT_EQ(ue_lt_ints_register(p), 0);
 	ASSERT_EQ(ue_lt_mix_register(p), 0);
-	ASSERT_EQ(tfs_write("trace", ""), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
 	ASSERT_EQ(enable("lt_ints", "1"), 1);
 	ASSERT_EQ(enable("lt_mix", "1"), 1);
 	ASSERT_EQ(ue_lt_ints_write(65, 66, 65535, -2, 4000000000u, -3, UINT64_MAX, INT64_MIN),
@@ -242,7 +249,7 @@ TEST(fork_child_keeps_working)
 	ASSERT_EQ(pipe(to_child), 0);
 	ASSERT_EQ(pipe(to_parent), 0);
 	ASSERT_EQ(ue_lt_fork_register(p), 0);
-	ASSERT_EQ(tfs_write("trace", ""), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
 	ASSERT_EQ(enable("lt_fork", "1"), 1);
 	pid = fork();
 	if (pid == 0) {
@@ -318,7 +325,7 @@ TEST(threads)
 
 	ASSERT_TRUE(p);
 	ASSERT_EQ(ue_lt_fork_register(p), 0);
-	ASSERT_EQ(tfs_write("trace", ""), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
 	ASSERT_EQ(enable("lt_fork", "1"), 1);
 	for (int i = 0; i < NTHREADS; i++) {
 		memset(&t[i], 0, sizeof(t[i]));

@@ -7,13 +7,21 @@
  * fail with -EPIPE instead of hanging.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "userevents/userevents.h"
-#include "lib/daemon.h"
+#include "common/daemon.h"
 
 UE_EVENT(nt_ev, UE_U32(a), UE_U32(b), UE_U32(c), UE_U32(d), UE_STR(s))
 
@@ -76,7 +84,7 @@ static int stop_daemon(void)
 /* The trace line from "comm-pid" on, without CPU and timestamp. */
 static int line_of(const char *needle, char *out, size_t len)
 {
-	char *t = tfs_read("trace"), *l, *e, *b;
+	char *t = read_rel_alloc("trace"), *l, *e, *b;
 
 	if (!t)
 		return -1;
@@ -117,8 +125,8 @@ TEST(records_equal_writev)
 	ASSERT_TRUE(p && q);
 	ASSERT_EQ(ue_nt_ev_register(p), 0);
 	ASSERT_EQ(ue_tracepoint_register(q, &raw_tp, NULL), 0);
-	ASSERT_EQ(tfs_write("trace", ""), 0);
-	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "1"), 1);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "1", O_TRUNC), 1);
 	memcpy(&fx[4], &loc, 4);
 	ASSERT_EQ(ue_nt_ev_write(5, 6, 7, 8, "nv"), 0);
 	ASSERT_EQ(ue_tracepoint_writev(&raw_tp, io, 2), 0);
@@ -148,7 +156,7 @@ TEST(records_equal_writev)
 	io[0].iov_len = 16;
 	EXPECT_ERRNO(ue_tracepoint_writev(&ue_nt_ev_tp, io, 1), EINVAL);
 	EXPECT_ERRNO(ue_tracepoint_writev(&raw_tp, io, 1), EINVAL);
-	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "0"), 1);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "0", O_TRUNC), 1);
 	io[0].iov_len = 20;
 	EXPECT_ERRNO(ue_nt_ev_write(1, 2, 3, 4, "x"), EBADF);
 	EXPECT_ERRNO(ue_tracepoint_writev(&raw_tp, io, 2), EBADF);
@@ -159,7 +167,7 @@ TEST(records_equal_writev)
 /* A counter of usereventsd_stats, or -1 when it is missing. */
 static long long stat_value(const char *key)
 {
-	char *t = tfs_read("usereventsd_stats"), *l;
+	char *t = read_rel_alloc("usereventsd_stats"), *l;
 	long long v = -1;
 	size_t n = strlen(key);
 
@@ -180,9 +188,9 @@ TEST(full_ring_drops_never_blocks)
 	/* Never SIGSTOP the daemon without the native path: writev would wait. */
 	ASSERT_TRUE(p && ue_provider_native(p));
 	ASSERT_EQ(ue_nt_ev_register(p), 0);
-	ASSERT_EQ(tfs_write("buffer_size_kb", "16384"), 5);
-	ASSERT_EQ(tfs_write("trace", ""), 0);
-	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "1"), 1);
+	ASSERT_EQ(write_rel_flags("buffer_size_kb", "16384", O_TRUNC), 5);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "1", O_TRUNC), 1);
 	ASSERT_EQ(ue_nt_ev_write(0, 0, 0, 0, "warm"), 0);	/* the thread's ring */
 	ASSERT_EQ(trace_wait("s=warm", 1), 1);
 	dropped = stat_value("native_dropped_ring_full");
@@ -204,8 +212,8 @@ TEST(full_ring_drops_never_blocks)
 	EXPECT_EQ(trace_wait(needle, ok), ok);
 	/* Every refused write is counted where a tracer looks. */
 	EXPECT_EQ(stat_value("native_dropped_ring_full") - dropped, full);
-	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "0"), 1);
-	ASSERT_EQ(tfs_write("trace", ""), 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "0", O_TRUNC), 1);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
 	ue_provider_close(p);
 }
 
@@ -229,8 +237,8 @@ TEST(threads_and_fork)
 
 	ASSERT_TRUE(p);
 	ASSERT_EQ(ue_nt_ev_register(p), 0);
-	ASSERT_EQ(tfs_write("trace", ""), 0);
-	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "1"), 1);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "1", O_TRUNC), 1);
 	ASSERT_EQ(ue_nt_ev_write(1, 1, 1, 1, "parent"), 0);
 	for (int i = 0; i < 3; i++)
 		ASSERT_EQ(pthread_create(&th[i], NULL, thread_writes, NULL), 0);
@@ -246,7 +254,7 @@ TEST(threads_and_fork)
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	EXPECT_EQ(status, 0);
 	EXPECT_EQ(trace_wait("s=child\n", 1), 1);
-	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "0"), 1);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "0", O_TRUNC), 1);
 	ue_provider_close(p);
 }
 
@@ -258,7 +266,7 @@ TEST(daemon_death_fails_writes)
 
 	ASSERT_TRUE(p && ue_provider_native(p));
 	ASSERT_EQ(ue_nt_ev_register(p), 0);
-	ASSERT_EQ(tfs_write("events/user_events/nt_ev/enable", "1"), 1);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "1", O_TRUNC), 1);
 	ASSERT_EQ(ue_nt_ev_write(1, 2, 3, 4, "alive"), 0);
 	daemon_killed = true;
 	ASSERT_EQ(kill(daemon_pid, SIGKILL), 0);

@@ -7,15 +7,28 @@
  * usereventsd_stats, and canaries (programs exec'd onto the same addresses,
  * on a reused pid, among processes exiting mid-update) are never written.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "../hostile/mount.h"
+#include "harness.h"
+#include "userevents/abi.h"
+#include "common/daemon.h"
 
 /* Where the canary maps its page: the same address the registrations use. */
 #define CANARY_ADDR ((uintptr_t)0x5a5a00000000ull)
@@ -63,7 +76,7 @@ __attribute__((constructor)) static void setup(void)
 		printf("Bail out! readlink /proc/self/exe\n");
 		exit(1);
 	}
-	hostile_setup("max_events=256");
+	daemon_setup("max_events=256");
 }
 
 static int open_data(void)
@@ -85,7 +98,7 @@ static int del_event(const char *name)
 
 	if (fd < 0)
 		return -errno;
-	r = ioctl(fd, DIAG_IOCSDEL, name) < 0 ? -errno : 0;
+	r = del_at(fd, name);
 	close(fd);
 	return r;
 }
@@ -354,27 +367,6 @@ TEST(pages_not_present_are_written)
 	EXPECT_ERRNO(del_event("lc_fault"), ENOENT);
 }
 
-/* A counter of usereventsd_stats, or -1 when missing. */
-static long long stat_of(const char *key)
-{
-	char buf[4096], *line;
-	size_t klen = strlen(key);
-	int fd = open(path("usereventsd_stats"), O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	for (line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-		if (!strncmp(line, key, klen) && line[klen] == ':' && line[klen + 1] == ' ')
-			return strtoll(line + klen + 2, NULL, 10);
-	return -1;
-}
-
 /* Poll a counter until it reaches @min or @ms pass; its last value. */
 static long long wait_stat(const char *key, long long min, int ms)
 {
@@ -401,19 +393,15 @@ TEST(stats_file_counts_processes_and_enablers)
 	static volatile uint32_t words[2];
 	char buf[4096], *line, *end;
 	long long procs, enablers;
-	int fd = open_data(), sfd, nlines = 0;
+	int fd = open_data(), nlines = 0;
 	struct stat st;
 	ssize_t n;
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(stat(path("usereventsd_stats"), &st), 0);
 	EXPECT_EQ(st.st_mode, S_IFREG | 0440);
-	sfd = open(path("usereventsd_stats"), O_RDONLY | O_CLOEXEC);
-	ASSERT_GE(sfd, 0);
-	n = read(sfd, buf, sizeof(buf) - 1);
-	close(sfd);
+	n = read_rel("usereventsd_stats", buf, sizeof(buf));
 	ASSERT_GE(n, 1);
-	buf[n] = '\0';
 	/* Every line is "key: value", keys in [a-z_]. */
 	for (line = buf; *line; line = end + 1) {
 		char *colon = strchr(line, ':');
@@ -741,21 +729,6 @@ TEST(userfaultfd_page_delays_only_itself)
 	close(p2c[1]);
 	munmap(w, 4096);
 	EXPECT_ERRNO(del_event("lc_uffd"), ENOENT);
-}
-
-/* Make the next fork take @pid (host pid namespace), as far as ns_last_pid allows. */
-static bool next_pid_is(pid_t pid)
-{
-	char buf[32];
-	int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC), n;
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	n = snprintf(buf, sizeof(buf), "%d", (int)pid - 1);
-	ok = write(fd, buf, (size_t)n) == n;
-	close(fd);
-	return ok;
 }
 
 static void exec_canary(void)

@@ -7,15 +7,22 @@
  * successful write is a record read or counted as overrun/dropped, and that the
  * daemon's RSS and descriptors stay flat after warm-up.
  */
-#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
-#include <time.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "mount.h"
+#include "harness.h"
+#include "common/daemon.h"
 
 #define NEVENTS 8
 #define PER_THREAD 3		/* events a thread registers at a time */
@@ -38,14 +45,6 @@ static struct shared *sh;
 static unsigned int seconds = 5, nproviders = 3, nthreads = 3;
 static atomic_int tracer_stop, reader_stop;
 static atomic_long records_read, records_unknown, pipe_busy;
-
-static long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
-}
 
 static void unexpected_at(int err, int line)
 {
@@ -239,39 +238,6 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static long status_kb(const char *key)
-{
-	char p[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)daemon_pid);
-	f = fopen(p, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, strlen(key)) == 0)
-			v = atol(line + strlen(key));
-	fclose(f);
-	return v;
-}
-
-static long fd_count(void)
-{
-	char p[64];
-	long n = 0;
-	DIR *dir;
-
-	snprintf(p, sizeof(p), "/proc/%d/fd", (int)daemon_pid);
-	dir = opendir(p);
-	if (!dir)
-		return -1;
-	while (readdir(dir))
-		n++;
-	closedir(dir);
-	return n - 2;	/* . and .. */
-}
-
 /* Sum of one field over per_cpu/cpuN/stats. */
 static long long stats_sum(const char *key)
 {
@@ -293,22 +259,8 @@ static long long stats_sum(const char *key)
 	return sum;
 }
 
-static unsigned int env_uint(const char *name, unsigned int def, unsigned int max)
-{
-	const char *s = getenv(name);
-	unsigned long v;
-
-	if (!s || !*s)
-		return def;
-	v = strtoul(s, NULL, 10);
-	return v == 0 || v > max ? def : (unsigned int)v;
-}
-
 __attribute__((constructor)) static void setup(void)
 {
-	const char *asan = getenv("ASAN_OPTIONS");
-	char opts[512];
-
 	seconds = env_uint("SOAK_SECONDS", 5, 86400);
 	nproviders = env_uint("SOAK_PROVIDERS", 3, 64);
 	nthreads = env_uint("SOAK_THREADS", 3, 16);
@@ -316,11 +268,9 @@ __attribute__((constructor)) static void setup(void)
 	 * ASan's quarantine holds up to 256 MiB of freed memory: bound it so
 	 * that RSS growth means a leak, not the quarantine filling.
 	 */
-	snprintf(opts, sizeof(opts), "%s%squarantine_size_mb=16", asan ? asan : "",
-		 asan && *asan ? ":" : "");
-	setenv("ASAN_OPTIONS", opts, 1);
+	asan_quarantine_bound();
 	/* A small ring, so that the reader's pauses overrun it. */
-	hostile_setup("buffer_size_kb=64,max_events=256");
+	daemon_setup("buffer_size_kb=64,max_events=256");
 }
 
 /*
@@ -367,9 +317,9 @@ TEST(soak)
 	ASSERT_TRUE(respawns != MAP_FAILED);
 	provs = calloc(nproviders, sizeof(*provs));
 	ASSERT_TRUE(provs != NULL);
-	fd_base = fd_count();
+	fd_base = proc_fd_count(daemon_pid);
 	printf("# %u s, %u providers x %u threads; daemon at start: %ld KiB RSS, %ld fds\n",
-	       seconds, nproviders, nthreads, status_kb("VmRSS:"), fd_base);
+	       seconds, nproviders, nthreads, proc_status_kb(daemon_pid, "VmRSS:"), fd_base);
 	spawn = fork();
 	ASSERT_GE(spawn, 0);
 	if (spawn == 0)
@@ -378,9 +328,9 @@ TEST(soak)
 	pthread_create(&tr, NULL, tracer, NULL);
 	for (long next = now_ms(); now_ms() < end;) {
 		if (now_ms() >= next) {
-			long f = fd_count();
+			long f = proc_fd_count(daemon_pid);
 
-			rss = status_kb("VmRSS:");
+			rss = proc_status_kb(daemon_pid, "VmRSS:");
 			ASSERT_GE(rss, 0);
 			if (now_ms() < warm_end) {
 				rss_warm = rss > rss_warm ? rss : rss_warm;
@@ -436,8 +386,8 @@ TEST(soak)
 
 	/* Quiet again: the handles on exited processes go with the next sweep. */
 	usleep(1500000);
-	fd_final = fd_count();
-	rss = status_kb("VmRSS:");
+	fd_final = proc_fd_count(daemon_pid);
+	rss = proc_status_kb(daemon_pid, "VmRSS:");
 	printf("# RSS KiB: warm-up max %ld, later max %ld, end %ld; fds: start %ld, warm-up max "
 	       "%ld, later max %ld, end %ld\n", rss_warm, rss_late, rss, fd_base, fd_warm, fd_late,
 	       fd_final);

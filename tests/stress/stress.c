@@ -7,18 +7,24 @@
  * words must equal the enabled state, and once all exited the daemon's
  * enablers, descriptors and RSS must be back at their post-warm-up baseline.
  */
-#include <ctype.h>
-#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#include "mount.h"
-#pragma GCC diagnostic pop
+#include "harness.h"
+#include "userevents/abi.h"
+#include "common/daemon.h"
 
 /* Every process's enable words live on one page at this address. */
 #define WORDS_ADDR ((uintptr_t)0x5a5c00000000ull)
@@ -55,14 +61,6 @@ struct shared {
 static struct shared *sh;
 static char canary_exe[4096];
 static unsigned int seconds, nprocs, ntoggles;
-
-static long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
-}
 
 static void unexpected_at(int err, int line)
 {
@@ -426,78 +424,6 @@ static void tracer(struct rec *r, unsigned int toggles, long end)
 	finish(r, fd, seed);
 }
 
-/* A counter of usereventsd_stats; -1 when missing. */
-static long long stat_of(const char *key)
-{
-	char buf[4096], *line;
-	size_t klen = strlen(key);
-	int fd = open(path("usereventsd_stats"), O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	for (line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-		if (!strncmp(line, key, klen) && line[klen] == ':' && line[klen + 1] == ' ')
-			return isdigit((unsigned char)line[klen + 2]) ?
-			       strtoll(line + klen + 2, NULL, 10) : 0;
-	return -1;
-}
-
-static bool stats_has(const char *key, const char *value)
-{
-	char buf[4096], want[128];
-	int fd = open(path("usereventsd_stats"), O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	snprintf(want, sizeof(want), "%s: %s\n", key, value);
-	return strstr(buf, want) != NULL;
-}
-
-static long status_kb(const char *key)
-{
-	char p[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)daemon_pid);
-	f = fopen(p, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, strlen(key)) == 0)
-			v = atol(line + strlen(key));
-	fclose(f);
-	return v;
-}
-
-static long fd_count(void)
-{
-	char p[64];
-	long n = 0;
-	DIR *dir;
-
-	snprintf(p, sizeof(p), "/proc/%d/fd", (int)daemon_pid);
-	dir = opendir(p);
-	if (!dir)
-		return -1;
-	while (readdir(dir))
-		n++;
-	closedir(dir);
-	return n - 2;
-}
-
 static int count_state(int state)
 {
 	int n = 0;
@@ -556,7 +482,7 @@ static bool daemon_idle(void)
 static long fd_baseline;
 static bool fds_back(void)
 {
-	return fd_count() == fd_baseline;
+	return proc_fd_count(daemon_pid) == fd_baseline;
 }
 
 struct round_result {
@@ -687,38 +613,29 @@ static void run_round(unsigned int secs, unsigned int procs, unsigned int toggle
 	free(root_pid);
 }
 
-static unsigned int env_uint(const char *name, unsigned int def, unsigned int max)
-{
-	const char *s = getenv(name);
-	unsigned long v;
-
-	if (!s || !*s)
-		return def;
-	v = strtoul(s, NULL, 10);
-	return v == 0 || v > max ? def : (unsigned int)v;
-}
-
 __attribute__((constructor)) static void setup(void)
 {
-	const char *daemon = getenv("USEREVENTSD"), *asan = getenv("ASAN_OPTIONS");
-	char opts[512], *slash;
+	char *slash;
 	ssize_t n;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	seconds = env_uint("STRESS_SECONDS", 5, 86400);
 	nprocs = env_uint("STRESS_PROCS", 20, 1000);
 	ntoggles = env_uint("STRESS_TOGGLES", 100, 10000000);
-	if (geteuid() != 0) {
-		printf("1..0 # SKIP needs root (a mount namespace, /proc/<pid>/mem)\n");
-		exit(77);
-	}
-	if (access("/dev/fuse", R_OK | W_OK) < 0) {
-		printf("1..0 # SKIP no /dev/fuse\n");
-		exit(77);
-	}
+	/* Bound ASan's quarantine so that RSS growth means a leak (as in soak). */
+	asan_quarantine_bound();
+	/*
+	 * The daemon's RSS is measured: glibc's MALLOC_PERTURB_ (meson test
+	 * sets one) fills every malloc'ed block, making whole buffers resident
+	 * that the daemon only partly uses (tens of MiB more, run to run).
+	 */
+	unsetenv("MALLOC_PERTURB_");
+	test_pid = getpid();
+	/* Orphans (children of workers that exited) come to us to be reaped. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	daemon_setup("max_events=256");
 	n = readlink("/proc/self/exe", canary_exe, sizeof(canary_exe) - 32);
-	if (!daemon || n <= 0) {
-		printf("Bail out! USEREVENTSD is not set or /proc/self/exe unreadable\n");
+	if (n <= 0) {
+		printf("Bail out! /proc/self/exe unreadable\n");
 		exit(1);
 	}
 	canary_exe[n] = '\0';
@@ -726,33 +643,6 @@ __attribute__((constructor)) static void setup(void)
 	strcpy(slash + 1, "stress_canary");
 	if (access(canary_exe, X_OK) < 0) {
 		printf("Bail out! no %s\n", canary_exe);
-		exit(1);
-	}
-	/* Bound ASan's quarantine so that RSS growth means a leak (as in soak). */
-	snprintf(opts, sizeof(opts), "%s%squarantine_size_mb=16", asan ? asan : "",
-		 asan && *asan ? ":" : "");
-	setenv("ASAN_OPTIONS", opts, 1);
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-		printf("1..0 # SKIP cannot make a private mount namespace: %s\n", strerror(errno));
-		exit(77);
-	}
-	snprintf(mnt, sizeof(mnt), "/tmp/ue-stress.XXXXXX");
-	if (!mkdtemp(mnt)) {
-		printf("Bail out! mkdtemp: %s\n", strerror(errno));
-		exit(1);
-	}
-	test_pid = getpid();
-	/* Orphans (children of workers that exited) come to us to be reaped. */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	/*
-	 * The daemon's RSS is measured: glibc's MALLOC_PERTURB_ (meson test
-	 * sets one) fills every malloc'ed block, making whole buffers resident
-	 * that the daemon only partly uses (tens of MiB more, run to run).
-	 */
-	unsetenv("MALLOC_PERTURB_");
-	if (hostile_start_daemon("max_events=256") < 0) {
-		printf("Bail out! usereventsd did not mount %s\n", mnt);
-		rmdir(mnt);
 		exit(1);
 	}
 }
@@ -770,21 +660,22 @@ TEST(stress)
 	ASSERT_TRUE(sh != MAP_FAILED);
 	sh->nrec = nrec;
 	printf("# %u s, %u processes, %u toggles; daemon at start: %ld KiB RSS, %ld fds\n",
-	       seconds, nprocs, ntoggles, status_kb("VmRSS:"), fd_count());
+	       seconds, nprocs, ntoggles, proc_status_kb(daemon_pid, "VmRSS:"),
+	       proc_fd_count(daemon_pid));
 
 	/* Warm-up: the same processes for a tenth of the time; then the baseline. */
 	run_round(seconds / 10 > 2 ? seconds / 10 : 2, nprocs, ntoggles / 10 > NEV ?
 		  ntoggles / 10 : NEV, &warm);
-	rss_base = status_kb("VmRSS:");
-	fd_baseline = fd_count();
+	rss_base = proc_status_kb(daemon_pid, "VmRSS:");
+	fd_baseline = proc_fd_count(daemon_pid);
 	printf("# baseline after warm-up: %ld KiB RSS, %ld fds\n", rss_base, fd_baseline);
 	ASSERT_GE(rss_base, 1);
 
 	run_round(seconds, nprocs, ntoggles, &run);
 	/* Descriptors of exited processes are closed by the 0.5 s sweep at the latest. */
 	reap_until(fds_back, 10000);
-	fd_end = fd_count();
-	rss_end = status_kb("VmRSS:");
+	fd_end = proc_fd_count(daemon_pid);
+	rss_end = proc_status_kb(daemon_pid, "VmRSS:");
 	printf("# after the run: %ld KiB RSS (baseline %ld), %ld fds (baseline %ld)\n",
 	       rss_end, rss_base, fd_end, fd_baseline);
 	EXPECT_EQ(fd_end, fd_baseline);
@@ -795,23 +686,11 @@ TEST(stress)
 /* The daemon, ASan-built too, must end cleanly once unmounted. */
 TEST(daemon_exits_cleanly)
 {
-	int st = -1;
-	pid_t p = 0;
+	int st;
 
 	still_serving("stress_after");
-	if (umount(mnt) < 0)
-		umount2(mnt, MNT_DETACH);
-	for (int i = 0; i < 300 && p != daemon_pid; i++) {
-		p = waitpid(daemon_pid, &st, WNOHANG);
-		if (p != daemon_pid)
-			usleep(100000);
-	}
-	if (p != daemon_pid) {
-		kill(daemon_pid, SIGKILL);
-		waitpid(daemon_pid, NULL, 0);
-	}
-	rmdir(mnt);
-	ASSERT_EQ(p, daemon_pid);
+	st = daemon_unmount(30000);
+	ASSERT_NE(st, -1);
 	EXPECT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(WEXITSTATUS(st), 0);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))

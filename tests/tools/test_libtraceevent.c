@@ -11,19 +11,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
@@ -32,6 +25,7 @@
 
 #include "harness.h"
 #include "userevents/abi.h"
+#include "common/daemon.h"
 
 /* struct trace_entry, before every payload: a __data_loc offset counts it. */
 #define ENTRY_HDR_SIZE 8
@@ -176,8 +170,6 @@ static int flush_tep_log(void)
 	return n;
 }
 
-static char mnt[256];		/* the tracefs: our mount, or $UE_TEP_TRACEFS */
-static pid_t daemon_pid;
 static struct tep_handle *tep;
 static int data_fd = -1;
 static uint32_t write_index[NEVENTS];
@@ -187,96 +179,22 @@ static char tp_name[NEVENTS][256];
 /* Whether libtraceevent knows the event (see multi_format_parses). */
 static bool tep_knows[NEVENTS];
 
-static const char *tpath(const char *rel)
+/* Closed before the daemon is unmounted at exit: an open file keeps the mount busy. */
+static void close_data_fd(void)
 {
-	static char buf[4][768];
-	static unsigned int n;
-	char *p = buf[n++ % 4];
-
-	snprintf(p, sizeof(buf[0]), "%s/%.500s", mnt, rel);
-	return p;
-}
-
-static ssize_t tfs_write(const char *rel, const char *s)
-{
-	int fd = open(tpath(rel), O_WRONLY | O_CLOEXEC);
-	ssize_t r;
-
-	if (fd < 0)
-		return -errno;
-	r = write(fd, s, strlen(s));
-	if (r < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-/* The whole file in a malloc'ed string (NULL on failure). */
-static char *tfs_read(const char *rel)
-{
-	size_t cap = 1 << 16, len = 0;
-	int fd = open(tpath(rel), O_RDONLY | O_CLOEXEC);
-	char *buf, *nb;
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap);
-	while (buf && (n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += (size_t)n;
-		if (cap - len < 4096) {
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
-
-/* Unmounts and waits for the daemon: its exit status counts (sanitizer reports). */
-static void daemon_stop(void)
-{
-	int status;
-
-	if (daemon_pid <= 0 || getpid() == daemon_pid)
-		return;
 	if (data_fd >= 0)
 		close(data_fd);
-	if (umount(mnt) < 0)
-		umount2(mnt, MNT_DETACH);
-	for (int i = 0; i < 100; i++) {
-		if (waitpid(daemon_pid, &status, WNOHANG) == daemon_pid) {
-			rmdir(mnt);
-			if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-				printf("# usereventsd ended with status 0x%x\n", status);
-				_exit(1);
-			}
-			return;
-		}
-		usleep(50000);
-	}
-	printf("# usereventsd still runs 5 s after the unmount\n");
-	kill(daemon_pid, SIGKILL);
-	_exit(1);
+	data_fd = -1;
 }
 
 /*
  * usereventsd ($USEREVENTSD) on a new directory of a private mount namespace,
  * or SKIP without root or /dev/fuse.  With $UE_TEP_TRACEFS set, that tracefs
- * instead: the same checks then run on the reference kernel.
+ * instead (mnt): the same checks then run on the reference kernel.
  */
 __attribute__((constructor)) static void setup(void)
 {
-	const char *daemon = getenv("USEREVENTSD"), *tracefs = getenv("UE_TEP_TRACEFS");
-	struct statfs sfs;
+	const char *tracefs = getenv("UE_TEP_TRACEFS");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	tep_set_loglevel(TEP_LOG_ALL);
@@ -286,66 +204,19 @@ __attribute__((constructor)) static void setup(void)
 	}
 	if (geteuid() != 0) {
 		printf("1..0 # SKIP needs root (a mount namespace)\n");
-		exit(77);
+		exit(0);
 	}
-	if (access("/dev/fuse", R_OK | W_OK) < 0) {
-		printf("1..0 # SKIP no /dev/fuse\n");
-		exit(77);
-	}
-	if (!daemon) {
-		printf("Bail out! USEREVENTSD is not set\n");
-		exit(1);
-	}
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-		printf("1..0 # SKIP cannot make a private mount namespace: %s\n", strerror(errno));
-		exit(77);
-	}
-	snprintf(mnt, sizeof(mnt), "/tmp/ue-tep.XXXXXX");
-	if (!mkdtemp(mnt)) {
-		printf("Bail out! mkdtemp: %s\n", strerror(errno));
-		exit(1);
-	}
-	daemon_pid = fork();
-	if (daemon_pid == 0) {
-		/* Should the test die, the daemon ends too instead of keeping the namespace alive. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		execl(daemon, "usereventsd", "-f", mnt, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200; i++) {
-		/* FUSE's magic: the daemon answers, not the empty directory. */
-		if (statfs(mnt, &sfs) == 0 && sfs.f_type == 0x65735546 &&
-		    access(tpath("README"), F_OK) == 0) {
-			atexit(daemon_stop);
-			return;
-		}
-		usleep(25000);
-	}
-	kill(daemon_pid, SIGKILL);
-	waitpid(daemon_pid, NULL, 0);
-	rmdir(mnt);
-	printf("Bail out! usereventsd did not mount %s\n", mnt);
-	exit(1);
+	daemon_setup(NULL);
+	atexit(close_data_fd);
 }
 
 static int reg(unsigned int ev)
 {
-	struct user_reg r;
+	unsigned int flags = events[ev].how == REG_PERSIST ? USER_EVENT_REG_PERSIST :
+			     events[ev].how == REG_MULTI ? USER_EVENT_REG_MULTI_FORMAT : 0;
 
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	r.name_args = (uintptr_t)events[ev].name_args;
-	r.enable_addr = (uintptr_t)&enable_word[ev];
-	r.enable_size = sizeof(enable_word[ev]);
-	r.enable_bit = 0;
-	if (events[ev].how == REG_PERSIST)
-		r.flags = USER_EVENT_REG_PERSIST;
-	else if (events[ev].how == REG_MULTI)
-		r.flags = USER_EVENT_REG_MULTI_FORMAT;
-	if (ioctl(data_fd, DIAG_IOCSREG, &r) < 0)
-		return -errno;
-	write_index[ev] = r.write_index;
-	return 0;
+	return reg_full(data_fd, events[ev].name_args, &enable_word[ev], sizeof(enable_word[ev]),
+			0, flags, &write_index[ev]);
 }
 
 /* The first record of event @ev: its items give the field layout. */
@@ -384,7 +255,7 @@ static int field_name(const char *name_args, unsigned int i, char *out, size_t l
 
 TEST(header_page)
 {
-	char *text = tfs_read("events/header_page");
+	char *text = read_rel_alloc("events/header_page");
 
 	ASSERT_TRUE(text);
 	tep = tep_alloc();
@@ -403,7 +274,7 @@ TEST(register_every_form)
 {
 	char line[600];
 
-	data_fd = open(tpath("user_events_data"), O_RDWR | O_CLOEXEC);
+	data_fd = open(path("user_events_data"), O_RDWR | O_CLOEXEC);
 	ASSERT_GE(data_fd, 0);
 	for (unsigned int ev = 0; ev < NEVENTS; ev++) {
 		printf("# %s%s\n", events[ev].name_args,
@@ -412,7 +283,7 @@ TEST(register_every_form)
 		       events[ev].how == REG_MULTI ? " (multi-format)" : "");
 		if (events[ev].how == REG_DYNAMIC) {
 			snprintf(line, sizeof(line), "u:%s\n", events[ev].name_args);
-			ASSERT_EQ(tfs_write("dynamic_events", line), (ssize_t)strlen(line));
+			ASSERT_EQ(write_rel("dynamic_events", line), (ssize_t)strlen(line));
 		}
 		ASSERT_EQ(reg(ev), 0);
 		snprintf(tp_name[ev], sizeof(tp_name[ev]), "%.*s",
@@ -428,7 +299,7 @@ static enum tep_errno parse_format(const char *system, const char *rel)
 	char *text;
 
 	snprintf(path, sizeof(path), "events/%s/format", rel);
-	text = tfs_read(path);
+	text = read_rel_alloc(path);
 	if (!text) {
 		printf("# cannot read %s\n", path);
 		return TEP_ERRNO__READ_FORMAT_FAILED;
@@ -451,7 +322,7 @@ static int parse_system(const char *system)
 	DIR *d;
 
 	snprintf(rel, sizeof(rel), "events/%s", system);
-	d = opendir(tpath(rel));
+	d = opendir(path(rel));
 	if (!d)
 		return -1;
 	while ((de = readdir(d))) {
@@ -540,7 +411,7 @@ TEST(multi_format_parses)
 
 		if (events[ev].how != REG_MULTI)
 			continue;
-		d = opendir(tpath("events/" USER_EVENTS_MULTI_SYSTEM));
+		d = opendir(path("events/" USER_EVENTS_MULTI_SYSTEM));
 		ASSERT_TRUE(d);
 		while ((de = readdir(d))) {
 			if (!strncmp(de->d_name, tp_name[ev], n) && de->d_name[n] == '.' && !found++)
@@ -609,16 +480,16 @@ TEST(write_records)
 	static uint8_t buf[4096];
 
 	ASSERT_GE(data_fd, 0);
-	ASSERT_EQ(tfs_write("events/user_events/enable", "1"), 1);
-	ASSERT_EQ(tfs_write("events/" USER_EVENTS_MULTI_SYSTEM "/enable", "1"), 1);
+	ASSERT_EQ(write_rel("events/user_events/enable", "1"), 1);
+	ASSERT_EQ(write_rel("events/" USER_EVENTS_MULTI_SYSTEM "/enable", "1"), 1);
 	for (size_t i = 0; i < NRECORDS; i++) {
 		size_t len = build(&records[i], buf, sizeof(buf));
 
 		ASSERT_EQ(enable_word[records[i].ev] & 1, 1);
 		ASSERT_EQ(write(data_fd, buf, len), (ssize_t)len);
 	}
-	ASSERT_EQ(tfs_write("events/user_events/enable", "0"), 1);
-	ASSERT_EQ(tfs_write("events/" USER_EVENTS_MULTI_SYSTEM "/enable", "0"), 1);
+	ASSERT_EQ(write_rel("events/user_events/enable", "0"), 1);
+	ASSERT_EQ(write_rel("events/" USER_EVENTS_MULTI_SYSTEM "/enable", "0"), 1);
 }
 
 /* A record as kbuffer read it from a trace_pipe_raw page. */
@@ -643,7 +514,7 @@ static int read_cpu(struct kbuffer *kbuf, int cpu)
 	int fd, ret = 0;
 
 	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-	fd = open(tpath(rel), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open(path(rel), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 1 : -1;
 	while (ret == 0 && (n = read(fd, page, sizeof(page))) > 0) {
@@ -1118,7 +989,7 @@ static int compare_record(unsigned int ev, char *ours_line, const struct raw_rec
 
 TEST(records_print_alike)
 {
-	char *text = tfs_read("trace"), *cmdlines = tfs_read("saved_cmdlines");
+	char *text = read_rel_alloc("trace"), *cmdlines = read_rel_alloc("saved_cmdlines");
 	struct kbuffer *kbuf = tep_kbuffer(tep);
 	char *lines[MAX_RAW];
 	size_t nlines = 0, compared = 0, unknown = 0;
