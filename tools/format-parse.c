@@ -193,14 +193,18 @@ int ue_format_parse(const char *text, size_t len, struct ue_event **ret_event,
 			break;
 		} else if (in_format && e > s) {
 			struct raw_field f;
+			const char *seen = s;
 
 			/*
 			 * A field name may hold a newline ("u32 a\n" registers a
 			 * field "a\n"): the kernel prints it as is, so the line
-			 * goes on until the ';' that ends the declaration.
+			 * goes on until the ';' that ends the declaration.  Only
+			 * the lines added are searched: a long run stays linear.
 			 */
-			while (e < end && !memchr(s, ';', (size_t)(e - s)))
+			while (e < end && !memchr(seen, ';', (size_t)(e - seen))) {
+				seen = e;
 				e = line_end(e + 1, end);
+			}
 
 			if (parse_field_line(s, e, &f) < 0)
 				goto out;

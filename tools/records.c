@@ -3,7 +3,8 @@
  * Binary records for record, report and stream --json: event formats kept
  * by type id (a recording needs the format of an event that is gone by the
  * time it is written), task names from saved_cmdlines, one record rendered
- * as a trace line or as JSON, and the per-CPU trace_pipe_raw readers.
+ * as a trace line or as JSON, a trace.dat's records in time order (report),
+ * and the per-CPU trace_pipe_raw readers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,52 +15,143 @@
 #include "format-parse.h"
 #include "rbpage.h"
 #include "tool.h"
+#include "tracedat.h"
 
 /* What the trace file shows in the flags column of a user event. */
 #define LAT_FLAGS "....."
 
+/* FNV-1a of a format's text. */
+static uint64_t text_hash(const char *text, size_t len)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)text[i]) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+/*
+ * Two open-addressing indexes of f->v, by the hash of the text and by id
+ * (a slot holds an index + 1; 0 is empty), so that adding and finding stay
+ * constant-time with thousands of formats (a trace.dat may hold 65536).
+ * The text index keeps the entry of a format that was replaced: it fails
+ * the comparison, and the next rebuild drops it.
+ */
+static size_t ix_home(uint64_t key, size_t cap)
+{
+	return (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (cap - 1);
+}
+
+static void ix_put(size_t *t, size_t cap, uint64_t key, size_t i)
+{
+	size_t s = ix_home(key, cap);
+
+	while (t[s])
+		s = (s + 1) & (cap - 1);
+	t[s] = i + 1;
+}
+
+/* Room in the indexes for one more entry; 0 or -ENOMEM (nothing changed). */
+static int ix_reserve(struct uet_formats *f)
+{
+	size_t cap = 64, *by_text, *by_id;
+
+	if ((f->ix_used + 1) * 2 <= f->ix_cap)
+		return 0;
+	while (cap < 4 * (f->n + 1))
+		cap *= 2;
+	by_text = calloc(cap, sizeof(*by_text));
+	by_id = calloc(cap, sizeof(*by_id));
+	if (!by_text || !by_id) {
+		free(by_text);
+		free(by_id);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		ix_put(by_text, cap, f->v[i].hash, i);
+		ix_put(by_id, cap, f->v[i].id, i);
+	}
+	free(f->by_text);
+	free(f->by_id);
+	f->by_text = by_text;
+	f->by_id = by_id;
+	f->ix_cap = cap;
+	f->ix_used = f->n;
+	return 0;
+}
+
+static bool kept(const struct uet_formats *f, const char *system, const char *text, size_t len,
+		 uint64_t hash)
+{
+	for (size_t s = f->ix_cap ? ix_home(hash, f->ix_cap) : 0; f->ix_cap && f->by_text[s];
+	     s = (s + 1) & (f->ix_cap - 1)) {
+		const struct uet_format *k = &f->v[f->by_text[s] - 1];
+
+		if (k->hash == hash && k->len == len && memcmp(k->text, text, len) == 0 &&
+		    strcmp(k->system, system) == 0)
+			return true;
+	}
+	return false;
+}
+
+static struct uet_format *find_id(const struct uet_formats *f, unsigned int id)
+{
+	for (size_t s = f->ix_cap ? ix_home(id, f->ix_cap) : 0; f->ix_cap && f->by_id[s];
+	     s = (s + 1) & (f->ix_cap - 1))
+		if (f->v[f->by_id[s] - 1].id == id)
+			return &f->v[f->by_id[s] - 1];
+	return NULL;
+}
+
 int uet_formats_add(struct uet_formats *f, const char *system, const char *text, size_t len)
 {
-	struct uet_format nf = { 0 }, *slot = NULL;
+	struct uet_format nf = { 0 }, *slot;
+	uint64_t hash = text_hash(text, len);
 	int r;
 
 	if (strlen(system) >= sizeof(nf.system))
 		return -EINVAL;
 	/* Called on every scan of the tracefs: a text already kept costs no parse. */
-	for (size_t i = 0; i < f->n; i++)
-		if (f->v[i].len == len && memcmp(f->v[i].text, text, len) == 0 &&
-		    strcmp(f->v[i].system, system) == 0)
-			return 0;
+	if (kept(f, system, text, len, hash))
+		return 0;
 	r = ue_format_parse(text, len, &nf.desc, &nf.id);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < f->n && !slot; i++)
-		if (f->v[i].id == nf.id)
-			slot = &f->v[i];	/* the type now belongs to another event */
+	/* Found: the type now belongs to another event. */
+	slot = find_id(f, nf.id);
 	nf.text = malloc(len + 1);
-	if (!nf.text) {
+	r = nf.text ? ix_reserve(f) : -ENOMEM;
+	if (r == 0 && !slot && f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 16;
+		struct uet_format *nv = realloc(f->v, cap * sizeof(*nv));
+
+		if (nv) {
+			f->v = nv;
+			f->cap = cap;
+		} else {
+			r = -ENOMEM;
+		}
+	}
+	if (r < 0) {
+		free(nf.text);
 		ue_event_free(nf.desc);
-		return -ENOMEM;
+		return r;
 	}
 	memcpy(nf.text, text, len);
 	nf.text[len] = '\0';
 	nf.len = len;
+	nf.hash = hash;
 	snprintf(nf.system, sizeof(nf.system), "%s", system);
 	if (!slot) {
-		struct uet_format *nv = realloc(f->v, (f->n + 1) * sizeof(*nv));
-
-		if (!nv) {
-			free(nf.text);
-			ue_event_free(nf.desc);
-			return -ENOMEM;
-		}
-		f->v = nv;
 		slot = &f->v[f->n++];
+		ix_put(f->by_id, f->ix_cap, nf.id, (size_t)(slot - f->v));
 	} else {
 		free(slot->text);
 		ue_event_free(slot->desc);
 	}
 	*slot = nf;
+	ix_put(f->by_text, f->ix_cap, hash, (size_t)(slot - f->v));
+	f->ix_used++;
 	return 0;
 }
 
@@ -80,10 +172,7 @@ int uet_formats_add_events(struct uet_formats *f, const struct uet_events *evs)
 
 const struct uet_format *uet_formats_find(const struct uet_formats *f, unsigned int id)
 {
-	for (size_t i = 0; i < f->n; i++)
-		if (f->v[i].id == id)
-			return &f->v[i];
-	return NULL;
+	return find_id(f, id);
 }
 
 void uet_formats_free(struct uet_formats *f)
@@ -93,26 +182,45 @@ void uet_formats_free(struct uet_formats *f)
 		ue_event_free(f->v[i].desc);
 	}
 	free(f->v);
-	f->v = NULL;
-	f->n = 0;
+	free(f->by_text);
+	free(f->by_id);
+	*f = (struct uet_formats){ 0 };
+}
+
+/*
+ * The "PID COMM" line of saved_cmdlines at *@s: its pid and name; *@s moves
+ * to the next line (NULL after the last).  A line must start with the pid:
+ * strtol() skipping white space would take it from a later line.
+ * Return: whether the line is one.
+ */
+static bool cmdline_next(const char **s, long *pid, const char **name, size_t *len)
+{
+	const char *line = *s, *nl = strchr(line, '\n');
+	char *end;
+
+	*s = nl ? nl + 1 : NULL;
+	if (*line < '0' || *line > '9')
+		return false;
+	errno = 0;
+	*pid = strtol(line, &end, 10);
+	if (errno || *end != ' ')
+		return false;
+	*name = end + 1;
+	*len = nl ? (size_t)(nl - *name) : strlen(*name);
+	return true;
 }
 
 const char *uet_comm_of(const char *cmdlines, int32_t pid, char *buf, size_t len)
 {
-	const char *s = cmdlines;
+	const char *s = cmdlines, *name;
+	size_t n;
+	long p;
 
 	while (s && *s) {
-		char *end;
-		long p = strtol(s, &end, 10);
-		const char *nl = strchr(s, '\n');
-
-		if (p == pid && *end == ' ') {
-			size_t n = nl ? (size_t)(nl - end - 1) : strlen(end + 1);
-
-			snprintf(buf, len, "%.*s", (int)n, end + 1);
+		if (cmdline_next(&s, &p, &name, &n) && p == pid) {
+			snprintf(buf, len, "%.*s", (int)(n < len ? n : len), name);
 			return buf;
 		}
-		s = nl ? nl + 1 : NULL;
 	}
 	return NULL;
 }
@@ -164,6 +272,213 @@ int uet_render_record(const struct uet_format *f, const struct ue_record_ctx *c,
 		*cap = (size_t)w + 4096;
 	}
 	return -E2BIG;
+}
+
+/*
+ * A trace.dat's user events in time order: report's work, apart from its
+ * command line so that fuzz/fuzz_tracedat.c runs it on any bytes.
+ */
+
+/* One CPU's pages, read in order. */
+struct dat_cpu {
+	const uint8_t *data;
+	uint64_t size, page;	/* page: offset of the next page to open */
+	unsigned int cpu;
+	struct ue_rbpage_iter it;
+	uint64_t ts;
+	const void *rec;
+	size_t len;
+};
+
+/* The next record of @c, opening pages as needed; false at the end. */
+static bool dat_advance(struct dat_cpu *c, unsigned int page_size)
+{
+	for (;;) {
+		if (c->it.data && ue_rbpage_next(&c->it, &c->ts, &c->rec, &c->len) == 1)
+			return true;
+		c->it.data = NULL;
+		if (page_size > c->size || c->page > c->size - page_size)
+			return false;
+		if (ue_rbpage_iter_init(&c->it, c->data + c->page, page_size) < 0)
+			c->it.data = NULL;
+		c->page += page_size;
+	}
+}
+
+/* Before: the earlier record, the lower CPU slot on a tie (the order of the CPUs). */
+static bool dat_before(const struct dat_cpu *a, const struct dat_cpu *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a < b);
+}
+
+/*
+ * A min-heap of the CPUs that have a record: one comparison per CPU per
+ * record would make a file of many CPUs quadratic.
+ */
+static void heap_down(struct dat_cpu **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct dat_cpu *t;
+
+		if (l < n && dat_before(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && dat_before(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* A task name by pid; the first line of a pid wins, as in uet_comm_of(). */
+struct comm_ix {
+	long pid;
+	size_t line;
+	const char *name;
+	size_t len;
+};
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct comm_ix *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The saved_cmdlines text indexed by pid: a lookup per record must not scan it. */
+static int comms_index(const char *cmdlines, struct comm_ix **ret, size_t *ret_n)
+{
+	const char *s = cmdlines;
+	struct comm_ix *v;
+	size_t n = 0, k = 0;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!cmdlines)
+		return 0;
+	for (const char *p = cmdlines; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		n++;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t line = 0; s && *s; line++) {
+		struct comm_ix c = { .line = line };
+
+		if (cmdline_next(&s, &c.pid, &c.name, &c.len))
+			v[k++] = c;
+	}
+	qsort(v, k, sizeof(*v), by_pid);
+	n = k;
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[k - 1].pid != v[i].pid)
+			v[k++] = v[i];
+	*ret = v;
+	*ret_n = k;
+	return 0;
+}
+
+static const char *comm_find(const struct comm_ix *v, size_t n, int32_t pid, char *buf,
+			     size_t len)
+{
+	for (size_t lo = 0, hi = n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct comm_ix *c = &v[mid];
+
+		if (c->pid == pid) {
+			snprintf(buf, len, "%.*s", (int)(c->len < len ? c->len : len), c->name);
+			return buf;
+		}
+		if (c->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static bool dat_wanted(const struct uet_opts *o, const struct uet_format *f, int32_t pid)
+{
+	bool match = !o->nglobs;
+
+	if (o->have_pid && pid != o->pid)
+		return false;
+	for (size_t i = 0; i < o->nglobs && !match; i++)
+		match = uet_glob_match(o->globs[i], f->system, f->desc->name);
+	return match;
+}
+
+int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, FILE *out)
+{
+	struct uet_formats formats = { 0 };
+	struct dat_cpu *cpus = NULL, **heap = NULL;
+	struct comm_ix *comms = NULL;
+	size_t ncomms = 0, nheap = 0, line_cap = 0;
+	char *line = NULL;
+	int e = -ENOMEM;
+
+	for (size_t i = 0; i < d->nformats; i++) {
+		/* Only user events are rendered; a format that does not parse is skipped. */
+		if (strncmp(d->formats[i].system, "user_events", 11) == 0 &&
+		    uet_formats_add(&formats, d->formats[i].system, d->formats[i].text,
+				    d->formats[i].len) == -ENOMEM)
+			goto out;
+	}
+	cpus = calloc(d->ncpus + 1, sizeof(*cpus));
+	heap = calloc(d->ncpus + 1, sizeof(*heap));
+	if (!cpus || !heap || comms_index(d->cmdlines, &comms, &ncomms) < 0)
+		goto out;
+	for (unsigned int i = 0; i < d->ncpus; i++) {
+		cpus[i].data = d->cpus[i].data;
+		cpus[i].size = d->cpus[i].size;
+		cpus[i].cpu = d->cpus[i].cpu;
+		if (dat_advance(&cpus[i], d->page_size))
+			heap[nheap++] = &cpus[i];
+	}
+	for (size_t i = nheap / 2; i-- > 0;)
+		heap_down(heap, nheap, i);
+	while (nheap) {
+		struct dat_cpu *best = heap[0];
+		const struct uet_format *f = NULL;
+		struct ue_entry_hdr hdr;
+		char comm[64];
+		int w;
+
+		if (best->len >= sizeof(hdr)) {
+			memcpy(&hdr, best->rec, sizeof(hdr));
+			f = uet_formats_find(&formats, hdr.type);
+		}
+		if (f && dat_wanted(o, f, hdr.pid)) {
+			struct ue_record_ctx ctx = {
+				.comm = comm_find(comms, ncomms, hdr.pid, comm, sizeof(comm)),
+				.pid = hdr.pid, .cpu = best->cpu, .ts_ns = best->ts };
+
+			w = uet_render_record(f, &ctx, best->rec, best->len, o->json, &line,
+					      &line_cap);
+			if (w >= 0)
+				fwrite(line, 1, (size_t)w, out);
+			else
+				uet_err("report: cannot render a record of %s: %s", f->desc->name,
+					strerror(-w));
+		}
+		if (!dat_advance(best, d->page_size))
+			heap[0] = heap[--nheap];
+		heap_down(heap, nheap, 0);
+	}
+	e = ferror(out) ? -EIO : 0;
+out:
+	uet_formats_free(&formats);
+	free(cpus);
+	free(heap);
+	free(comms);
+	free(line);
+	return e;
 }
 
 int uet_raw_open(struct uet_raw *r, const char *tracefs, unsigned int ncpus, const char *who)

@@ -280,13 +280,16 @@ struct uet_format {
 	char system[32];
 	char *text;			/* the format file */
 	size_t len;
+	uint64_t hash;			/* of the text: seen again, it costs no parse */
 	struct ue_event *desc;
 };
 
 /* Formats by type id; a type seen again with another text takes the new one. */
 struct uet_formats {
 	struct uet_format *v;
-	size_t n;
+	size_t n, cap;
+	size_t *by_text, *by_id;	/* indexes of v (records.c) */
+	size_t ix_cap, ix_used;
 };
 
 /** uet_formats_add - parse and keep a copy of @text; 0, -EINVAL (not a format), -ENOMEM */
@@ -322,6 +325,22 @@ const char *uet_comm_of(const char *cmdlines, int32_t pid, char *buf, size_t len
  */
 int uet_render_record(const struct uet_format *f, const struct ue_record_ctx *ctx,
 		      const void *rec, size_t len, bool json, char **buf, size_t *cap);
+
+struct uet_dat;
+
+/**
+ * uet_dat_report - the user events of a trace.dat, in time order over its
+ * CPUs, as report prints them
+ * @d: the file (uet_dat_read())
+ * @o: the -e GLOBs, --pid and --json given
+ * @out: where the lines go
+ *
+ * A record of an event without a format, or not wanted, is skipped; one that
+ * cannot be rendered gets a message.
+ *
+ * Return: 0; -ENOMEM; -EIO when writing @out failed.
+ */
+int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, FILE *out);
 
 /* Non-blocking readers of every CPU's per_cpu/cpuN/trace_pipe_raw. */
 struct uet_raw {

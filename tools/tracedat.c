@@ -418,21 +418,33 @@ static int keep(struct uet_dat *d, void *p)
 	return 0;
 }
 
-/* Most bytes one compressed block may claim to unpack to (a section, a chunk). */
-#define UNPACK_MAX (UINT32_C(1) << 30)
+/*
+ * Count @len more unpacked bytes against the file's budget: a few KiB of
+ * zstd may claim gigabytes, and a section may be pointed at many times.
+ */
+static int unpack_budget(struct uet_dat *d, uint64_t len)
+{
+	if (len > UET_DAT_UNPACK_MAX - d->unpacked_bytes)
+		return -EFBIG;
+	d->unpacked_bytes += len;
+	return 0;
+}
 
 /*
  * @zlen bytes at @z unpacked into a new buffer of exactly @len bytes, kept
- * in @d.  Return: 0, -ENOTSUP (not zstd, or no libzstd), -EINVAL, -ENOMEM.
+ * in @d.  Return: 0, -ENOTSUP (not zstd, or no libzstd), -EFBIG (over the
+ * budget), -EINVAL, -ENOMEM.
  */
 static int unpack(struct uet_dat *d, const void *z, size_t zlen, size_t len, uint8_t **ret)
 {
 	uint8_t *out;
+	int e;
 
 	if (strcmp(d->compression, "zstd") != 0)
 		return -ENOTSUP;
-	if (len > UNPACK_MAX)
-		return -EINVAL;
+	e = unpack_budget(d, len);
+	if (e < 0)
+		return e;
 	out = malloc(len ? len : 1);
 	if (!out)
 		return -ENOMEM;
@@ -494,19 +506,19 @@ static int open_section(struct uet_dat *d, uint64_t off, uint16_t id, struct cur
 }
 
 /*
- * The pages of one CPU from a compressed file: "<u32 chunks>" then per
- * chunk "<u32 size><u32 unpacked size><data>", unpacked into one buffer.
+ * The pages of one CPU from a compressed file, @size bytes at @off:
+ * "<u32 chunks>" then per chunk "<u32 size><u32 unpacked size><data>",
+ * unpacked into one buffer.
  */
-static int unpack_cpu(struct uet_dat *d, uint64_t off, struct uet_dat_cpu *cpu)
+static int unpack_cpu(struct uet_dat *d, uint64_t off, uint64_t size, struct uet_dat_cpu *cpu)
 {
-	struct cur c = { d->buf, d->len, (size_t)off, false };
+	struct cur c = { d->buf + off, (size_t)size, 0, false };
 	uint32_t n;
 	uint64_t total = 0;
 	size_t at;
 	uint8_t *out;
+	int e;
 
-	if (off > d->len)
-		return -EINVAL;
 	n = (uint32_t)get(&c, 4);
 	at = c.pos;
 	for (uint32_t i = 0; i < n && !c.bad; i++) {
@@ -515,8 +527,11 @@ static int unpack_cpu(struct uet_dat *d, uint64_t off, struct uet_dat_cpu *cpu)
 		total += get(&c, 4);
 		take(&c, zlen);
 	}
-	if (c.bad || total > UNPACK_MAX)
+	if (c.bad)
 		return -EINVAL;
+	e = unpack_budget(d, total);
+	if (e < 0)
+		return e;
 	out = malloc(total ? (size_t)total : 1);
 	if (!out)
 		return -ENOMEM;
@@ -545,10 +560,16 @@ static int unpack_cpu(struct uet_dat *d, uint64_t off, struct uet_dat_cpu *cpu)
 
 static int add_format(struct uet_dat *d, const char *system, const void *text, size_t len)
 {
-	struct uet_dat_text *n = realloc(d->formats, (d->nformats + 1) * sizeof(*n));
+	struct uet_dat_text *n = d->formats;
 
-	if (!n)
-		return -ENOMEM;
+	if (d->nformats >= UET_DAT_FORMATS_MAX)
+		return -E2BIG;
+	/* Room doubles at each power of two: many small formats cost no quadratic copying. */
+	if (!(d->nformats & (d->nformats - 1))) {
+		n = realloc(d->formats, (d->nformats ? d->nformats * 2 : 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+	}
 	d->formats = n;
 	n[d->nformats].system = system;
 	n[d->nformats].text = (char *)text;
@@ -581,42 +602,114 @@ static int read_formats(struct uet_dat *d, uint64_t off, bool ftrace)
 	return c.bad ? -EINVAL : 0;
 }
 
-static int read_buffer_option(struct uet_dat *d, struct cur *o)
+/* Bytes of one CPU's entry in a BUFFER option: cpu, offset, size. */
+#define BUFFER_CPU_ENTRY 20
+
+/* Where one CPU's data lies in the file. */
+struct span {
+	uint64_t off, size;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Whether the non-empty spans of @s overlap (sorts them): CPUs sharing
+ * their pages would replay the same records once per CPU, a file of a few
+ * KiB growing into a report without end.
+ */
+static bool spans_overlap(struct span *s, unsigned int n)
+{
+	uint64_t end = 0;
+
+	qsort(s, n, sizeof(*s), span_cmp);
+	for (unsigned int i = 0; i < n; i++) {
+		if (!s[i].size)
+			continue;
+		if (s[i].off < end)
+			return true;
+		end = s[i].off + s[i].size;
+	}
+	return false;
+}
+
+static int read_buffer_option(struct uet_dat *d, struct cur *o, char *err, size_t errlen)
 {
 	uint64_t fly = get(o, 8);
 	const char *name = getstr(o);
+	unsigned int page_size, ncpus;
+	struct span *spans;
 	struct cur sec;
 	int e;
 
 	getstr(o);	/* clock */
-	d->page_size = (unsigned int)get(o, 4);
-	d->ncpus = (unsigned int)get(o, 4);
-	if (o->bad || name[0] || d->ncpus > 4096)
-		return o->bad ? -EINVAL : 0;	/* instances other than the top one: not ours */
+	page_size = (unsigned int)get(o, 4);
+	ncpus = (unsigned int)get(o, 4);
+	if (o->bad)
+		return -EINVAL;
+	if (name[0])
+		return 0;	/* instances other than the top one: not ours */
+	/* A page holds at least its header; the option holds every CPU's entry. */
+	if (page_size < UET_DAT_PAGE_HDR) {
+		snprintf(err, errlen, "buffer option: page size %u", page_size);
+		return -EINVAL;
+	}
+	if (ncpus > (o->len - o->pos) / BUFFER_CPU_ENTRY) {
+		snprintf(err, errlen, "buffer option: %u CPUs in %zu bytes", ncpus, o->len);
+		return -EINVAL;
+	}
 	e = open_section(d, fly, OPT_BUFFER, &sec);
 	if (e < 0)
 		return e;
-	d->cpus = calloc(d->ncpus ? d->ncpus : 1, sizeof(*d->cpus));
-	if (!d->cpus)
+	d->cpus = calloc(ncpus ? ncpus : 1, sizeof(*d->cpus));
+	/* Twice: in the option's order, and a copy sorted by offset. */
+	spans = calloc(ncpus ? 2 * (size_t)ncpus : 1, sizeof(*spans));
+	if (!d->cpus || !spans) {
+		free(spans);
 		return -ENOMEM;
-	for (unsigned int i = 0; i < d->ncpus; i++) {
-		uint64_t off, size;
-
+	}
+	for (unsigned int i = 0; i < ncpus; i++) {
 		d->cpus[i].cpu = (unsigned int)get(o, 4);
-		off = get(o, 8);
-		size = get(o, 8);
-		if (o->bad || off > d->len || size > d->len - off)
+		spans[i].off = get(o, 8);
+		spans[i].size = get(o, 8);
+		/*
+		 * Compressed, the size leaves out the count of chunks before
+		 * them; an empty CPU has neither.
+		 */
+		if (strcmp(d->compression, "none") != 0 && spans[i].size &&
+		    spans[i].size <= UINT64_MAX - 4)
+			spans[i].size += 4;
+		if (spans[i].off > d->len || spans[i].size > d->len - spans[i].off) {
+			snprintf(err, errlen, "buffer option: data of CPU %u past the end of the file",
+				 d->cpus[i].cpu);
+			free(spans);
 			return -EINVAL;
-		if (strcmp(d->compression, "none") != 0) {
-			e = unpack_cpu(d, off, &d->cpus[i]);
-			if (e < 0)
-				return e;
-		} else {
-			d->cpus[i].data = d->buf + off;
-			d->cpus[i].size = size;
 		}
 	}
-	return o->bad ? -EINVAL : 0;
+	memcpy(spans + ncpus, spans, ncpus * sizeof(*spans));
+	if (spans_overlap(spans + ncpus, ncpus)) {
+		snprintf(err, errlen, "buffer option: CPUs whose data overlap");
+		free(spans);
+		return -EINVAL;
+	}
+	d->page_size = page_size;
+	d->ncpus = ncpus;
+	for (unsigned int i = 0; i < ncpus; i++) {
+		if (strcmp(d->compression, "none") != 0 && spans[i].size) {
+			e = unpack_cpu(d, spans[i].off, spans[i].size, &d->cpus[i]);
+			if (e < 0)
+				break;
+		} else {
+			d->cpus[i].data = d->buf + spans[i].off;
+			d->cpus[i].size = spans[i].size;
+		}
+	}
+	free(spans);
+	return e;
 }
 
 static void no_unpack(const struct uet_dat *d, char *err, size_t errlen)
@@ -627,6 +720,20 @@ static void no_unpack(const struct uet_dat *d, char *err, size_t errlen)
 						: "this userevents was built without libzstd");
 }
 
+/*
+ * Whether option @id (a section id) is met for the first time.  A file has
+ * one of each: reading, and unpacking, a section again for every option
+ * that points at it would cost without end.
+ */
+static bool once(struct uet_dat *d, uint16_t id)
+{
+	unsigned int bit = 1u << (id - SEC_STRINGS);
+	bool first = !(d->seen & bit);
+
+	d->seen |= bit;
+	return first;
+}
+
 static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errlen)
 {
 	for (int sections = 0; off && sections < 64; sections++) {
@@ -635,7 +742,8 @@ static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errle
 		int e = open_section(d, off, 0, &c);
 
 		if (e < 0) {
-			snprintf(err, errlen, "bad options section at %llu", (unsigned long long)off);
+			snprintf(err, errlen, "%s options section at %llu",
+				 off >= d->len ? "truncated file: no" : "bad", (unsigned long long)off);
 			return e;
 		}
 		while (!c.bad && c.pos < c.len) {
@@ -650,9 +758,9 @@ static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errle
 				break;
 			}
 			e = 0;
-			if (id == SEC_FTRACE_EVENTS || id == SEC_EVENT_FORMATS)
+			if ((id == SEC_FTRACE_EVENTS || id == SEC_EVENT_FORMATS) && once(d, id)) {
 				e = read_formats(d, get(&o, 8), id == SEC_FTRACE_EVENTS);
-			else if (id == SEC_CMDLINES) {
+			} else if (id == SEC_CMDLINES && once(d, id)) {
 				struct cur s;
 
 				e = open_section(d, get(&o, 8), SEC_CMDLINES, &s);
@@ -660,18 +768,34 @@ static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errle
 					uint64_t n = get(&s, 8);
 					const void *t = take(&s, (size_t)n);
 
-					free(d->cmdlines);
 					d->cmdlines = t ? strndup(t, (size_t)n) : NULL;
+					if (t && !d->cmdlines)
+						e = -ENOMEM;
 				}
 			} else if (id == OPT_BUFFER && !d->cpus) {
-				e = read_buffer_option(d, &o);
+				e = read_buffer_option(d, &o, err, errlen);
 			}
 			if (e == -ENOTSUP) {
 				no_unpack(d, err, errlen);
 				return e;
 			}
+			if (e == -EFBIG) {
+				snprintf(err, errlen, "compressed data unpacking to more than %llu MiB",
+					 (unsigned long long)(UET_DAT_UNPACK_MAX >> 20));
+				return e;
+			}
+			if (e == -E2BIG) {
+				snprintf(err, errlen, "more than %u event formats",
+					 (unsigned int)UET_DAT_FORMATS_MAX);
+				return e;
+			}
+			if (e == -ENOMEM) {
+				snprintf(err, errlen, "%s", strerror(ENOMEM));
+				return e;
+			}
 			if (e < 0) {
-				snprintf(err, errlen, "bad option %u", id);
+				if (errlen && !err[0])
+					snprintf(err, errlen, "bad option %u", id);
 				return e;
 			}
 		}
@@ -684,11 +808,76 @@ static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errle
 	return 0;
 }
 
+/* Index the file in @d->buf; on failure the caller frees @d. */
+static int parse(struct uet_dat *d, char *err, size_t errlen)
+{
+	struct cur c = { d->buf, d->len, 0, false };
+	int e;
+
+	if (errlen)
+		err[0] = '\0';
+	if (d->len < sizeof(magic) || memcmp(take(&c, sizeof(magic)), magic, sizeof(magic))) {
+		snprintf(err, errlen, "not a trace.dat file");
+		return -EINVAL;
+	}
+	if (strcmp(getstr(&c), "7") != 0) {
+		snprintf(err, errlen, "trace.dat version other than 7 (trace-cmd convert --file-version 7)");
+		return -ENOTSUP;
+	}
+	if (get(&c, 1) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) || get(&c, 1) != sizeof(long)) {
+		snprintf(err, errlen, "recorded on a machine of another byte order or long size");
+		return -ENOTSUP;
+	}
+	d->page_size = (unsigned int)get(&c, 4);
+	snprintf(d->compression, sizeof(d->compression), "%s", getstr(&c));
+	getstr(&c);
+	if (strcmp(d->compression, "none") != 0) {
+#ifdef HAVE_ZSTD
+		bool can = strcmp(d->compression, "zstd") == 0;
+#else
+		bool can = false;
+#endif
+		if (!can) {
+			no_unpack(d, err, errlen);
+			return -ENOTSUP;
+		}
+	}
+	e = read_options(d, get(&c, 8), err, errlen);
+	if (e < 0)
+		return e;
+	if (c.bad) {
+		snprintf(err, errlen, "truncated header");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int uet_dat_read_mem(const void *buf, size_t len, struct uet_dat *ret, char *err, size_t errlen)
+{
+	struct uet_dat d = { 0 };
+	int e;
+
+	d.buf = malloc(len ? len : 1);
+	if (!d.buf) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	if (len)
+		memcpy(d.buf, buf, len);
+	d.len = len;
+	e = parse(&d, err, errlen);
+	if (e < 0) {
+		uet_dat_free(&d);
+		return e;
+	}
+	*ret = d;
+	return 0;
+}
+
 int uet_dat_read(const char *path, struct uet_dat *ret, char *err, size_t errlen)
 {
 	struct uet_dat d = { 0 };
 	struct stat st;
-	struct cur c;
 	size_t got = 0;
 	int fd, e;
 
@@ -718,50 +907,13 @@ int uet_dat_read(const char *path, struct uet_dat *ret, char *err, size_t errlen
 	}
 	close(fd);
 	d.len = got;
-	c = (struct cur){ d.buf, d.len, 0, false };
-	e = -EINVAL;
-	if (d.len < sizeof(magic) || memcmp(take(&c, sizeof(magic)), magic, sizeof(magic))) {
-		snprintf(err, errlen, "not a trace.dat file");
-		goto fail;
-	}
-	if (strcmp(getstr(&c), "7") != 0) {
-		snprintf(err, errlen, "trace.dat version other than 7 (trace-cmd convert --file-version 7)");
-		e = -ENOTSUP;
-		goto fail;
-	}
-	if (get(&c, 1) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) || get(&c, 1) != sizeof(long)) {
-		snprintf(err, errlen, "recorded on a machine of another byte order or long size");
-		e = -ENOTSUP;
-		goto fail;
-	}
-	d.page_size = (unsigned int)get(&c, 4);
-	snprintf(d.compression, sizeof(d.compression), "%s", getstr(&c));
-	getstr(&c);
-	if (strcmp(d.compression, "none") != 0) {
-#ifdef HAVE_ZSTD
-		bool can = strcmp(d.compression, "zstd") == 0;
-#else
-		bool can = false;
-#endif
-		if (!can) {
-			no_unpack(&d, err, errlen);
-			e = -ENOTSUP;
-			goto fail;
-		}
-	}
-	e = read_options(&d, get(&c, 8), err, errlen);
-	if (e < 0)
-		goto fail;
-	if (c.bad) {
-		snprintf(err, errlen, "truncated header");
-		e = -EINVAL;
-		goto fail;
+	e = parse(&d, err, errlen);
+	if (e < 0) {
+		uet_dat_free(&d);
+		return e;
 	}
 	*ret = d;
 	return 0;
-fail:
-	uet_dat_free(&d);
-	return e;
 }
 
 void uet_dat_free(struct uet_dat *d)

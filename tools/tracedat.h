@@ -9,6 +9,7 @@
 #ifndef UE_TOOLS_TRACEDAT_H
 #define UE_TOOLS_TRACEDAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,7 +59,14 @@ struct uet_dat {
 	char compression[32];		/* "none", "zstd", ... */
 	void **unpacked;		/* uncompressed sections and CPU data */
 	size_t nunpacked;
+	uint64_t unpacked_bytes;	/* their total, bounded (UET_DAT_UNPACK_MAX) */
+	unsigned int seen;		/* bits: options read (formats, cmdlines: once) */
 };
+
+/* Bounds of the reader, whatever a file claims. */
+#define UET_DAT_UNPACK_MAX (UINT64_C(1) << 30)	/* bytes unpacked from one file */
+#define UET_DAT_FORMATS_MAX 65536		/* event formats (type ids are 16-bit) */
+#define UET_DAT_PAGE_HDR 16			/* smallest page: its header (timestamp, commit) */
 
 /**
  * uet_dat_read - read and index a trace.dat v7 file
@@ -69,9 +77,22 @@ struct uet_dat {
  *
  * Return: 0; -ENOTSUP for another version, another byte order or an
  * algorithm of compression this build cannot undo; -EINVAL for a malformed
- * file; -errno.
+ * file; -EFBIG or -E2BIG when it goes past UET_DAT_UNPACK_MAX or
+ * UET_DAT_FORMATS_MAX; -errno.
  */
 int uet_dat_read(const char *path, struct uet_dat *ret, char *err, size_t errlen);
+
+/**
+ * uet_dat_read_mem - uet_dat_read() of a file already in memory
+ * @buf: its bytes (copied: the caller keeps them)
+ * @len: their count
+ * @ret: the result (uet_dat_free())
+ * @err: a message on failure
+ * @errlen: its size
+ *
+ * Return: as uet_dat_read().
+ */
+int uet_dat_read_mem(const void *buf, size_t len, struct uet_dat *ret, char *err, size_t errlen);
 
 /** uet_dat_free - release what uet_dat_read() returned */
 void uet_dat_free(struct uet_dat *d);
