@@ -297,4 +297,97 @@ int ue_render_json(const struct ue_event *event, const char *system, const char 
 /** ue_errno_name - "EINVAL" for EINVAL, ... ; NULL when unknown (tools, tests) */
 const char *ue_errno_name(int err);
 
+/*
+ * Event filters (core/filter.c): the expression language of
+ * events/<system>/<event>/filter, as Linux 6.12 parses, shows and applies it.
+ */
+
+/* A compiled filter: immutable after ue_filter_parse(), so threads may share it. */
+struct ue_filter;
+
+/* What a record is matched with besides its bytes. */
+struct ue_filter_ctx {
+	unsigned int cpu;	/* for CPU, cpu, common_cpu */
+	const char *comm;	/* for COMM, comm (its first 15 bytes); NULL: "" */
+};
+
+/* A write to a filter file of this many bytes or more fails with EINVAL (PAGE_SIZE). */
+#define UE_FILTER_MAX_WRITE 4096
+
+/**
+ * ue_filter_parse - compile what was written to an event's filter file
+ * @event: the event whose fields the expression names
+ * @text: the bytes of the write (not NUL-terminated)
+ * @len: their number
+ * @ret: the compiled filter; NULL when the write clears the filter or fails
+ * @ret_shown: the kernel's filter string afterwards (malloc'ed), or NULL
+ *
+ * As the kernel: a write of UE_FILTER_MAX_WRITE bytes or more is refused;
+ * the text ends at its first NUL; trailing white space (the kernel's,
+ * 0xa0 included) is cut, leading white space is kept, and "0" then clears
+ * the filter.  Anything else is parsed and kept as the filter string, with
+ * the error appended when it does not parse.  The filter file reads as
+ * *@ret_shown followed by "\n", or "none\n" when there is no string.
+ * Error positions count in the kept string.
+ *
+ * What the caller applies:
+ * - 0, *@ret set: the new filter, shown as *@ret_shown (the kept text);
+ * - 0, *@ret NULL (and *@ret_shown NULL): the filter is cleared ("none");
+ * - error, *@ret_shown set: the write fails with that errno, the event is
+ *   no longer filtered (every record passes) and the file shows
+ *   *@ret_shown: "TEXT\n      ^\nparse_error: Field not found\n" or,
+ *   where the kernel records no reason, "TEXT\nError: (0)\n";
+ * - error, *@ret_shown NULL: the write fails and nothing changes
+ *   (-EINVAL for UE_FILTER_MAX_WRITE bytes or more, -ENOMEM).
+ * Not modelled: CPUS{...} values (-EINVAL, "parse_error: CPUS{} is not
+ * supported by userevents" where the kernel would accept the list) and
+ * .function (no kernel symbols: always "Function not found").
+ *
+ * Return: 0; -EINVAL for most parse errors, and the kernel's odd ones:
+ * -EPERM where it expected "&&", "||" or ')' (or a predicate had no field
+ * name, or a ')' closed nothing), -ENOENT for a '(' left open, -ESRCH for a
+ * quote left open; -ENOMEM.
+ */
+int ue_filter_parse(const struct ue_event *event, const char *text, size_t len,
+		    struct ue_filter **ret, char **ret_shown);
+
+/**
+ * ue_filter_match - whether a record passes a filter
+ * @f: a filter from ue_filter_parse(); NULL passes everything
+ * @record: the common header then the payload, as written to the ring
+ * @len: the record's length in bytes (nothing past it is read)
+ * @ctx: the CPU and comm of the writer (NULL: CPU 0, comm "")
+ *
+ * The kernel's semantics: sizes other than 1, 2, 4, 8 bytes and
+ * stacktrace/STACKTRACE never match; a static char[N] compares within N
+ * bytes; a __data_loc/__rel_loc string within the length of its location
+ * word (length 0: up to its NUL).  Where the kernel would read outside the
+ * record (a short record, a location pointing outside it, a length-0
+ * string with no NUL inside it), that predicate is false, before any '!'
+ * of the expression is applied.  Cost: one pass over the predicates, each
+ * O(1) or, for strings, O(field length x pattern length) at worst.
+ *
+ * Return: true when the record passes.
+ */
+bool ue_filter_match(const struct ue_filter *f, const void *record, size_t len,
+		     const struct ue_filter_ctx *ctx);
+
+/**
+ * ue_filter_subsystem_error - an event's filter string after a subsystem filter failed on it
+ * @text: what was written to events/<system>/filter (not NUL-terminated)
+ * @len: its length (below UE_FILTER_MAX_WRITE)
+ *
+ * When a filter written for a whole system does not parse for one of its
+ * events, the kernel disables that event's filter and shows the kept text
+ * with the caret at column 0 and "parse_error: Couldn't find or set field in
+ * one of a subsystem's events", whatever the event's own error was.
+ *
+ * Return: that text (malloc'ed; without the file's final "\n"), or NULL
+ * when out of memory.
+ */
+char *ue_filter_subsystem_error(const char *text, size_t len);
+
+/** ue_filter_free - release a filter (NULL is ignored) */
+void ue_filter_free(struct ue_filter *f);
+
 #endif /* UE_CORE_H */

@@ -53,14 +53,9 @@ static bool is_xdigit(char c)
 	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
 
-/*
- * The kernel's kstrtou32(): an optional '+', base 0 meaning 0x.. hex,
- * 0.. octal or decimal, at least one digit, one optional trailing newline
- * and nothing else.
- */
-static int kernel_strtou32(const char *s, unsigned int base, uint32_t *res)
+int ue_kstrtoull(const char *s, unsigned int base, uint64_t *ret)
 {
-	unsigned long long v = 0;
+	uint64_t v = 0;
 	bool overflow = false;
 	size_t digits = 0;
 
@@ -85,11 +80,9 @@ static int kernel_strtou32(const char *s, unsigned int base, uint32_t *res)
 			break;
 		if (d >= base)
 			break;
-		v = v * base + d;
-		if (v > UINT32_MAX) {
+		if (v > (UINT64_MAX - d) / base)
 			overflow = true;
-			v = UINT32_MAX + 1ULL; /* keeps v * base in range */
-		}
+		v = v * base + d;
 	}
 	if (overflow)
 		return -ERANGE;
@@ -99,6 +92,20 @@ static int kernel_strtou32(const char *s, unsigned int base, uint32_t *res)
 		s++;
 	if (*s)
 		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* The kernel's kstrtou32(): kstrtoull() and a range check. */
+static int kernel_strtou32(const char *s, unsigned int base, uint32_t *res)
+{
+	uint64_t v;
+	int r = ue_kstrtoull(s, base, &v);
+
+	if (r < 0)
+		return r;
+	if (v > UINT32_MAX)
+		return -ERANGE;
 	*res = (uint32_t)v;
 	return 0;
 }

@@ -11,14 +11,7 @@
 
 #include "core.h"
 #include "canonical.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                          \
-	do {                              \
-		if (!(c))                 \
-			__builtin_trap(); \
-	} while (0)
+#include "target.h"
 
 static const char *const known[] = {
 	"e", "e u32 a", "e u32 a;u32 b", "e struct s a 4", "e __rel_loc char[] s;u8 x",

@@ -11,8 +11,7 @@
 #include <string.h>
 
 #include "handler.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "target.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,10 +12,9 @@
 
 #include "handler.h"
 #include "userevents/abi.h"
+#include "target.h"
 
 #define MAX_OPS 16
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

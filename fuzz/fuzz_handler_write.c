@@ -12,8 +12,7 @@
 
 #include "handler.h"
 #include "userevents/abi.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "target.h"
 
 static const char *const fixed[] = {
 	"fz_a u32 a; u64 b",

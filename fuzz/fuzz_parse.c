@@ -12,14 +12,7 @@
 
 #include "core.h"
 #include "canonical.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                          \
-	do {                              \
-		if (!(c))                 \
-			__builtin_trap(); \
-	} while (0)
+#include "target.h"
 
 static void check_event(const struct ue_event *ev)
 {

@@ -14,14 +14,7 @@
 #include "rbpage.h"
 #include "tool.h"
 #include "tracedat.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond))                                                         \
-			__builtin_trap();                                            \
-	} while (0)
+#include "target.h"
 
 struct exact {
 	const struct uet_formats *formats;

@@ -13,8 +13,7 @@
 
 #include "core.h"
 #include "../tests/core/event_table.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "target.h"
 
 /* Every print class and size the renderers know, plus an odd-sized struct. */
 static const struct field_spec fk_spec[] = {
@@ -23,12 +22,6 @@ static const struct field_spec fk_spec[] = {
 	{ "__data_loc char[]", "ds", 4 }, { "__rel_loc char[]", "rs", 4 },
 	{ "__data_loc u32[]", "da", 4 },
 };
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond))                                                         \
-			__builtin_trap();                                            \
-	} while (0)
 
 /* A strict JSON syntax check (RFC 8259), enough to prove the output parses. */
 struct json {
