@@ -602,6 +602,7 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	const struct ue_event *desc;
 	struct ue_entry_hdr hdr;
 	struct ue_rec_meta meta;
+	struct ue_filter_ctx fctx;
 	struct ue_revent *ev = NULL;
 	struct iovec iov;
 	size_t payload;
@@ -668,9 +669,13 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	meta.ts_ns = 0;
 	meta.cpu = 0;
 	cpu = sched_getcpu();
-	iov.iov_base = rec;
-	iov.iov_len = sizeof(hdr) + payload;
-	ue_buffer_write(d->buf, cpu < 0 ? 0 : (unsigned int)cpu % ue_buffer_ncpus(d->buf), &meta,
-			&iov, 1, iov.iov_len);
+	fctx.cpu = cpu < 0 ? 0 : (unsigned int)cpu % ue_buffer_ncpus(d->buf);
+	fctx.comm = meta.comm;
+	/* As the kernel, a record the filter discards still makes a successful write. */
+	if (ue_revent_filter_match(ev, rec, sizeof(hdr) + payload, &fctx)) {
+		iov.iov_base = rec;
+		iov.iov_len = sizeof(hdr) + payload;
+		ue_buffer_write(d->buf, fctx.cpu, &meta, &iov, 1, iov.iov_len);
+	}
 	fuse_reply_write(req, size);
 }

@@ -5,7 +5,6 @@
  * and per event: enable, filter, format (rendered by core/), id, trigger.
  * Filters and triggers are not implemented: only their empty state is.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,9 +93,15 @@ static int generate(struct ue_daemon *d, struct ue_fh *fh)
 	case UE_N_SYS_FILTER:
 		ue_text_add(&t, sys_filter_text, sizeof(sys_filter_text) - 1);
 		break;
-	case UE_N_EV_FILTER:
-		ue_text_add(&t, "none\n", 5);
+	case UE_N_EV_FILTER: {
+		char *shown = ue_revent_filter_text(fh->ev);
+
+		if (!shown)
+			return -ENOMEM;
+		ue_text_printf(&t, "%s\n", shown);
+		free(shown);
 		break;
+	}
 	case UE_N_EV_TRIGGER:
 		ue_text_add(&t, trigger_text, sizeof(trigger_text) - 1);
 		break;
@@ -132,16 +137,73 @@ void ue_events_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off)
 	ue_fs_serve_text(req, fh, size, off, generate);
 }
 
-/* Whether a filter write only clears the filter ("0", spaces around). */
-static bool clears_filter(const char *buf, size_t size)
-{
-	size_t i = 0, end = size;
+/*
+ * The system's filter: the text set on every event of the system, each
+ * event keeping it or, when it does not compile there, the kernel's
+ * message for a subsystem filter (the event is then unfiltered).  The
+ * system's own file keeps showing its default text.
+ */
+struct sys_filter {
+	const char *system;
+	const char *text;
+	size_t len;
+	int err;
+};
 
-	while (i < end && isspace((unsigned char)buf[i]))
-		i++;
-	while (end > i && (isspace((unsigned char)buf[end - 1]) || !buf[end - 1]))
-		end--;
-	return end - i == 1 && buf[i] == '0';
+static int sys_filter_one(struct ue_revent *ev, void *arg)
+{
+	struct sys_filter *sf = arg;
+	struct ue_filter *f = NULL;
+	char *shown = NULL;
+	int r;
+
+	if (strcmp(ue_revent_system(ev), sf->system) != 0)
+		return 0;
+	r = ue_filter_parse(ue_revent_desc(ev), sf->text, sf->len, &f, &shown);
+	if (r == -ENOMEM) {
+		sf->err = r;
+		return 1;
+	}
+	if (r < 0) {
+		free(shown);
+		shown = ue_filter_subsystem_error(sf->text, sf->len);
+		if (!shown) {
+			sf->err = -ENOMEM;
+			return 1;
+		}
+	}
+	ue_revent_set_filter(ev, f, shown);
+	return 0;
+}
+
+static int set_filter(struct ue_daemon *d, struct ue_fh *fh, const char *buf, size_t size)
+{
+	/* The kernel takes at most a page less its NUL. */
+	if (size >= UE_FILTER_MAX_WRITE)
+		return -EINVAL;
+	if (fh->kind == UE_N_SYS_FILTER) {
+		struct sys_filter sf = {
+			fh->multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM, buf, size, 0,
+		};
+
+		/* The system's directory goes with its last event. */
+		if (!ue_registry_count(d->reg, fh->multi))
+			return -ENODEV;
+		ue_registry_foreach(d->reg, UE_ORDER_CREATED, sys_filter_one, &sf);
+		return sf.err;
+	} else {
+		struct ue_filter *f = NULL;
+		char *shown = NULL;
+		int r;
+
+		if (ue_revent_dead(fh->ev))
+			return -ENODEV;
+		r = ue_filter_parse(ue_revent_desc(fh->ev), buf, size, &f, &shown);
+		/* A filter that does not compile leaves the event unfiltered, showing why. */
+		if (r >= 0 || shown)
+			ue_revent_set_filter(fh->ev, f, shown);
+		return r;
+	}
 }
 
 void ue_events_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size)
@@ -154,11 +216,7 @@ void ue_events_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t s
 	switch (fh->kind) {
 	case UE_N_EV_FILTER:
 	case UE_N_SYS_FILTER:
-		/* There are no filters: clearing works, setting one is refused. */
-		if (fh->ev && ue_revent_dead(fh->ev))
-			r = -ENODEV;
-		else
-			r = clears_filter(buf, size) ? 0 : -EINVAL;
+		r = set_filter(d, fh, buf, size);
 		goto out;
 	case UE_N_EV_TRIGGER:
 		/* There are no triggers. */

@@ -446,6 +446,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		struct ue_native_rec hdr;
 		struct ue_entry_hdr eh;
 		struct ue_buffer_wrec *w;
+		struct ue_filter_ctx fctx;
 		const struct nevent *ev;
 		unsigned char *rec;
 		size_t len;
@@ -495,6 +496,10 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			N.invalid++;
 			continue;
 		}
+		fctx.cpu = cpu;
+		fctx.comm = r->comm;
+		if (!ue_revent_filter_match(ev->ev, rec, len, &fctx))
+			continue;
 		w = &st->w[st->n++];
 		w->meta.ts_ns = hdr.ts_ns ? hdr.ts_ns : 1;
 		w->meta.cpu = 0;

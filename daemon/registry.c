@@ -41,6 +41,16 @@ struct ue_revent {
 	struct ue_revent *prev, *next;	/* creation order */
 	struct ue_revent *name_next;	/* same name hash; newest first */
 	struct ue_revent *seq_next;
+	/*
+	 * The filter file: the compiled filter (NULL: every record passes)
+	 * and the text the file shows (NULL: "none").  Matching takes the
+	 * read lock only when filtered is set, so unfiltered events pay one
+	 * load per record.
+	 */
+	pthread_rwlock_t filter_lock;
+	struct ue_filter *filter;
+	char *filter_shown;
+	atomic_bool filtered;
 };
 
 struct ue_registry {
@@ -163,6 +173,9 @@ void ue_registry_set_busy_hook(struct ue_registry *reg, void (*hook)(void *arg),
 
 static void revent_free(struct ue_revent *ev)
 {
+	ue_filter_free(ev->filter);
+	free(ev->filter_shown);
+	pthread_rwlock_destroy(&ev->filter_lock);
 	ue_event_free(ev->desc);
 	free(ev->tp_name);
 	free(ev);
@@ -367,6 +380,7 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 		err = -ENOMEM;
 		goto out_unlock;
 	}
+	pthread_rwlock_init(&ev->filter_lock, NULL);
 	if (multi) {
 		/* As the kernel, a multi-format id is used up even if the rest fails. */
 		if (asprintf(&ev->tp_name, "%s.%" PRIx64, name, reg->multi_id) < 0) {
@@ -425,6 +439,7 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 	return 0;
 
 out_free:
+	pthread_rwlock_destroy(&ev->filter_lock);
 	ue_event_free(ev->desc);
 	free(ev->tp_name);
 	free(ev);
@@ -771,4 +786,44 @@ bool ue_revent_enabled(const struct ue_revent *ev)
 const char *ue_revent_system(const struct ue_revent *ev)
 {
 	return ev->multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
+}
+
+void ue_revent_set_filter(struct ue_revent *ev, struct ue_filter *filter, char *shown)
+{
+	struct ue_filter *old;
+	char *old_shown;
+
+	pthread_rwlock_wrlock(&ev->filter_lock);
+	old = ev->filter;
+	old_shown = ev->filter_shown;
+	ev->filter = filter;
+	ev->filter_shown = shown;
+	atomic_store_explicit(&ev->filtered, filter != NULL, memory_order_release);
+	pthread_rwlock_unlock(&ev->filter_lock);
+	ue_filter_free(old);
+	free(old_shown);
+}
+
+char *ue_revent_filter_text(struct ue_revent *ev)
+{
+	char *t;
+
+	pthread_rwlock_rdlock(&ev->filter_lock);
+	t = ev->filter_shown ? strdup(ev->filter_shown) : strdup("none");
+	pthread_rwlock_unlock(&ev->filter_lock);
+	return t;
+}
+
+bool ue_revent_filter_match(struct ue_revent *ev, const void *record, size_t len,
+			    const struct ue_filter_ctx *ctx)
+{
+	bool pass = true;
+
+	if (!atomic_load_explicit(&ev->filtered, memory_order_acquire))
+		return true;
+	pthread_rwlock_rdlock(&ev->filter_lock);
+	if (ev->filter)
+		pass = ue_filter_match(ev->filter, record, len, ctx);
+	pthread_rwlock_unlock(&ev->filter_lock);
+	return pass;
 }

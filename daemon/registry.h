@@ -260,4 +260,30 @@ bool ue_revent_enabled(const struct ue_revent *ev);
 /** ue_revent_system - "user_events" or "user_events_multi" */
 const char *ue_revent_system(const struct ue_revent *ev);
 
+/**
+ * ue_revent_set_filter - replace what the event's filter file holds
+ * @ev: the event
+ * @filter: the compiled filter (ue_filter_parse()), or NULL: records all pass
+ * @shown: what the file shows (a filter's text or a parse error), or NULL
+ *         for "none"; both are the event's afterwards
+ *
+ * A record being matched meanwhile finishes with the old filter.
+ */
+void ue_revent_set_filter(struct ue_revent *ev, struct ue_filter *filter, char *shown);
+
+/** ue_revent_filter_text - a copy of what the filter file shows, without its newline (NULL: no memory) */
+char *ue_revent_filter_text(struct ue_revent *ev);
+
+/**
+ * ue_revent_filter_match - whether a record of @ev goes into the buffer
+ * @ev: the event
+ * @record: common header and payload, validated as the event requires
+ * @len: its bytes
+ * @ctx: the CPU and task name the record is stored with
+ *
+ * Return: true when the event has no filter or the record passes it.
+ */
+bool ue_revent_filter_match(struct ue_revent *ev, const void *record, size_t len,
+			    const struct ue_filter_ctx *ctx);
+
 #endif /* UE_DAEMON_REGISTRY_H */

@@ -16,7 +16,7 @@
 #include "tool.h"
 #include "tracedat.h"
 
-static const char usage[] = "record -o FILE [-e GLOB]... [-q] [-- CMD [ARGS]]";
+static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-q] [-- CMD [ARGS]]";
 
 struct rec {
 	char tracefs[4096];
@@ -141,7 +141,8 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	uint64_t last_progress = uet_now_ns();
 	int e, exit_code;
 
-	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_QUIET, usage);
+	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_FILTER | UET_O_QUIET,
+			   usage);
 	if (e >= 0)
 		return e;
 	if (!o.output) {
@@ -183,7 +184,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 		goto out;
 	uet_drops_begin(&r.drops, r.tracefs);
 	ae = (struct uet_autoenable){ .tracefs = r.tracefs, .globs = o.globs, .nglobs = o.nglobs,
-				      .formats = &formats };
+				      .filters = o.filters, .formats = &formats };
 	uet_autoenable_tick(&ae);
 	if (!with_cmd && !ae.ndone) {
 		/* Nothing we could enable now; matching events may still come. */

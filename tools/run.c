@@ -12,7 +12,7 @@
 
 #include "tool.h"
 
-static const char usage[] = "run [-e GLOB]... [-o FILE] [-q] -- CMD [ARGS]";
+static const char usage[] = "run [-e GLOB [-f FILTER]]... [-o FILE] [-q] -- CMD [ARGS]";
 
 static volatile sig_atomic_t run_stop;
 
@@ -74,7 +74,8 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 		uet_err("run: --tracefs does not apply: run starts its own usereventsd");
 		return UET_EXIT_USAGE;
 	}
-	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_OUTPUT | UET_O_QUIET, usage);
+	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_OUTPUT | UET_O_QUIET,
+			   usage);
 	if (e >= 0)
 		return e;
 	if (o.rest >= argc) {
@@ -97,7 +98,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 		goto out;
 	uet_drops_begin(&drops, r.tracefs);
 	r.ae = (struct uet_autoenable){ .tracefs = r.tracefs, .globs = o.globs,
-					.nglobs = o.nglobs };
+					.filters = o.filters, .nglobs = o.nglobs };
 	s.tracefs = r.tracefs;
 	s.globs = o.globs;
 	s.nglobs = o.nglobs;

@@ -63,6 +63,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "fields", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "filter", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -74,18 +75,21 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'e', UET_O_EVENT, "-e" },	  { 'o', UET_O_OUTPUT, "-o" },
 		{ 'q', UET_O_QUIET, "-q" },	  { 'F', UET_O_FIELDS, "--fields" },
 		{ 'j', UET_O_JSON, "--json" }, { 'p', UET_O_PID, "--pid" },
-		{ 'h', 0, "-h" },
+		{ 'f', UET_O_FILTER, "-f" },	  { 'h', 0, "-h" },
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->globs = calloc((size_t)argc + 1, sizeof(*o->globs));
-	if (!o->globs)
+	o->filters = calloc((size_t)argc + 1, sizeof(*o->filters));
+	if (!o->globs || !o->filters) {
+		uet_opts_free(o);
 		return UET_EXIT_FAIL;
+	}
 	/* 0, not 1: getopt starts over (main's parse came first). */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:o:qFjp:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:qFjp:f:h", lopts, NULL)) != -1) {
 		const char *name = NULL;
 		bool ok = false;
 		char *end;
@@ -112,6 +116,17 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		switch (c) {
 		case 'e':
 			o->globs[o->nglobs++] = optarg;
+			break;
+		case 'f':
+			/* As trace-cmd's -f: the filter of the events of the -e before it. */
+			if (!o->nglobs || o->filters[o->nglobs - 1]) {
+				uet_err("%s: -f %s: %s", argv[0], optarg,
+					o->nglobs ? "a second filter for the same -e"
+						  : "needs an -e GLOB before it");
+				uet_opts_free(o);
+				return UET_EXIT_USAGE;
+			}
+			o->filters[o->nglobs - 1] = optarg;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -161,6 +176,8 @@ void uet_opts_all_user_events(struct uet_opts *o)
 void uet_opts_free(struct uet_opts *o)
 {
 	free(o->globs);
+	free(o->filters);
+	o->filters = NULL;
 	o->globs = NULL;
 	o->nglobs = 0;
 }
@@ -306,6 +323,45 @@ static bool autoenable_has(const struct uet_autoenable *a, const char *key)
 	return false;
 }
 
+/* Remember @key as enabled by us; false when out of memory. */
+static bool autoenable_add(struct uet_autoenable *a, const char *key, bool filtered)
+{
+	char(*nd)[300] = realloc(a->done, (a->ndone + 1) * sizeof(*nd));
+	bool *nf;
+
+	if (!nd)
+		return false;
+	a->done = nd;
+	nf = realloc(a->filtered, (a->ndone + 1) * sizeof(*nf));
+	if (!nf)
+		return false;
+	a->filtered = nf;
+	snprintf(a->done[a->ndone], sizeof(a->done[0]), "%s", key);
+	a->filtered[a->ndone++] = filtered;
+	return true;
+}
+
+/*
+ * Set @filter on the event at events/@key before it is enabled.  A filter
+ * the tracefs refuses is reported with the text the filter file then shows
+ * (the kernel's caret and reason), and the event stays off.
+ */
+static int autoenable_filter(struct uet_autoenable *a, const char *key, const char *filter)
+{
+	char rel[320];
+	char *why;
+	int e;
+
+	snprintf(rel, sizeof(rel), "events/%s/filter", key);
+	e = uet_write(a->tracefs, rel, filter);
+	if (e == 0)
+		return 0;
+	why = uet_read(a->tracefs, rel, NULL);
+	uet_err("filter of %s refused (%s):\n%s", key, strerror(-e), why ? why : filter);
+	free(why);
+	return e;
+}
+
 void uet_autoenable_tick(void *arg)
 {
 	struct uet_autoenable *a = arg;
@@ -317,23 +373,27 @@ void uet_autoenable_tick(void *arg)
 		uet_formats_add_events(a->formats, &evs);
 	for (size_t i = 0; i < evs.n; i++) {
 		struct uet_event *ev = &evs.v[i];
+		const char *filter = NULL;
 		char key[300], rel[320];
 		bool match = false;
 
-		for (size_t g = 0; g < a->nglobs && !match; g++)
+		for (size_t g = 0; g < a->nglobs && !match; g++) {
 			match = uet_glob_match(a->globs[g], ev->system, ev->name);
+			if (match && a->filters)
+				filter = a->filters[g];
+		}
 		snprintf(key, sizeof(key), "%s/%s", ev->system, ev->name);
 		if (!match || ev->enabled == 1 || autoenable_has(a, key))
 			continue;
-		snprintf(rel, sizeof(rel), "events/%s/enable", key);
-		if (uet_write(a->tracefs, rel, "1") == 0) {
-			char(*nd)[300] = realloc(a->done, (a->ndone + 1) * sizeof(*nd));
-
-			if (!nd)
+		if (filter && autoenable_filter(a, key, filter) < 0) {
+			/* Not again at every tick. */
+			if (!autoenable_add(a, key, true))
 				break;
-			a->done = nd;
-			memcpy(a->done[a->ndone++], key, sizeof(key));
+			continue;
 		}
+		snprintf(rel, sizeof(rel), "events/%s/enable", key);
+		if (uet_write(a->tracefs, rel, "1") == 0 && !autoenable_add(a, key, filter != NULL))
+			break;
 	}
 	uet_events_free(&evs);
 }
@@ -345,8 +405,14 @@ void uet_autoenable_undo(struct uet_autoenable *a)
 
 		snprintf(rel, sizeof(rel), "events/%s/enable", a->done[i]);
 		uet_write(a->tracefs, rel, "0");
+		if (a->filtered[i]) {
+			snprintf(rel, sizeof(rel), "events/%s/filter", a->done[i]);
+			uet_write(a->tracefs, rel, "0");
+		}
 	}
 	free(a->done);
+	free(a->filtered);
 	a->done = NULL;
+	a->filtered = NULL;
 	a->ndone = 0;
 }

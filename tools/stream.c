@@ -432,14 +432,15 @@ static int stream_json(const char *tracefs, struct uet_opts *o, struct uet_autoe
 
 int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 {
-	static const char usage[] = "stream [-e GLOB]... [--fields | --json]";
+	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [--fields | --json]";
 	struct uet_autoenable ae = { .tracefs = tracefs };
 	struct uet_stream s = { .tracefs = tracefs, .out = stdout, .stop = &uet_signal };
 	struct uet_opts o;
 	char *old_fields = NULL;
 	int r;
 
-	r = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FIELDS | UET_O_JSON, usage);
+	r = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_FIELDS | UET_O_JSON,
+			   usage);
 	if (r >= 0)
 		return r;
 	if (o.rest < argc) {
@@ -459,6 +460,7 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	}
 	uet_catch_signals();
 	ae.globs = o.globs;
+	ae.filters = o.filters;
 	ae.nglobs = o.nglobs;
 	if (o.json) {
 		r = stream_json(tracefs, &o, &ae);

@@ -128,9 +128,11 @@ uint64_t uet_now_ns(void);
 #define UET_O_FIELDS	(1u << 3)	/* --fields */
 #define UET_O_JSON	(1u << 4)	/* --json */
 #define UET_O_PID	(1u << 5)	/* --pid N */
+#define UET_O_FILTER	(1u << 6)	/* -f, --filter EXPR (the -e before it) */
 
 struct uet_opts {
 	char **globs;		/* the -e GLOBs */
+	char **filters;		/* filters[i]: the -f after globs[i], or NULL */
 	size_t nglobs;
 	const char *output;
 	bool quiet, fields, json, have_pid;
@@ -381,9 +383,11 @@ void uet_raw_close(struct uet_raw *r);
 struct uet_autoenable {
 	const char *tracefs;
 	char **globs;
+	char **filters;			/* as uet_opts: written to filter before enabling */
 	size_t nglobs;
 	struct uet_formats *formats;	/* if set: keeps the format of every event seen */
 	char (*done)[300];		/* "SYSTEM/NAME" of each event we enabled */
+	bool *filtered;			/* filtered[i]: we set done[i]'s filter */
 	size_t ndone;
 };
 

@@ -171,6 +171,22 @@ written=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/out")
 [ "$(grep -c ': example_tick: count=' "$work/out")" = "$written" ] || fail "run -e example_tick: count"
 grep -q ': example_\(request\|message\): ' "$work/out" && fail "run -e example_tick: other events shown"
 
+# A filter (-f after -e): example_request is a 404 when its count is a multiple of 7.
+TMPDIR=$runtmp expect_rc 0 "run -e example_request -f 'status == 404'" -- \
+	"$tool" run -e example_request -f 'status == 404' -- \
+	sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 2' "$example"
+n404=$(grep -c ': example_request: status=0x194 (404) ' "$work/out")
+nreq=$(grep -c ': example_request: ' "$work/out")
+[ "$n404" -gt 0 ] && [ "$n404" = "$nreq" ] || fail "run -f: $n404 of $nreq requests are 404s"
+# A filter the tracefs refuses: its reason, as the filter file shows it; nothing enabled.
+TMPDIR=$runtmp expect_rc 0 "run -f with an unknown field" -- \
+	"$tool" run -e example_request -f 'nosuch == 1' -- \
+	sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
+grep -q '^parse_error: Field not found$' "$work/err" || fail "run -f: no parse error shown"
+grep -q ': example_request: ' "$work/out" && fail "run -f: an event with a refused filter was enabled"
+expect_rc 2 "-f before any -e" -- "$tool" run -f 'a == 1' -- true
+expect_rc 2 "two -f for one -e" -- "$tool" run -e x -f 'a == 1' -f 'a == 2' -- true
+
 expect_rc 3 "run returns the command's status" -- "$tool" run -- sh -c 'exit 3'
 expect_rc 127 "run of a missing command" -- "$tool" run -- "$work/nosuch"
 expect_rc 137 "run of a killed command" -- "$tool" run -- sh -c 'kill -9 $$'

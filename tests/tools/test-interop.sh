@@ -5,7 +5,8 @@
 # /sys/kernel/tracing (stack.sh).  Checks: trace-cmd extract reads
 # trace_pipe_raw pages and trace-cmd report prints every record of our own
 # `trace` (same pid, CPU, timestamp, event, values); trace-cmd record
-# -- PROGRAM records all the records the program wrote.
+# -- PROGRAM records all the records the program wrote; trace-cmd record -f
+# sets a filter that holds.
 # Needs root, /dev/fuse, trace-cmd and a tracefs to stack on: exit 77 (skip) otherwise.
 # Usage: test-interop.sh USEREVENTSD EXAMPLE
 set -u
@@ -64,6 +65,20 @@ if trace-cmd report "$W/record.dat" 2>/dev/null | grep -q '^ *user_events_exa-[0
 	echo "ok 3 - comm of recorded records (saved_cmdlines)"
 else
 	echo "not ok 3 - comm of recorded records"
+	fail=1
+fi
+# 4. trace-cmd record -f: the filter it writes holds while it records (the
+# example answers 404 on every seventh request).
+( cd "$W" && timeout 60 trace-cmd record -e user_events:example_request -f 'status == 404' \
+	-o "$W/filter.dat" -- "$EXAMPLE" "$T" 2 ) > "$W/filter.log" 2>&1
+trace-cmd report "$W/filter.dat" 2>/dev/null | grep ' example_request: ' > "$W/filter.txt"
+n404=$(grep -c 'status=404 ' "$W/filter.txt")
+nreq=$(wc -l < "$W/filter.txt")
+if [ "$n404" -gt 0 ] && [ "$n404" = "$nreq" ]; then
+	echo "ok 4 - trace-cmd record -f 'status == 404': $n404 records, all 404"
+else
+	echo "not ok 4 - trace-cmd record -f: $n404 of $nreq records are 404s"
+	tail -20 "$W/filter.log" "$W/filter.txt"
 	fail=1
 fi
 exit $fail
