@@ -4,7 +4,8 @@
  * equal to writev's, validation errno, a full ring drops and counts while
  * the daemon is stopped (the program never blocks), fork falls back to
  * writev, threads get their own rings, and a daemon that dies makes writes
- * fail with -EPIPE instead of hanging.
+ * fail with -EPIPE instead of hanging; the event's filter holds for
+ * native records.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -162,6 +163,38 @@ TEST(records_equal_writev)
 	EXPECT_ERRNO(ue_tracepoint_writev(&raw_tp, io, 2), EBADF);
 	ue_provider_close(p);
 	ue_provider_close(q);
+}
+
+/* The drain applies the event's filter, as the writev path does. */
+TEST(filter_applies_to_native_records)
+{
+	static const char filter[] = "a & 1 && s ~ \"o*\"";
+	struct ue_provider *p = open_p(0);
+	char line[512];
+
+	ASSERT_TRUE(p);
+	ASSERT_TRUE(ue_provider_native(p));
+	ASSERT_EQ(ue_nt_ev_register(p), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/filter", filter, O_TRUNC),
+		  (int)strlen(filter));
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "1", O_TRUNC), 1);
+	/* Odd a with s "on": a = 3, 9, 15 pass; then a = 99 (odd, "on") ends the run. */
+	for (uint32_t a = 0; a < 20; a++)
+		ASSERT_EQ(ue_nt_ev_write(a, 0, 0, 0, a % 3 ? "no" : "on"), 0);
+	ASSERT_EQ(ue_nt_ev_write(99, 0, 0, 0, "on"), 0);
+	ASSERT_EQ(trace_wait("nt_ev: a=0x63 (99)", 1), 1);
+	EXPECT_EQ(trace_count("nt_ev: "), 4);
+	EXPECT_EQ(trace_count("nt_ev: a=0x3 (3) "), 1);
+	EXPECT_EQ(trace_count("nt_ev: a=0x9 (9) "), 1);
+	EXPECT_EQ(trace_count("nt_ev: a=0xf (15) "), 1);
+	/* Cleared, everything passes again. */
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/filter", "0", O_TRUNC), 1);
+	ASSERT_EQ(ue_nt_ev_write(2, 0, 0, 0, "no"), 0);
+	ASSERT_EQ(trace_wait("nt_ev: a=0x2 (2) ", 1), 1);
+	EXPECT_EQ(line_of("nt_ev: a=0x2 (2) ", line, sizeof(line)), 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "0", O_TRUNC), 1);
+	ue_provider_close(p);
 }
 
 /* A counter of usereventsd_stats, or -1 when it is missing. */
