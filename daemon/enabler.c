@@ -1365,6 +1365,19 @@ int ue_enablers_confirm(struct ue_enablers *set, pid_t tgid, uint64_t opened_bef
 	return done;
 }
 
+bool ue_enablers_pending_since(struct ue_enablers *set, pid_t tgid, uint64_t since_ns)
+{
+	bool found = false;
+
+	if (!set)
+		return false;
+	pthread_mutex_lock(&set->lock);
+	for (struct proc *p = set->npending ? set->procs : NULL; p && !found; p = p->next)
+		found = p->pending && !p->gone && p->id.tgid == tgid && p->opened_ns >= since_ns;
+	pthread_mutex_unlock(&set->lock);
+	return found;
+}
+
 void ue_enablers_track_reports(struct ue_enablers *set)
 {
 	pthread_mutex_lock(&set->lock);

@@ -270,6 +270,20 @@ int ue_enablers_verify_forks(struct ue_enablers *set, pid_t child);
 int ue_enablers_confirm(struct ue_enablers *set, pid_t tgid, uint64_t opened_before_ns);
 
 /**
+ * ue_enablers_pending_since - whether @tgid has an unconfirmed handle
+ * opened at or after @since_ns
+ * @set: the set
+ * @tgid: the process
+ * @since_ns: a ue_enablers_clock_ns() time
+ *
+ * A request of the child reads the connector, then proves its fork; the
+ * listener may have opened the child's handle in between (after the
+ * read): ue_enablers_confirm() with the read's time cannot confirm it, and
+ * the caller must read the connector once more first.
+ */
+bool ue_enablers_pending_since(struct ue_enablers *set, pid_t tgid, uint64_t since_ns);
+
+/**
  * ue_enablers_track_reports - a proc connector reports every exec and exit
  * @set: the set
  *

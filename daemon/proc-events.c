@@ -285,8 +285,13 @@ void ue_proc_events_sync(struct ue_proc_events *pe, pid_t tgid)
 	 * caller is blocked in this request, so its handle, once opened and
 	 * followed by another read of the socket (an exec before the open
 	 * shows there), is its memory: confirmed now, not after the grace.
+	 * The listener may have proved the fork and opened that handle since
+	 * our read: then too, read again (else the child would wait for the
+	 * grace, and a tracer enabling an event it registered would find its
+	 * bit unset on return).
 	 */
-	if (ue_enablers_verify_forks(pe->set, tgid) > 0) {
+	if (ue_enablers_verify_forks(pe->set, tgid) > 0 ||
+	    ue_enablers_pending_since(pe->set, tgid, start)) {
 		if (!lock_bounded(pe))
 			return;
 		start = read_locked(pe, true);
