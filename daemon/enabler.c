@@ -87,6 +87,12 @@ struct fork_rec {
 	struct enabler *enablers;
 	unsigned int nenablers;
 	bool cancelled; /* the child exec'd or exited meanwhile */
+	/*
+	 * The other record of the same fork (the listener's, or the child's
+	 * copy) was installed: installing this one too would give back what
+	 * the child unregistered since (its handle may even be gone, emptied).
+	 */
+	bool superseded;
 };
 
 struct ue_enablers {
@@ -1099,6 +1105,14 @@ int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgi
 static void fork_install_locked(struct ue_enablers *set, struct proc *p, struct fork_rec *f)
 {
 	struct enabler *e, *left = NULL;
+	struct fork_rec *g;
+
+	for (g = set->claimed; g; g = g->next)
+		if (g != f && g->seq == f->seq)
+			g->superseded = true;
+	for (g = set->forks; g; g = g->next)
+		if (g->seq == f->seq)
+			g->superseded = true;
 
 	while ((e = f->enablers)) {
 		f->enablers = e->next;
@@ -1185,6 +1199,10 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 		pthread_mutex_lock(&set->lock);
 		if (parent)
 			proc_unref_locked(parent);
+		if (f->superseded) {
+			r = 1;
+			goto drop_locked;
+		}
 		/*
 		 * Another stack start, or memory no task uses any more: the child
 		 * exec'd (or exited) before its fork was verified.
@@ -1200,6 +1218,11 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 	pthread_mutex_lock(&set->lock);
 	if (parent)
 		proc_unref_locked(parent);
+	if (f->superseded) {
+		/* Installed by the other verifier, perhaps unregistered from since. */
+		r = 1;
+		goto drop_locked;
+	}
 	if (f->cancelled) {
 		set->gone_forks++;
 		goto drop_locked;
