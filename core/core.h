@@ -390,4 +390,141 @@ char *ue_filter_subsystem_error(const char *text, size_t len);
 /** ue_filter_free - release a filter (NULL is ignored) */
 void ue_filter_free(struct ue_filter *f);
 
+/*
+ * The kernel's own records that usereventsd makes (core/marker.c): a write to
+ * trace_marker is an ftrace:print record (TRACE_PRINT, struct print_entry:
+ * the entry header, an unsigned long ip, the text), a write to
+ * trace_marker_raw an ftrace:raw_data record (TRACE_RAW_DATA: the entry
+ * header, an unsigned int id, the bytes).
+ */
+#define UE_TRACE_PRINT_ID 5
+#define UE_TRACE_RAW_DATA_ID 18
+#define UE_PRINT_BUF_OFFSET 16
+#define UE_RAW_DATA_BUF_OFFSET 12
+/* Most bytes one trace_marker write takes before the ring's limit (TRACE_MARKER_MAX_SIZE). */
+#define UE_MARKER_MAX_SIZE 4096
+/* Largest record a 4 KiB ring-buffer page takes (ring_buffer_max_event_size()). */
+#define UE_MARKER_MAX_RECORD 4072
+
+/**
+ * ue_print_record - the ftrace:print record a write to trace_marker makes
+ * @text: the bytes written (any bytes, NULs included)
+ * @n: their count
+ * @pid: common_pid of the record
+ * @ip: the record's ip field
+ * @rec: where the record is built, at least UE_MARKER_MAX_RECORD bytes
+ * @cap: size of @rec
+ * @ret_taken: the bytes of @text the write takes, its return value
+ */
+int ue_print_record(const void *text, size_t n, int32_t pid, uint64_t ip, void *rec, size_t cap,
+		    size_t *ret_taken);
+
+/**
+ * ue_raw_data_record - the ftrace:raw_data record a write to trace_marker_raw makes
+ * @data: the bytes written: a u32 id, then any bytes
+ * @n: their count, the write's return value when it records
+ * @pid: common_pid of the record
+ * @rec: where the record is built, at least UE_MARKER_MAX_RECORD bytes
+ * @cap: size of @rec
+ */
+int ue_raw_data_record(const void *data, size_t n, int32_t pid, void *rec, size_t cap);
+
+/**
+ * ue_render_print - the event part of an ftrace:print record's trace line,
+ * "tracing_mark_write: TEXT" (the text carries its own newline)
+ * @msg_only: the text alone, as with options/printk-msg-only
+ */
+int ue_render_print(const void *record, size_t ent_size, bool msg_only, char *buf, size_t len);
+
+/**
+ * ue_render_raw_data - the event part of an ftrace:raw_data record's trace
+ * line, "# ID buf: xx xx ...\n"
+ */
+int ue_render_raw_data(const void *record, size_t ent_size, char *buf, size_t len);
+
+/*
+ * Event triggers (core/trigger.c): the commands written to
+ * events/<system>/<event>/trigger and the lines that file lists, as Linux
+ * 6.12 parses and prints them.  The daemon keeps and runs them.
+ */
+
+enum ue_trigger_cmd {
+	UE_TRIGGER_NONE,		/* an empty write: nothing to do */
+	UE_TRIGGER_TRACEON,
+	UE_TRIGGER_TRACEOFF,
+	UE_TRIGGER_ENABLE_EVENT,
+	UE_TRIGGER_DISABLE_EVENT,
+};
+
+/* A trigger's count when none was given: it acts every time. */
+#define UE_TRIGGER_UNLIMITED ((unsigned long)-1)
+
+/* A write to a trigger file of this many bytes or more fails with EINVAL (PAGE_SIZE). */
+#define UE_TRIGGER_MAX_WRITE 4096
+
+/* A parsed write to a trigger file.  The strings point into @buf. */
+struct ue_trigger_req {
+	enum ue_trigger_cmd cmd;
+	bool remove;		/* "!CMD": remove the trigger of that kind */
+	unsigned long count;	/* UE_TRIGGER_UNLIMITED unless ":N" */
+	const char *system;	/* ENABLE/DISABLE_EVENT: the target event */
+	const char *event;
+	const char *filter;	/* the text after "if", or NULL */
+	int late_err;		/* ENABLE/DISABLE_EVENT: the count's error, due after the target check */
+	char *buf;
+};
+
+/**
+ * ue_trigger_parse - parse a write to an event's trigger file
+ * @text: the bytes written (not NUL-terminated; they end at a NUL)
+ * @len: their number
+ * @ret: the request; release it with ue_trigger_req_free(), also on error
+ *
+ * As the kernel: an empty write does nothing (UE_TRIGGER_NONE); one of
+ * UE_TRIGGER_MAX_WRITE bytes or more is refused; white space around the
+ * command is cut; "!" before the command removes.  The command name ends at
+ * ':', ' ' or '\t'; an optional count (":N" or " N", base as strtoul with
+ * base 0) and an optional "if FILTER" follow; enable_event and disable_event
+ * need "SYSTEM:EVENT" before them.  A removal ignores the count and filter.
+ * The filter is only split off here; the caller compiles it against the
+ * event (ue_filter_parse()), and for ENABLE/DISABLE_EVENT looks the target
+ * up first, then reports @ret->late_err (when not removing).  Commands the
+ * kernel has but this library does not run (stacktrace, snapshot, hist) are
+ * -EINVAL like unknown ones.
+ *
+ * Return: 0; -EINVAL; -ERANGE for a count beyond unsigned long; -ENOMEM.
+ */
+int ue_trigger_parse(const char *text, size_t len, struct ue_trigger_req *ret);
+
+/** ue_trigger_req_free - release what ue_trigger_parse() allocated (NULL is ignored) */
+void ue_trigger_req_free(struct ue_trigger_req *req);
+
+/**
+ * ue_trigger_same_kind - whether two commands exclude each other on one event
+ *
+ * The kernel allows one trigger of a kind per event: traceon and traceoff
+ * are one kind, enable_event and disable_event another (per target event).
+ * A removal removes the trigger of its kind, whichever command it has.
+ */
+bool ue_trigger_same_kind(enum ue_trigger_cmd a, enum ue_trigger_cmd b);
+
+/**
+ * ue_trigger_print - one line of a trigger file listing
+ * @cmd: the command (not UE_TRIGGER_NONE)
+ * @system: the target's system (ENABLE/DISABLE_EVENT), else ignored
+ * @event: the target's name as shown in events/
+ * @count: what is left of its count, or UE_TRIGGER_UNLIMITED
+ * @filter: its filter text, or NULL
+ * @buf: where the line goes, with its "\n" and NUL
+ * @len: size of @buf
+ *
+ * Return: the length of the whole line, as snprintf(); -EINVAL for a bad @cmd.
+ */
+int ue_trigger_print(enum ue_trigger_cmd cmd, const char *system, const char *event,
+		     unsigned long count, const char *filter, char *buf, size_t len);
+
+/* What the trigger file lists when the event has no trigger. */
+#define UE_TRIGGER_AVAILABLE \
+	"# Available triggers:\n# traceon traceoff stacktrace enable_event disable_event\n"
+
 #endif /* UE_CORE_H */

@@ -39,7 +39,7 @@
 #define UE_EVENT_BUF_SIZE 127
 
 /* Room for the fixed nodes of the tree (fs.c checks that they fit). */
-#define UE_STATIC_NODES_MAX 40
+#define UE_STATIC_NODES_MAX 48
 #define UE_ATTR_SET (UINT64_C(1) << 32)
 
 struct ue_daemon_opts {
@@ -144,6 +144,9 @@ enum ue_node {
 	UE_N_FTRACE_FORMAT,	/* events/ftrace/print/format (fs-raw.c) */
 	UE_N_FTRACE_ID,
 	UE_N_USEREVENTSD_STATS,	/* usereventsd_stats: enablers and proc connector (fs-text.c) */
+	UE_N_TRACE_MARKER,	/* trace_marker (fs-marker.c) */
+	UE_N_TRACE_MARKER_RAW,	/* trace_marker_raw (fs-marker.c) */
+	UE_N_FTRACE_RAW_FORMAT,	/* events/ftrace/raw_data/format (fs-marker.c) */
 };
 
 /* The trace options, in the order of the kernel's trace_options file. */
@@ -343,6 +346,14 @@ void ue_fs_serve_text(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off,
 int ue_tasks_new(struct ue_tasks **ret);
 /** ue_tasks_free - free the cache (NULL is ignored) */
 void ue_tasks_free(struct ue_tasks *tasks);
+/**
+ * ue_task_lookup - the comm and tgid a record of @tid carries, as the
+ * kernel's saved_cmdlines/tgid maps would say (cached up to 1 s)
+ * @tasks: the cache
+ * @tid: the writing thread
+ * @meta: its tid, tgid and comm are set ("" when unknown)
+ */
+void ue_task_lookup(struct ue_tasks *tasks, pid_t tid, struct ue_rec_meta *meta);
 /** ue_data_open - a new open of user_events_data: an empty write_index table */
 void ue_data_open(struct ue_daemon *d, struct ue_fh *fh);
 /** ue_data_write - a write(): [u32 write_index][payload] into the trace buffer */
@@ -403,6 +414,18 @@ int ue_textfile_open(fuse_req_t req, struct ue_fh *fh);
 void ue_textfile_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off);
 /** ue_textfile_write - lines of dynamic_events, a word of set_event */
 void ue_textfile_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size);
+
+/* fs-marker.c: trace_marker, trace_marker_raw, events/ftrace/raw_data/format */
+
+/**
+ * ue_marker_write - a write to trace_marker (an ftrace:print record) or
+ * trace_marker_raw (an ftrace:raw_data record), with the kernel's limits
+ * and errnos: EINVAL when options/markers is off, EBADF when the buffer
+ * takes nothing (tracing_on 0, a full ring in discard mode)
+ */
+void ue_marker_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size);
+/** ue_marker_read - events/ftrace/raw_data/format; EINVAL on the markers (no read method) */
+void ue_marker_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off);
 
 /* fs-raw.c: per_cpu/cpuN/trace_pipe_raw, trace_clock, saved_cmdlines, saved_tgids */
 

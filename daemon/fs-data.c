@@ -91,8 +91,7 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 	return n;
 }
 
-/* What the kernel's saved_cmdlines/tgid maps would say about @tid. */
-static void task_lookup(struct ue_tasks *tasks, pid_t tid, struct ue_rec_meta *meta)
+void ue_task_lookup(struct ue_tasks *tasks, pid_t tid, struct ue_rec_meta *meta)
 {
 	struct task_slot *slot = &tasks->slots[(unsigned int)tid % TASK_SLOTS];
 	uint64_t now = now_ns();
@@ -606,6 +605,8 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	struct ue_revent *ev = NULL;
 	struct iovec iov;
 	size_t payload;
+	unsigned int tf;
+	bool post = false, on;
 	int32_t idx;
 	int cpu, r;
 
@@ -645,12 +646,20 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 		fuse_reply_err(req, EBADF);
 		return;
 	}
+	/* One load decides: events without triggers or soft mode take the plain path. */
+	tf = ue_revent_trigger_flags(ev);
+	if (tf && ue_revent_triggers_pre(ev, tf, d->buf)) {
+		fuse_reply_write(req, size);
+		return;
+	}
 	/*
 	 * As the kernel: when the ring cannot take the record (recording
 	 * off, larger than a ring page) nothing is validated or stored and
-	 * the write still succeeds.
+	 * the write still succeeds.  Triggers that need the record still
+	 * get it (the kernel's temp_buffer).
 	 */
-	if (!ue_buffer_get_on(d->buf) || payload + sizeof(hdr) > sizeof(rec)) {
+	on = ue_buffer_get_on(d->buf);
+	if ((!on && !(tf & UE_TF_COND)) || payload + sizeof(hdr) > sizeof(rec)) {
 		fuse_reply_write(req, size);
 		return;
 	}
@@ -665,17 +674,23 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 		fuse_reply_err(req, -r);
 		return;
 	}
-	task_lookup(d->tasks, hdr.pid, &meta);
+	ue_task_lookup(d->tasks, hdr.pid, &meta);
 	meta.ts_ns = 0;
 	meta.cpu = 0;
 	cpu = sched_getcpu();
 	fctx.cpu = cpu < 0 ? 0 : (unsigned int)cpu % ue_buffer_ncpus(d->buf);
 	fctx.comm = meta.comm;
+	if (tf & UE_TF_COND)
+		post = ue_revent_triggers_rec(ev, rec, sizeof(hdr) + payload, &fctx, d->buf);
 	/* As the kernel, a record the filter discards still makes a successful write. */
-	if (ue_revent_filter_match(ev, rec, sizeof(hdr) + payload, &fctx)) {
+	/* A record built while the buffer was off stays out, even if traceon just fired. */
+	if ((!tf || (on && !(ue_revent_trigger_flags(ev) & UE_TF_SOFT_DISABLED))) &&
+	    ue_revent_filter_match(ev, rec, sizeof(hdr) + payload, &fctx)) {
 		iov.iov_base = rec;
 		iov.iov_len = sizeof(hdr) + payload;
 		ue_buffer_write(d->buf, fctx.cpu, &meta, &iov, 1, iov.iov_len);
 	}
+	if (post)
+		ue_revent_triggers_post(ev, d->buf);
 	fuse_reply_write(req, size);
 }

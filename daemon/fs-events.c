@@ -2,8 +2,9 @@
 /*
  * fs-events: the events/ tree.  events/enable and events/<system>/enable
  * (0, 1, X for mixed), header_page and header_event, the system's filter,
- * and per event: enable, filter, format (rendered by core/), id, trigger.
- * Filters and triggers are not implemented: only their empty state is.
+ * and per event: enable (with the soft mode's '*'), filter, format
+ * (rendered by core/), id, trigger.  Filters and triggers are kept and run
+ * by the registry.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -56,9 +57,6 @@ static const char sys_filter_text[] =
 	"# Use this to set filters for multiple events.\n"
 	"# Only events with the given fields will be affected.\n"
 	"# If no events are modified, an error message will be displayed here\n";
-static const char trigger_text[] =
-	"# Available triggers:\n"
-	"# traceon traceoff stacktrace enable_event disable_event\n";
 
 static int generate(struct ue_daemon *d, struct ue_fh *fh)
 {
@@ -102,13 +100,20 @@ static int generate(struct ue_daemon *d, struct ue_fh *fh)
 		free(shown);
 		break;
 	}
-	case UE_N_EV_TRIGGER:
-		ue_text_add(&t, trigger_text, sizeof(trigger_text) - 1);
+	case UE_N_EV_TRIGGER: {
+		/* events/ftrace/print/trigger has no user event: its triggers are not run here. */
+		char *text = fh->ev ? ue_revent_triggers_text(fh->ev) : strdup(UE_TRIGGER_AVAILABLE);
+
+		if (!text)
+			return -ENOMEM;
+		ue_text_add(&t, text, strlen(text));
+		free(text);
 		break;
+	}
 	case UE_N_EV_ENABLE:
 		if (ue_revent_dead(fh->ev))
 			return -ENODEV;
-		ue_text_printf(&t, "%d\n", ue_revent_enabled(fh->ev) ? 1 : 0);
+		ue_text_printf(&t, "%s", ue_revent_enable_text(fh->ev));
 		break;
 	case UE_N_EV_FORMAT:
 		if (ue_revent_dead(fh->ev))
@@ -129,6 +134,10 @@ int ue_events_open(fuse_req_t req, struct ue_fh *fh)
 	(void)req;
 	if (fh->ev && ue_revent_dead(fh->ev))
 		return -ENOENT;
+	/*
+	 * O_TRUNC on a trigger file removes only the kinds that have an
+	 * unreg_all in the kernel (hist), which are not here: nothing to do.
+	 */
 	return 0;
 }
 
@@ -219,8 +228,7 @@ void ue_events_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t s
 		r = set_filter(d, fh, buf, size);
 		goto out;
 	case UE_N_EV_TRIGGER:
-		/* There are no triggers. */
-		r = -EINVAL;
+		r = fh->ev ? ue_revent_trigger_write(d->reg, fh->ev, buf, size) : -EINVAL;
 		goto out;
 	default:
 		break;

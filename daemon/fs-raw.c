@@ -27,7 +27,7 @@ static const char *const clocks[] = { "local", "global", "counter", "uptime", "p
 
 /*
  * events/ftrace/print, as Linux 6.12 shows it (trace-cmd copies the ftrace
- * system into every recording).  No record of it is ever written.
+ * system into every recording); writes to trace_marker record it (fs-marker.c).
  */
 #define FTRACE_PRINT_ID 5
 static const char ftrace_print_format[] =
@@ -158,6 +158,7 @@ static void raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, int flags)
 {
 	struct ue_daemon *d = ue_req_daemon(req);
 	struct ue_raw_reader *rr = fh->raw;
+	uint8_t out[UE_RB_PAGE_SIZE];
 	size_t n;
 
 	pthread_mutex_lock(&fh->lock);
@@ -189,9 +190,11 @@ static void raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, int flags)
 	n = rr->page_len - rr->page_off;
 	if (n > size)
 		n = size;
-	fuse_reply_buf(req, (const char *)rr->page + rr->page_off, n);
+	/* Once the reply is out the file may be released at once: no touching @fh after it. */
+	memcpy(out, rr->page + rr->page_off, n);
 	rr->page_off += n;
 	pthread_mutex_unlock(&fh->lock);
+	fuse_reply_buf(req, (const char *)out, n);
 }
 
 static int generate_clock(struct ue_text *t)

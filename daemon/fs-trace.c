@@ -200,14 +200,51 @@ static int count_digits(int32_t v)
 	return n;
 }
 
-/* One trace line, as print_trace_line() for a user event. */
+/* The record of a trace_marker or trace_marker_raw write, as the kernel prints it. */
+struct marker_arg {
+	const struct ue_buffer_rec *rec;
+	bool msg_only;
+};
+
+static int render_marker(void *arg, char *buf, size_t len)
+{
+	const struct marker_arg *a = arg;
+	/* As render_fields(): the kernel prints up to the size its ring reports. */
+	_Alignas(8) unsigned char padded[UE_BUFFER_MAX_RECORD + 16];
+	size_t ent = ue_record_ent_size(a->rec->len);
+	struct ue_entry_hdr hdr;
+
+	if (ent > sizeof(padded))
+		return -E2BIG;
+	memcpy(padded, a->rec->data, a->rec->len);
+	memset(padded + a->rec->len, 0, ent - a->rec->len);
+	memcpy(&hdr, padded, sizeof(hdr));
+	if (hdr.type == UE_TRACE_PRINT_ID)
+		return ue_render_print(padded, ent, a->msg_only, buf, len);
+	return ue_render_raw_data(padded, ent, buf, len);
+}
+
+static bool is_marker(uint16_t type)
+{
+	return type == UE_TRACE_PRINT_ID || type == UE_TRACE_RAW_DATA_ID;
+}
+
+/* One trace line, as print_trace_line() for a user event or a marker. */
 static void render_record(struct ue_daemon *d, struct ev_cache *c, const struct ue_buffer_rec *rec,
 			  unsigned int flags, struct ue_text *t)
 {
 	struct render_arg a = { .rec = rec };
+	struct marker_arg m = { .rec = rec };
 	struct ue_entry_hdr hdr;
 
 	memcpy(&hdr, rec->data, sizeof(hdr));
+	/* printk-msg-only (with trace_printk) shows a print record's text alone. */
+	if (hdr.type == UE_TRACE_PRINT_ID && (flags & (1u << UE_OPT_TRACE_PRINTK)) &&
+	    (flags & (1u << UE_OPT_PRINTK_MSG_ONLY))) {
+		m.msg_only = true;
+		ue_text_render(t, render_marker, &m);
+		return;
+	}
 	if (flags & (1u << UE_OPT_CONTEXT_INFO)) {
 		struct ue_text ctx = { 0 };
 
@@ -232,6 +269,10 @@ static void render_record(struct ue_daemon *d, struct ev_cache *c, const struct 
 			t->failed = true;
 		}
 		free(ctx.buf);
+	}
+	if (is_marker(hdr.type)) {
+		ue_text_render(t, render_marker, &m);
+		return;
 	}
 	/* An event deleted since: the kernel no longer knows the type either. */
 	a.ev = cache_find(d, c, hdr.type);

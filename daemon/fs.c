@@ -57,6 +57,11 @@ enum {
 	INO_FTRACE_PRINT_FORMAT,
 	INO_FTRACE_PRINT_ID,
 	INO_USEREVENTSD_STATS,
+	INO_TRACE_MARKER,
+	INO_TRACE_MARKER_RAW,
+	INO_FTRACE_PRINT_TRIGGER,
+	INO_FTRACE_RAW_DATA,
+	INO_FTRACE_RAW_DATA_FORMAT,
 	INO_STATIC_END,
 };
 
@@ -139,6 +144,16 @@ static const struct static_node static_nodes[] = {
 	{ INO_FTRACE_PRINT_ID, INO_FTRACE_PRINT, "id", UE_N_FTRACE_ID, S_IFREG | 0440, false },
 	/* Ours, under a name no tracefs has: counters of the enablers and the proc connector. */
 	{ INO_USEREVENTSD_STATS, INO_ROOT, "usereventsd_stats", UE_N_USEREVENTSD_STATS,
+	  S_IFREG | 0440, false },
+	/* Write-only, as tracefs makes them (0220). */
+	{ INO_TRACE_MARKER, INO_ROOT, "trace_marker", UE_N_TRACE_MARKER, S_IFREG | 0220, false },
+	{ INO_TRACE_MARKER_RAW, INO_ROOT, "trace_marker_raw", UE_N_TRACE_MARKER_RAW,
+	  S_IFREG | 0220, false },
+	/* The print event has a trigger file, no enable and no filter; raw_data a format only. */
+	{ INO_FTRACE_PRINT_TRIGGER, INO_FTRACE_PRINT, "trigger", UE_N_EV_TRIGGER, S_IFREG | 0640,
+	  false },
+	{ INO_FTRACE_RAW_DATA, INO_FTRACE, "raw_data", UE_N_FTRACE_DIR, S_IFDIR | 0755, false },
+	{ INO_FTRACE_RAW_DATA_FORMAT, INO_FTRACE_RAW_DATA, "format", UE_N_FTRACE_RAW_FORMAT,
 	  S_IFREG | 0440, false },
 };
 
@@ -695,7 +710,7 @@ static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 }
 
 /* The fs-*.c file that opens and reads the files of a kind. */
-enum fs_area { AREA_DATA, AREA_EVENTS, AREA_TRACE, AREA_RAW, AREA_TEXT };
+enum fs_area { AREA_DATA, AREA_EVENTS, AREA_TRACE, AREA_RAW, AREA_MARKER, AREA_TEXT };
 
 static enum fs_area area_of(enum ue_node kind)
 {
@@ -734,6 +749,10 @@ static enum fs_area area_of(enum ue_node kind)
 	case UE_N_FTRACE_FORMAT:
 	case UE_N_FTRACE_ID:
 		return AREA_RAW;
+	case UE_N_TRACE_MARKER:
+	case UE_N_TRACE_MARKER_RAW:
+	case UE_N_FTRACE_RAW_FORMAT:
+		return AREA_MARKER;
 	default:
 		return AREA_TEXT;
 	}
@@ -800,6 +819,12 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			fi->nonseekable = 1;
 		err = ue_raw_open(req, fh);
 		break;
+	case AREA_MARKER:
+		/* As user_events_data: one request per write(), no file position. */
+		if (n.kind != UE_N_FTRACE_RAW_FORMAT)
+			fi->nonseekable = 1;
+		err = 0;
+		break;
 	case AREA_TEXT:
 		err = ue_textfile_open(req, fh);
 		break;
@@ -826,6 +851,9 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		break;
 	case AREA_RAW:
 		ue_raw_read(req, fh, size, off, fi->flags);
+		break;
+	case AREA_MARKER:
+		ue_marker_read(req, fh, size, off);
 		break;
 	case AREA_TEXT:
 		ue_textfile_read(req, fh, size, off);
@@ -870,6 +898,10 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	case UE_N_TRACE_CLOCK:
 	case UE_N_SAVED_CMDLINES_SIZE:
 		ue_raw_write(req, fh, buf, size);
+		break;
+	case UE_N_TRACE_MARKER:
+	case UE_N_TRACE_MARKER_RAW:
+		ue_marker_write(req, fh, buf, size);
 		break;
 	default:
 		/* No write method (read-only files opened by root): EINVAL, as vfs_write(). */

@@ -449,6 +449,8 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		struct ue_filter_ctx fctx;
 		const struct nevent *ev;
 		unsigned char *rec;
+		unsigned int tf;
+		bool post, on;
 		size_t len;
 
 		/*
@@ -478,7 +480,15 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			continue;
 		}
 		ev = &s->ev[hdr.id];
-		if (ue_revent_dead(ev->ev) || !ue_buffer_get_on(N.d->buf))
+		if (ue_revent_dead(ev->ev))
+			continue;
+		/* One load decides: events without triggers or soft mode take the plain path. */
+		tf = ue_revent_trigger_flags(ev->ev);
+		if (tf && ue_revent_triggers_pre(ev->ev, tf, N.d->buf))
+			continue;
+		/* As ue_data_write(): triggers may need a record the ring does not take. */
+		on = ue_buffer_get_on(N.d->buf);
+		if (!on && !(tf & UE_TF_COND))
 			continue;
 		cpu = hdr.cpu < ncpus ? hdr.cpu : hdr.cpu % ncpus;
 		len = UE_ENTRY_HDR_SIZE + hdr.payload_len;
@@ -498,8 +508,13 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		}
 		fctx.cpu = cpu;
 		fctx.comm = r->comm;
-		if (!ue_revent_filter_match(ev->ev, rec, len, &fctx))
+		post = (tf & UE_TF_COND) && ue_revent_triggers_rec(ev->ev, rec, len, &fctx, N.d->buf);
+		if ((tf && (!on || (ue_revent_trigger_flags(ev->ev) & UE_TF_SOFT_DISABLED))) ||
+		    !ue_revent_filter_match(ev->ev, rec, len, &fctx)) {
+			if (post)
+				ue_revent_triggers_post(ev->ev, N.d->buf);
 			continue;
+		}
 		w = &st->w[st->n++];
 		w->meta.ts_ns = hdr.ts_ns ? hdr.ts_ns : 1;
 		w->meta.cpu = 0;
@@ -510,6 +525,11 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		w->len = len;
 		st->cpu = cpu;
 		st->used += (len + 7) & ~(size_t)7;
+		if (post) {
+			/* traceoff acts once its record is in the buffer, before the next one. */
+			stage_flush(st);
+			ue_revent_triggers_post(ev->ev, N.d->buf);
+		}
 		if (st->n == DRAIN_FLUSH || st->used + UE_BUFFER_MAX_RECORD > sizeof(st->bytes)) {
 			stage_flush(st);
 			/* Copied out: the producer may reuse the space already. */

@@ -26,8 +26,22 @@
 /* Largest type id (common_type is 16 bits); beyond it registration fails ENODEV. */
 #define UE_REGISTRY_MAX_ID 65535
 
+/*
+ * Triggers an event may have (events/<system>/<event>/trigger); one more
+ * fails with ENOSPC.  The kernel has no bound but allows one trigger of a
+ * kind (and target) per event; this bounds the memory and the work one
+ * record can cause.
+ */
+#define UE_REGISTRY_MAX_TRIGGERS 64
+
+/* ue_revent_trigger_flags(): what a write must do besides storing the record. */
+#define UE_TF_MODE		1u	/* the event has triggers */
+#define UE_TF_COND		2u	/* one of them needs the record (a filter, traceoff) */
+#define UE_TF_SOFT_DISABLED	4u	/* live for triggers only: records are discarded */
+
 struct ue_registry;
 struct ue_enablers;
+struct ue_buffer;
 
 /*
  * One registered event.  Two counts: refs are the kernel's references
@@ -285,5 +299,78 @@ char *ue_revent_filter_text(struct ue_revent *ev);
  */
 bool ue_revent_filter_match(struct ue_revent *ev, const void *record, size_t len,
 			    const struct ue_filter_ctx *ctx);
+
+/**
+ * ue_revent_trigger_write - a write to the event's trigger file
+ * @reg: the registry
+ * @ev: the event
+ * @text: the bytes written
+ * @len: their number
+ *
+ * Adds or ("!") removes a trigger (ue_trigger_parse()).  A trigger keeps
+ * its event registered in soft mode, as does enable_event/disable_event
+ * its target: enabled in every process but, unless enabled for tracing,
+ * with its records discarded (soft-disabled).  Removing a trigger that is
+ * not there succeeds, as in the kernel.
+ *
+ * Return: 0; -EINVAL (syntax, unknown command or target, bad filter),
+ * -ERANGE, -EEXIST (one of that kind is there), -ENOSPC
+ * (UE_REGISTRY_MAX_TRIGGERS), -ENODEV (deleted), -ENOMEM.
+ */
+int ue_revent_trigger_write(struct ue_registry *reg, struct ue_revent *ev, const char *text,
+			    size_t len);
+
+/** ue_revent_triggers_text - what the trigger file lists (malloc'ed; NULL: no memory) */
+char *ue_revent_triggers_text(struct ue_revent *ev);
+
+/** ue_revent_enable_text - what the enable file shows: "0\n", "1\n", "0*\n" or "1*\n" (soft mode) */
+const char *ue_revent_enable_text(struct ue_revent *ev);
+
+/** ue_revent_trigger_flags - UE_TF_* bits; 0 for an event without triggers or soft mode (one load) */
+unsigned int ue_revent_trigger_flags(const struct ue_revent *ev);
+
+/*
+ * The write path of an event whose ue_revent_trigger_flags() @tf is not 0,
+ * in the kernel's order:
+ *  1. ue_revent_triggers_pre(): without UE_TF_COND, runs every trigger
+ *     without the record; true when the record is to be discarded
+ *     (soft-disabled) and nothing more happens.
+ *  2. the record is built as usual, with UE_TF_COND even when the buffer
+ *     is off (the kernel's temp_buffer), else nothing more happens then;
+ *  3. with UE_TF_COND, ue_revent_triggers_rec() runs the triggers whose
+ *     filter passes, keeping traceoff for later (true when it is due);
+ *  4. the record is stored unless the event is soft-disabled now
+ *     (ue_revent_trigger_flags() again), the buffer is off or its filter
+ *     fails;
+ *  5. ue_revent_triggers_post() when step 3 returned true.
+ * @buf is the trace buffer traceon and traceoff switch.
+ */
+
+/**
+ * ue_revent_triggers_pre - step 1: the triggers that run without the record
+ * @ev: the event
+ * @tf: its ue_revent_trigger_flags(), loaded once for this record
+ * @buf: the trace buffer
+ *
+ * Return: true when the record is to be discarded (soft-disabled, no
+ * trigger needing it).
+ */
+bool ue_revent_triggers_pre(struct ue_revent *ev, unsigned int tf, struct ue_buffer *buf);
+
+/**
+ * ue_revent_triggers_rec - step 3: the triggers that need the record
+ * @ev: the event
+ * @record: common header and payload, validated
+ * @len: its bytes
+ * @ctx: the CPU and task name for the triggers' filters
+ * @buf: the trace buffer
+ *
+ * Return: true when ue_revent_triggers_post() must follow the store.
+ */
+bool ue_revent_triggers_rec(struct ue_revent *ev, const void *record, size_t len,
+			    const struct ue_filter_ctx *ctx, struct ue_buffer *buf);
+
+/** ue_revent_triggers_post - step 5: traceoff, once its record is stored */
+void ue_revent_triggers_post(struct ue_revent *ev, struct ue_buffer *buf);
 
 #endif /* UE_DAEMON_REGISTRY_H */

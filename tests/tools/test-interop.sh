@@ -6,7 +6,7 @@
 # trace_pipe_raw pages and trace-cmd report prints every record of our own
 # `trace` (same pid, CPU, timestamp, event, values); trace-cmd record
 # -- PROGRAM records all the records the program wrote; trace-cmd record -f
-# sets a filter that holds.
+# sets a filter that holds; trace-cmd report shows markers.
 # Needs root, /dev/fuse, trace-cmd and a tracefs to stack on: exit 77 (skip) otherwise.
 # Usage: test-interop.sh USEREVENTSD EXAMPLE
 set -u
@@ -79,6 +79,21 @@ if [ "$n404" -gt 0 ] && [ "$n404" = "$nreq" ]; then
 else
 	echo "not ok 4 - trace-cmd record -f: $n404 of $nreq records are 404s"
 	tail -20 "$W/filter.log" "$W/filter.txt"
+	fail=1
+fi
+# 5. trace-cmd extract/report shows trace_marker and trace_marker_raw records
+# (the print record's ip is 0: docs/compat.md).
+echo > $T/trace
+printf 'phase 2\n' > $T/trace_marker
+printf '\x34\x12\x00\x00\xaa' > $T/trace_marker_raw
+( cd "$W" && trace-cmd extract -o "$W/marker.dat" ) > "$W/marker.log" 2>&1
+trace-cmd report "$W/marker.dat" 2>/dev/null > "$W/marker.txt"
+if grep -Eq ' print: +0x0: phase 2$' "$W/marker.txt" &&
+	grep -Eq ' raw_data: +# 1234 aa 00 ' "$W/marker.txt"; then
+	echo "ok 5 - trace-cmd report shows trace_marker and trace_marker_raw records"
+else
+	echo "not ok 5 - trace-cmd report of markers"
+	cat "$W/marker.txt" "$W/marker.log"
 	fail=1
 fi
 exit $fail

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fs-marker: trace_marker and trace_marker_raw, through which any program
+ * annotates the trace.  A write becomes an ftrace:print or ftrace:raw_data
+ * record (built by core/marker.c) in the same rings as user events; also
+ * events/ftrace/raw_data/format.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "daemon.h"
+
+/*
+ * The kernel stores the address of its write function in a print record's
+ * ip.  A daemon has no such address (nor should it show the kernel's
+ * layout): 0, which trace-cmd prints as 0x0 (docs/compat.md).
+ */
+#define MARKER_IP 0
+
+_Static_assert(UE_MARKER_MAX_RECORD <= UE_BUFFER_MAX_RECORD, "every marker record fits the ring");
+
+static const char raw_data_format[] =
+	"name: raw_data\n"
+	"ID: 18\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n";
+
+void ue_marker_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size)
+{
+	struct ue_daemon *d = ue_req_daemon(req);
+	_Alignas(8) unsigned char rec[UE_MARKER_MAX_RECORD];
+	pid_t pid = fuse_req_ctx(req)->pid;
+	struct ue_rec_meta meta;
+	struct iovec iov;
+	size_t taken = size;
+	int len, cpu;
+
+	if (!(atomic_load(&d->trace_flags) & (1u << UE_OPT_MARKERS))) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (fh->kind == UE_N_TRACE_MARKER)
+		len = ue_print_record(buf, size, pid, MARKER_IP, rec, sizeof(rec), &taken);
+	else
+		len = ue_raw_data_record(buf, size, pid, rec, sizeof(rec));
+	if (len < 0) {
+		fuse_reply_err(req, -len);
+		return;
+	}
+	ue_task_lookup(d->tasks, pid, &meta);
+	meta.ts_ns = 0;
+	cpu = sched_getcpu();
+	iov.iov_base = rec;
+	iov.iov_len = (size_t)len;
+	/*
+	 * The kernel answers EBADF when its ring refuses the reservation:
+	 * recording off, or a full ring in discard mode.
+	 */
+	if (ue_buffer_write(d->buf, cpu < 0 ? 0 : (unsigned int)cpu % ue_buffer_ncpus(d->buf),
+			    &meta, &iov, 1, iov.iov_len) < 0) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	fuse_reply_write(req, taken);
+}
+
+static int generate(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_text t = { 0 };
+
+	(void)d;
+	ue_text_add(&t, raw_data_format, sizeof(raw_data_format) - 1);
+	return ue_text_to_fh(&t, fh);
+}
+
+void ue_marker_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off)
+{
+	if (fh->kind != UE_N_FTRACE_RAW_FORMAT) {
+		/* The markers have no read method: vfs_read() says EINVAL. */
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	ue_fs_serve_text(req, fh, size, off, generate);
+}
