@@ -417,6 +417,13 @@ void ue_textfile_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t
 
 /* fs-marker.c: trace_marker, trace_marker_raw, events/ftrace/raw_data/format */
 
+/* The common fields of an ftrace event's format file (ftrace:print, raw_data). */
+#define UE_FTRACE_COMMON_FIELDS                                                      \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"        \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"        \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+
 /**
  * ue_marker_write - a write to trace_marker (an ftrace:print record) or
  * trace_marker_raw (an ftrace:raw_data record), with the kernel's limits

@@ -1145,6 +1145,7 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 	struct proc *parent, *p;
 	struct enabler *e;
 	unsigned int n = 0, i;
+	bool proven;
 	int r = 0;
 
 	/* CLONE_VM: the parent's handle already writes the memory they share. */
@@ -1194,15 +1195,17 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 	 * pid), or with another stack start: a fork copies the parent's
 	 * mm->start_stack, an exec sets a new one before it is reported.
 	 */
-	if (!in || cid->tgid != f->child || cid->start_time < f->parent_start_time ||
-	    cid->start_stack != f->parent_stack || !child_matches(pmem, mem, in, n)) {
-		pthread_mutex_lock(&set->lock);
-		if (parent)
-			proc_unref_locked(parent);
-		if (f->superseded) {
-			r = 1;
-			goto drop_locked;
-		}
+	proven = in && cid->tgid == f->child && cid->start_time >= f->parent_start_time &&
+		 cid->start_stack == f->parent_stack && child_matches(pmem, mem, in, n);
+	pthread_mutex_lock(&set->lock);
+	if (parent)
+		proc_unref_locked(parent);
+	if (f->superseded) {
+		/* Installed by the other verifier, perhaps unregistered from since. */
+		r = 1;
+		goto drop_locked;
+	}
+	if (!proven) {
 		/*
 		 * Another stack start, or memory no task uses any more: the child
 		 * exec'd (or exited) before its fork was verified.
@@ -1212,15 +1215,6 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 			set->gone_forks++;
 		else
 			set->refused++;
-		goto drop_locked;
-	}
-
-	pthread_mutex_lock(&set->lock);
-	if (parent)
-		proc_unref_locked(parent);
-	if (f->superseded) {
-		/* Installed by the other verifier, perhaps unregistered from since. */
-		r = 1;
 		goto drop_locked;
 	}
 	if (f->cancelled) {
