@@ -816,10 +816,11 @@ TEST(results_and_ownership)
 }
 
 /*
- * From the kernel's source: the event's fields are searched last declared
- * first (its list is built at the head), before the generic and common
- * fields; the reference session shows "x", "cpu", "COMM" and "common_pid"
- * of fb resolving to the event's own u32 fields.
+ * The event's fields are searched last declared first, before the generic
+ * and common fields: the reference session shows "x", "cpu", "COMM" and
+ * "common_pid" of fb resolving to the event's own u32 fields, and on the
+ * reference kernel "fdup u32 x;u32 x" with "x == 2" kept the record
+ * x=1, x=2 and dropped x=2, x=1.
  */
 TEST(duplicate_names)
 {
