@@ -2,7 +2,7 @@
 /*
  * fs-raw: what binary tracers (trace-cmd, libtracefs) read besides events/:
  * per_cpu/cpuN/trace_pipe_raw (consuming reads of whole ring-buffer pages,
- * daemon/rbpage.c), trace_clock, saved_cmdlines, saved_cmdlines_size and
+ * core/rbpage.c), trace_clock, saved_cmdlines, saved_cmdlines_size and
  * saved_tgids (the pid -> comm/tgid of records handed out or still buffered).
  */
 #include <errno.h>

@@ -17,7 +17,7 @@
 #include "userevents/abi.h"
 #include "daemon.h"
 #include "native.h"
-#include "../lib/native-proto.h"
+#include "native-proto.h"
 
 /* Inode numbers of the static nodes; FUSE_ROOT_ID is 1. */
 enum {

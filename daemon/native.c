@@ -25,7 +25,7 @@
 #include "daemon.h"
 #include "native.h"
 #include "../lib/native-check.h"
-#include "../lib/native-proto.h"
+#include "native-proto.h"
 
 #define MAX_SESSIONS 1024
 #define MAX_EVENTS 4096		/* per session */

@@ -3,7 +3,7 @@
  * daemon/native: the daemon's end of libuserevents' zero-syscall path.  A
  * listener on an abstract Unix socket with a name of its own (advertised as
  * UE_NATIVE_XATTR of user_events_data), one thread per client session, and a drain thread that moves records from the
- * clients' shared-memory rings into the trace buffer (lib/native-proto.h).
+ * clients' shared-memory rings into the trace buffer (core/native-proto.h).
  */
 #ifndef UE_DAEMON_NATIVE_H
 #define UE_DAEMON_NATIVE_H

@@ -30,7 +30,7 @@
 #include "harness.h"
 #include "userevents/abi.h"
 #include "common/daemon.h"
-#include "../../lib/native-proto.h"
+#include "native-proto.h"
 
 __attribute__((constructor)) static void setup(void)
 {

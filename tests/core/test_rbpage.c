@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Tests of daemon/rbpage.c, the kernel's ring-buffer page format that
+ * Tests of core/rbpage.c, the kernel's ring-buffer page format that
  * trace_pipe_raw returns: event headers as ring_buffer.c lays them out
  * (type_len, length word past 112 bytes, time extends past 27 bits of
  * delta), the missed-events flags of commit, and decoding back.

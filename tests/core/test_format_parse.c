@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Tests of tools/format-parse.c: every format file the reference Linux 6.12
+ * Tests of core/format-parse.c: every format file the reference Linux 6.12
  * kernel printed in tests/conformance/refkernel.out parses into the event
  * core/ builds from the same name_args (same layout, kinds, renderings) and
  * prints back byte for byte; malformed texts are refused.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The native protocol between libuserevents and usereventsd: fixed-size
+ * core/native-proto: the native protocol between libuserevents and usereventsd: fixed-size
  * messages over a SOCK_SEQPACKET Unix socket (an abstract name unique to the
  * daemon instance, read from the UE_NATIVE_XATTR attribute of the mount's
  * user_events_data) and the layout of the per-thread shared-memory rings the

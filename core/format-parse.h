@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * format-parse: the reader's side of core/format.c — an event's format file
- * back into a struct ue_event.  Pure (libc only), so it can move to core/.
+ * back into a struct ue_event.  Pure (libc only); the tools and the fuzzers use it.
  */
-#ifndef UE_TOOLS_FORMAT_PARSE_H
-#define UE_TOOLS_FORMAT_PARSE_H
+#ifndef UE_CORE_FORMAT_PARSE_H
+#define UE_CORE_FORMAT_PARSE_H
 
 #include <stddef.h>
 
@@ -29,4 +29,4 @@
 int ue_format_parse(const char *text, size_t len, struct ue_event **ret_event,
 		    unsigned int *ret_id);
 
-#endif /* UE_TOOLS_FORMAT_PARSE_H */
+#endif /* UE_CORE_FORMAT_PARSE_H */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * daemon/rbpage: the kernel's ring-buffer page format (what trace_pipe_raw
+ * core/rbpage: the kernel's ring-buffer page format (what trace_pipe_raw
  * returns and trace.dat stores): a 16-byte page header (u64 timestamp, u64
  * commit with the missed-events flags) and compressed event headers.  Pure:
  * the daemon encodes pages, the userevents tool decodes them.
  */
-#ifndef UE_DAEMON_RBPAGE_H
-#define UE_DAEMON_RBPAGE_H
+#ifndef UE_CORE_RBPAGE_H
+#define UE_CORE_RBPAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,4 +86,4 @@ int ue_rbpage_iter_init(struct ue_rbpage_iter *it, const void *page, size_t len)
  */
 int ue_rbpage_next(struct ue_rbpage_iter *it, uint64_t *ts, const void **data, size_t *len);
 
-#endif /* UE_DAEMON_RBPAGE_H */
+#endif /* UE_CORE_RBPAGE_H */
