@@ -244,17 +244,44 @@ int ue_format_dynevent_line(const struct ue_event *event, char *buf, size_t len)
  */
 int ue_format_status_line(const char *tp_name, unsigned int status, char *buf, size_t len);
 
+/*
+ * The payload validator (validate.c), prepared once per event: every writer
+ * (the daemon's write paths, the library's native producer) checks each
+ * record with the event's struct ue_check.
+ */
+struct ue_check_loc {
+	uint32_t offset;	/* of the u32 location field, entry header included */
+	bool rel;		/* __rel_loc: the offset counts from the field's end */
+	bool is_char;		/* the located bytes must end in NUL */
+};
+
+struct ue_check {
+	uint32_t min_size;	/* payload bytes, entry header excluded */
+	uint32_t nlocs;		/* __data_loc/__rel_loc fields (the event's nvalidators) */
+	struct ue_check_loc locs[];
+};
+
 /**
- * ue_payload_validate - check a write's payload as the kernel does
- * @event: the event written
+ * ue_check_new - prepare the payload check of @event
+ * Return: 0 and *@ret (ue_check_free()); -EINVAL for an event the parser
+ * does not build (a field without a type, fields missing); -ENOMEM.
+ */
+int ue_check_new(const struct ue_event *event, struct ue_check **ret);
+
+/** ue_check_free - free a check (NULL is ignored) */
+void ue_check_free(struct ue_check *check);
+
+/**
+ * ue_check_record - check a write's record as the kernel does
+ * @check: ue_check_new() of the event written
  * @record: common header followed by the payload
  * @record_len: UE_ENTRY_HDR_SIZE + payload length
  *
- * Return: 0; -EINVAL when the payload is shorter than event->min_size;
+ * Return: 0; -EINVAL when the payload is shorter than the event's min_size;
  * -EFAULT when a __data_loc/__rel_loc points outside the record or a char
  * array it points to does not end in NUL.
  */
-int ue_payload_validate(const struct ue_event *event, const void *record, size_t record_len);
+int ue_check_record(const struct ue_check *check, const void *record, size_t record_len);
 
 /* A record as stored in the trace buffers, for rendering. */
 struct ue_record_ctx {

@@ -1,10 +1,14 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The payload validator: what a write to user_events_data must satisfy
  * before it becomes a record (minimum size, dynamic locations inside the
- * record, strings ending in NUL), with Linux 6.12's rules and errno.
+ * record, strings ending in NUL), with Linux 6.12's rules and errno.  The
+ * event's location fields are found once (ue_check_new()); every writer
+ * (the daemon's two write paths, the library's native producer) checks
+ * records with that prepared check.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
@@ -12,24 +16,70 @@
 /*
  * Only fields whose type starts with one of these prefixes carry a location
  * the kernel checks; a "char" anywhere in the type also asks for a final NUL.
+ * This is the validator's rule, not the field's print kind (see enum
+ * ue_field_kind).
  */
 static bool has_prefix(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static uint32_t load_u32(const unsigned char *p)
+/**
+ * ue_check_new - prepare the payload check of one event
+ * @event: a parsed event description
+ * @ret: the check, to free with ue_check_free()
+ *
+ * Finds the event's __data_loc/__rel_loc fields, in declaration order, so
+ * that checking a record is no string compare.
+ *
+ * Return: 0; -EINVAL when @event is not one the parser builds (a field
+ * without a type, fields missing); -ENOMEM.
+ */
+int ue_check_new(const struct ue_event *event, struct ue_check **ret)
 {
-	uint32_t v;
+	struct ue_check *c;
+	uint32_t k = 0;
 
-	memcpy(&v, p, sizeof(v));
-	return v;
+	if (!event || !ret || (event->nfields && !event->fields))
+		return -EINVAL;
+	for (uint32_t i = 0; i < event->nfields; i++)
+		if (!event->fields[i].type)
+			return -EINVAL;
+	c = calloc(1, sizeof(*c) + (size_t)event->nfields * sizeof(c->locs[0]));
+	if (!c)
+		return -ENOMEM;
+	c->min_size = event->min_size;
+	for (uint32_t i = 0; i < event->nfields; i++) {
+		const struct ue_field *f = &event->fields[i];
+		bool rel;
+
+		if (has_prefix(f->type, "__rel_loc "))
+			rel = true;
+		else if (has_prefix(f->type, "__data_loc "))
+			rel = false;
+		else
+			continue;
+		c->locs[k].offset = f->offset;
+		c->locs[k].rel = rel;
+		c->locs[k].is_char = strstr(f->type, "char") != NULL;
+		k++;
+	}
+	c->nlocs = k;
+	*ret = c;
+	return 0;
+}
+
+/** ue_check_free - free a check of ue_check_new() (NULL is ignored) */
+void ue_check_free(struct ue_check *check)
+{
+	free(check);
 }
 
 /**
- * ue_payload_validate - check a write's payload as the kernel does
- * @event: the event written
- * @record: common header followed by the payload
+ * ue_check_record - check a write's record as the kernel does
+ * @c: from ue_check_new() of the event written
+ * @record: common header followed by the payload, in memory no other
+ *          process can change while it is checked
  * @record_len: UE_ENTRY_HDR_SIZE + payload length
  *
  * A location is a u32, offset in the low 16 bits and length in the high 16.
@@ -45,47 +95,35 @@ static uint32_t load_u32(const unsigned char *p)
  * length 0) it counts as NUL.  The kernel reads a byte of its ring buffer
  * there: the reference kernel accepted and refused the same write in turn.
  *
- * Return: 0; -EINVAL when the payload is shorter than event->min_size (or a
- * location field of an inconsistent @event lies outside the record);
+ * Return: 0; -EINVAL when the payload is shorter than the event's min_size
+ * (or a location field of an inconsistent event lies outside the record);
  * -EFAULT when a location points outside the record or a char array it
  * points to does not end in NUL.
  */
-int ue_payload_validate(const struct ue_event *event, const void *record, size_t record_len)
+int ue_check_record(const struct ue_check *c, const void *record, size_t record_len)
 {
-	const unsigned char *data = record;
+	const unsigned char *rec = record;
 
-	if (!event || (!record && record_len) || (event->nfields && !event->fields))
+	if (!rec && record_len)
 		return -EINVAL;
-	if (record_len < UE_ENTRY_HDR_SIZE || record_len - UE_ENTRY_HDR_SIZE < event->min_size)
+	if (record_len < UE_ENTRY_HDR_SIZE || record_len - UE_ENTRY_HDR_SIZE < c->min_size)
 		return -EINVAL;
-
-	for (uint32_t i = 0; i < event->nfields; i++) {
-		const struct ue_field *f = &event->fields[i];
+	for (uint32_t i = 0; i < c->nlocs; i++) {
+		const struct ue_check_loc *l = &c->locs[i];
 		uint64_t start, end;
 		uint32_t loc;
-		bool rel;
-
-		if (!f->type)
-			return -EINVAL;
-		if (has_prefix(f->type, "__rel_loc "))
-			rel = true;
-		else if (has_prefix(f->type, "__data_loc "))
-			rel = false;
-		else
-			continue;
 
 		/* min_size covers it for any event the parser built. */
-		if ((uint64_t)f->offset + sizeof(loc) > record_len)
+		if ((uint64_t)l->offset + sizeof(loc) > record_len)
 			return -EINVAL;
-		loc = load_u32(data + f->offset);
-
+		memcpy(&loc, rec + l->offset, sizeof(loc));
 		start = loc & 0xffff;
-		if (rel)
-			start += (uint64_t)f->offset + sizeof(loc);
+		if (l->rel)
+			start += (uint64_t)l->offset + sizeof(loc);
 		end = start + (loc >> 16);
 		if (end > record_len)
 			return -EFAULT;
-		if (strstr(f->type, "char") && end > 0 && data[end - 1] != '\0')
+		if (l->is_char && end > 0 && rec[end - 1] != '\0')
 			return -EFAULT;
 	}
 	return 0;

@@ -669,7 +669,7 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	hdr.pid = fuse_req_ctx(req)->pid;
 	memcpy(rec, &hdr, sizeof(hdr));
 	memcpy(rec + sizeof(hdr), buf + sizeof(idx), payload);
-	r = ue_payload_validate(desc, rec, sizeof(hdr) + payload);
+	r = ue_check_record(ue_revent_check(ev), rec, sizeof(hdr) + payload);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;

@@ -24,7 +24,6 @@
 
 #include "daemon.h"
 #include "native.h"
-#include "../lib/native-check.h"
 #include "native-proto.h"
 
 #define MAX_SESSIONS 1024
@@ -49,7 +48,6 @@ struct nring {
 
 struct nevent {
 	struct ue_revent *ev;	/* memory reference */
-	struct ue_native_check *check;	/* its location fields, for every record */
 	uint16_t type;		/* ue_revent_id(ev), the records' common_type */
 };
 
@@ -182,7 +180,6 @@ static int hello(struct nsession *s, int fdnum)
 
 static int add_event(struct nsession *s, struct ue_native_msg *m)
 {
-	struct ue_native_check *check;
 	struct ue_revent *ev;
 	const char *args;
 	char name[UE_NATIVE_NAME_MAX];
@@ -211,15 +208,9 @@ static int add_event(struct nsession *s, struct ue_native_msg *m)
 		ue_revent_release(ev);
 		return -EADDRINUSE;
 	}
-	check = ue_native_check_new(ue_revent_desc(ev));
-	if (!check) {
-		ue_revent_release(ev);
-		return -ENOMEM;
-	}
 	slot = s->nev + 1;
 	pthread_mutex_lock(&N.lock);
 	s->ev[slot].ev = ev;
-	s->ev[slot].check = check;
 	s->ev[slot].type = (uint16_t)ue_revent_id(ev);
 	s->nev = slot;
 	pthread_mutex_unlock(&N.lock);
@@ -502,7 +493,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		eh.pid = r->tid;
 		memcpy(rec, &eh, sizeof(eh));
 		memcpy(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
-		if (ue_native_check_record(ev->check, rec, len) < 0) {
+		if (ue_check_record(ue_revent_check(ev->ev), rec, len) < 0) {
 			N.invalid++;
 			continue;
 		}
@@ -556,10 +547,8 @@ static void session_free(struct nsession *s)
 		munmap(r->hdr, r->map_len);
 		free(r);
 	}
-	for (uint32_t i = 1; i <= s->nev; i++) {
+	for (uint32_t i = 1; i <= s->nev; i++)
 		ue_revent_release(s->ev[i].ev);
-		free(s->ev[i].check);
-	}
 	close(s->sock);
 	free(s);
 }

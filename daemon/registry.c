@@ -26,6 +26,7 @@
 struct ue_revent {
 	struct ue_registry *reg;
 	struct ue_event *desc;
+	struct ue_check *check;		/* the payload validator, prepared for desc */
 	char *tp_name;
 	unsigned int id;
 	uint64_t seq;
@@ -208,6 +209,7 @@ static void revent_free(struct ue_revent *ev)
 	ue_filter_free(ev->filter);
 	free(ev->filter_shown);
 	pthread_rwlock_destroy(&ev->filter_lock);
+	ue_check_free(ev->check);
 	ue_event_free(ev->desc);
 	free(ev->tp_name);
 	free(ev);
@@ -445,6 +447,9 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 	if (err < 0)
 		goto out_free;
 	ev->desc = desc;
+	err = ue_check_new(desc, &ev->check);
+	if (err < 0)
+		goto out_free;
 	if (reg->nevents >= reg->max_events) {
 		err = -EMFILE;
 		goto out_free;
@@ -489,6 +494,7 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 out_free:
 	pthread_rwlock_destroy(&ev->filter_lock);
 	pthread_mutex_destroy(&ev->trig_lock);
+	ue_check_free(ev->check);
 	ue_event_free(ev->desc);
 	free(ev->tp_name);
 	free(ev);
@@ -841,6 +847,11 @@ unsigned int ue_registry_count(struct ue_registry *reg, bool multi)
 const struct ue_event *ue_revent_desc(const struct ue_revent *ev)
 {
 	return ev->desc;
+}
+
+const struct ue_check *ue_revent_check(const struct ue_revent *ev)
+{
+	return ev->check;
 }
 
 const char *ue_revent_tp_name(const struct ue_revent *ev)

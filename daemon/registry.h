@@ -261,6 +261,8 @@ unsigned int ue_registry_count(struct ue_registry *reg, bool multi);
 
 /* Read-only accessors; valid while a reference of either kind is held. */
 const struct ue_event *ue_revent_desc(const struct ue_revent *ev);
+/** ue_revent_check - the event's payload validator (ue_check_record()), prepared once */
+const struct ue_check *ue_revent_check(const struct ue_revent *ev);
 const char *ue_revent_tp_name(const struct ue_revent *ev);
 unsigned int ue_revent_id(const struct ue_revent *ev);
 uint64_t ue_revent_seq(const struct ue_revent *ev);

@@ -247,7 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ent = ue_record_ent_size(rec_len);
 	CHECK(ent >= rec_len && ent % 4 == 0 && ent - rec_len <= 7);
 
-	if (ue_payload_validate(ev, rec, rec_len) == 0) {
+	if (test_validate(ev, rec, rec_len) == 0) {
 		/* As the trace buffers hold it: padded to the reported size. */
 		padded = calloc(1, ent);
 		if (padded) {

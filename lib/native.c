@@ -21,7 +21,6 @@
 
 #include "core.h"
 #include "lib.h"
-#include "native-check.h"
 #include "native-proto.h"
 
 #define MAX_EVENTS 4096
@@ -43,7 +42,7 @@ struct ue_native {
 	bool dead;		/* the daemon went away: writes fail with -EPIPE */
 	bool forked;		/* in a fork child: the session is the parent's */
 	uint32_t nevents;
-	struct ue_native_check *events[MAX_EVENTS + 1];	/* by id, for validation */
+	struct ue_check *events[MAX_EVENTS + 1];	/* by id, for validation */
 	pthread_mutex_t lock;	/* the socket and the ring list */
 	struct ring *rings;
 };
@@ -172,21 +171,22 @@ void ue__native_close(struct ue_provider *p)
 		free(r);
 	}
 	for (uint32_t i = 1; i <= n->nevents; i++)
-		free(n->events[i]);
+		ue_check_free(n->events[i]);
 	close(n->sock);
 	pthread_mutex_destroy(&n->lock);
 	free(n);
 }
 
 /* The event's checks, its location fields found once for the write path. */
-static struct ue_native_check *check_new(const char *name_args)
+static struct ue_check *check_new(const char *name_args)
 {
-	struct ue_native_check *c;
+	struct ue_check *c;
 	struct ue_event *desc;
 
 	if (ue_event_parse(name_args, &desc) < 0)
 		return NULL;
-	c = ue_native_check_new(desc);
+	if (ue_check_new(desc, &c) < 0)
+		c = NULL;
 	ue_event_free(desc);
 	return c;
 }
@@ -196,7 +196,7 @@ int ue__native_add(struct ue_provider *p, struct ue_tracepoint *tp)
 {
 	struct ue_native *n = p->native;
 	struct ue_native_msg m;
-	struct ue_native_check *ev;
+	struct ue_check *ev;
 	int r;
 
 	if (n->forked || n->dead || strlen(tp->name_args) >= UE_NATIVE_NAME_MAX)
@@ -213,13 +213,13 @@ int ue__native_add(struct ue_provider *p, struct ue_tracepoint *tp)
 	if (r == 0 && (m.id == 0 || m.id > MAX_EVENTS))
 		r = -EPROTO;
 	if (r == 0) {
-		free(n->events[m.id]);
+		ue_check_free(n->events[m.id]);
 		n->events[m.id] = ev;
 		if (m.id > n->nevents)
 			n->nevents = m.id;
 		tp->native_id = m.id;
 	} else {
-		free(ev);
+		ue_check_free(ev);
 		if (r == -EPIPE)
 			n->dead = true;
 	}
@@ -311,7 +311,7 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 		     int iovcnt, size_t len)
 {
 	struct ue_native *n = p->native;
-	const struct ue_native_check *ev;
+	const struct ue_check *ev;
 	struct ue_native_rec *rec;
 	struct ring *r;
 	uint64_t head, tail, pos, room, need;
@@ -372,7 +372,7 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 	}
 	/* Validated as the daemon (and the kernel) will, so the caller gets the errno. */
 	if (ev->nlocs) {
-		err = ue_native_check_record(ev, rec->entry, UE_ENTRY_HDR_SIZE + len);
+		err = ue_check_record(ev, rec->entry, UE_ENTRY_HDR_SIZE + len);
 		if (err < 0)
 			return err;
 	}

@@ -246,6 +246,22 @@ static inline void test_apply(unsigned char *rec, const struct test_patch *p, si
 }
 
 /*
+ * The validator as a writer uses it: ue_check_new() of @ev, then
+ * ue_check_record() of the record; -ENOMEM when the check cannot be made.
+ */
+static inline int test_validate(const struct ue_event *ev, const void *rec, size_t len)
+{
+	struct ue_check *c;
+	int ret = ue_check_new(ev, &c);
+
+	if (ret < 0)
+		return ret;
+	ret = ue_check_record(c, rec, len);
+	ue_check_free(c);
+	return ret;
+}
+
+/*
  * Checks the snprintf contract of a renderer: called with (NULL, 0) and with
  * every buffer size up to the full length + 1, it must return the full
  * length and store exactly the prefix that fits, NUL-terminated.  @render

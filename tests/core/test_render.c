@@ -105,7 +105,7 @@ TEST(reference_kernel_lines)
 
 		test_apply(rec, probe_lines[i].patches, 6);
 		len = (size_t)((long)len + probe_lines[i].payload_delta);
-		ASSERT_EQ(ue_payload_validate(ev, rec, len), 0);
+		ASSERT_EQ(test_validate(ev, rec, len), 0);
 		ASSERT_EQ(render_exact(ev, ev->name, rec, ue_record_ent_size(len), buf,
 				       sizeof(buf)),
 			  strlen(probe_lines[i].line));
@@ -376,7 +376,7 @@ TEST(json_escaping)
 		snprintf(expected, sizeof(expected),
 			 "{\"system\":\"user_events\",\"event\":\"e\",\"fields\":{\"s\":%s}}",
 			 cases[i].out);
-		ASSERT_EQ(ue_payload_validate(ev, rec, 13 + cases[i].len), 0);
+		ASSERT_EQ(test_validate(ev, rec, 13 + cases[i].len), 0);
 		ASSERT_EQ(json_exact(ev, "user_events", "e", NULL, rec, 13 + cases[i].len, buf,
 				     sizeof(buf)),
 			  strlen(expected));

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Tests of core/validate.c: the writes of the reference-kernel probe, each
- * with the result the kernel gave (0, EINVAL or EFAULT), plus cases from the
- * kernel's source that only a hand-built event can reach.
+ * Tests of core/validate.c, the one payload validator (prepared per event,
+ * used by both write paths of the daemon and by the library's producer):
+ * the writes of the reference-kernel probe, each with the result the kernel
+ * gave (0, EINVAL or EFAULT), cases from the kernel's source that only a
+ * hand-built event can reach, and random records against the kernel's rule
+ * read from the field types on every write.
  */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "harness.h"
 #include "event_table.h"
 
@@ -84,7 +90,7 @@ static int validate_exact(const struct ue_event *ev, const unsigned char *rec, s
 	int ret;
 
 	memcpy(copy, rec, len);
-	ret = ue_payload_validate(ev, copy, len);
+	ret = test_validate(ev, copy, len);
 	free(copy);
 	return ret;
 }
@@ -179,12 +185,159 @@ TEST(invalid_arguments)
 	struct test_event te;
 	struct ue_event *ev = TEST_EVENT(&te, "fx", fx_spec);
 	unsigned char rec[64] = { 0 };
+	struct ue_check *c;
 
-	EXPECT_ERRNO(ue_payload_validate(NULL, rec, sizeof(rec)), EINVAL);
-	EXPECT_ERRNO(ue_payload_validate(ev, NULL, sizeof(rec)), EINVAL);
-	EXPECT_ERRNO(ue_payload_validate(ev, rec, 7), EINVAL);
+	EXPECT_ERRNO(ue_check_new(NULL, &c), EINVAL);
+	ASSERT_EQ(ue_check_new(ev, &c), 0);
+	EXPECT_ERRNO(ue_check_record(c, NULL, sizeof(rec)), EINVAL);
+	EXPECT_ERRNO(ue_check_record(c, rec, 7), EINVAL);
+	ue_check_free(c);
 	te.ev.fields = NULL;
-	EXPECT_ERRNO(ue_payload_validate(ev, rec, sizeof(rec)), EINVAL);
+	EXPECT_ERRNO(ue_check_new(ev, &c), EINVAL);
+}
+
+/* Descriptions the parser never builds are refused instead of half-checked. */
+TEST(refuses_odd_descriptions)
+{
+	struct ue_field f[2] = { { .type = "u32", .name = "a", .offset = 8, .size = 4 },
+				 { .type = NULL, .name = "b", .offset = 12, .size = 4 } };
+	struct ue_event ev = { .name = "e", .nfields = 2, .fields = f, .min_size = 8 };
+	struct ue_check *c;
+
+	EXPECT_ERRNO(ue_check_new(&ev, &c), EINVAL);
+	ev.nfields = 1;
+	ASSERT_EQ(ue_check_new(&ev, &c), 0);
+	ASSERT_EQ(c->nlocs, 0);
+	ASSERT_EQ(c->min_size, 8);
+	ue_check_free(c);
+}
+
+/*
+ * The kernel's rule as its source states it, read from the field types on
+ * every write (user_event_validate() over the validators that
+ * user_event_parse_field() attached): the model the prepared check, which
+ * classifies the fields once, must agree with on every record.
+ */
+static int model_validate(const struct ue_event *ev, const unsigned char *rec, size_t len)
+{
+	if (len < UE_ENTRY_HDR_SIZE || len - UE_ENTRY_HDR_SIZE < ev->min_size)
+		return -EINVAL;
+	for (uint32_t i = 0; i < ev->nfields; i++) {
+		const struct ue_field *f = &ev->fields[i];
+		bool rel = strncmp(f->type, "__rel_loc ", 10) == 0;
+		uint64_t start, end;
+		uint32_t loc;
+
+		if (!rel && strncmp(f->type, "__data_loc ", 11) != 0)
+			continue;
+		if ((uint64_t)f->offset + 4 > len)
+			return -EINVAL;
+		memcpy(&loc, rec + f->offset, 4);
+		start = (loc & 0xffff) + (rel ? (uint64_t)f->offset + 4 : 0);
+		end = start + (loc >> 16);
+		if (end > len)
+			return -EFAULT;
+		if (strstr(f->type, "char") && end > 0 && rec[end - 1] != '\0')
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static const char *const random_events[] = {
+	"e u32 a",
+	"e __data_loc char[] s",
+	"e __rel_loc char[] s",
+	"e u32 a; u32 b; u32 c; u32 d; __rel_loc char[] s",
+	"e u32 a; __data_loc char[] s; __rel_loc u8[] b",
+	"e __data_loc u8[] a; u16 x; __rel_loc char[] b; __data_loc unsigned char[] c",
+	"e __rel_loc x__data_loc[] a",
+	"e char[8] c; __data_loc char[] s",
+	"e struct foo x 20; __data_loc char[] s; __rel_loc char[] t",
+	"e __data_loc cpumask_t m",
+	"e u8 a; __rel_loc char[] s; u8 b",
+	"e struct big x 3000; __rel_loc char[] s",
+	"e struct huge x 2147483647; __data_loc char[] s",
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(uint32_t below)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return below ? (uint32_t)(rng % below) : 0;
+}
+
+/* A location value near the edges of a @len-byte record. */
+static uint32_t loc_near(size_t len)
+{
+	uint32_t off = rnd(4) ? rnd((uint32_t)len + 3) : rnd(0x10000);
+	uint32_t size = rnd(4) ? rnd((uint32_t)len + 3) : rnd(0x10000);
+
+	return (size << 16) | (off & 0xffff);
+}
+
+/*
+ * Parsed events and random records (every length around the event's
+ * minimum, locations in and out of the record, strings with and without
+ * their NUL): the prepared check gives the model's verdict, and the records
+ * reach every verdict.
+ */
+TEST(random_records_match_the_rule)
+{
+	static unsigned char rec[4200];
+	unsigned long seen_ok = 0, seen_inval = 0, seen_fault = 0;
+
+	for (size_t e = 0; e < sizeof(random_events) / sizeof(random_events[0]); e++) {
+		struct ue_check *c;
+		struct ue_event *ev;
+		size_t lo, hi;
+
+		printf("# %s\n", random_events[e]);
+		ASSERT_EQ(ue_event_parse(random_events[e], &ev), 0);
+		ASSERT_EQ(ue_check_new(ev, &c), 0);
+		ASSERT_EQ(c->nlocs, ev->nvalidators);
+		ASSERT_EQ(c->min_size, ev->min_size);
+		/* every record length from 24 below the minimum to 40 above it */
+		hi = ev->min_size + UE_ENTRY_HDR_SIZE;
+		lo = hi > 24 ? hi - 24 : 0;
+		hi += 40;
+		if (hi > sizeof(rec))
+			hi = sizeof(rec);
+		if (lo > hi)
+			lo = hi - 40;
+		for (size_t len = lo; len <= hi; len++) {
+			for (int k = 0; k < 60; k++) {
+				int want, got;
+
+				for (size_t i = 0; i < len; i++)
+					rec[i] = rnd(3) ? (unsigned char)rnd(256) : 0;
+				for (uint32_t f = 0; f < ev->nfields; f++) {
+					uint32_t v = loc_near(len);
+
+					if ((uint64_t)ev->fields[f].offset + 4 <= len)
+						memcpy(rec + ev->fields[f].offset, &v, 4);
+				}
+				want = model_validate(ev, rec, len);
+				got = ue_check_record(c, rec, len);
+				if (want != got) {
+					printf("# len %zu: rule %d, check %d\n", len, want, got);
+					ASSERT_EQ(got, want);
+				}
+				seen_ok += want == 0;
+				seen_inval += want == -EINVAL;
+				seen_fault += want == -EFAULT;
+			}
+		}
+		ue_check_free(c);
+		ue_event_free(ev);
+	}
+	printf("# verdicts: %lu ok, %lu EINVAL, %lu EFAULT\n", seen_ok, seen_inval, seen_fault);
+	/* the records reached every verdict, so the comparison covered each */
+	ASSERT_TRUE(seen_ok > 1000);
+	ASSERT_TRUE(seen_inval > 1000);
+	ASSERT_TRUE(seen_fault > 1000);
 }
 
 UE_TEST_MAIN()
