@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "userevents/abi.h"
+#include "commit.h"
 #include "daemon.h"
 #include "proc-events.h"
 #include "procmem.h"
@@ -603,10 +604,10 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	struct ue_rec_meta meta;
 	struct ue_filter_ctx fctx;
 	struct ue_revent *ev = NULL;
+	struct ue_commit commit;
+	unsigned int verdict;
 	struct iovec iov;
 	size_t payload;
-	unsigned int tf;
-	bool post = false, on;
 	int32_t idx;
 	int cpu, r;
 
@@ -646,20 +647,12 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 		fuse_reply_err(req, EBADF);
 		return;
 	}
-	/* One load decides: events without triggers or soft mode take the plain path. */
-	tf = ue_revent_trigger_flags(ev);
-	if (tf && ue_revent_triggers_pre(ev, tf, d->buf)) {
-		fuse_reply_write(req, size);
-		return;
-	}
 	/*
-	 * As the kernel: when the ring cannot take the record (recording
-	 * off, larger than a ring page) nothing is validated or stored and
-	 * the write still succeeds.  Triggers that need the record still
-	 * get it (the kernel's temp_buffer).
+	 * As the kernel: when no record is to be built (soft-disabled,
+	 * recording off and no trigger needing it, larger than a ring page)
+	 * nothing is validated or stored and the write still succeeds.
 	 */
-	on = ue_buffer_get_on(d->buf);
-	if ((!on && !(tf & UE_TF_COND)) || payload + sizeof(hdr) > sizeof(rec)) {
+	if (!ue_commit_begin(&commit, ev, d->buf) || payload + sizeof(hdr) > sizeof(rec)) {
 		fuse_reply_write(req, size);
 		return;
 	}
@@ -680,17 +673,13 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	cpu = sched_getcpu();
 	fctx.cpu = cpu < 0 ? 0 : (unsigned int)cpu % ue_buffer_ncpus(d->buf);
 	fctx.comm = meta.comm;
-	if (tf & UE_TF_COND)
-		post = ue_revent_triggers_rec(ev, rec, sizeof(hdr) + payload, &fctx, d->buf);
-	/* As the kernel, a record the filter discards still makes a successful write. */
-	/* A record built while the buffer was off stays out, even if traceon just fired. */
-	if ((!tf || (on && !(ue_revent_trigger_flags(ev) & UE_TF_SOFT_DISABLED))) &&
-	    ue_revent_filter_match(ev, rec, sizeof(hdr) + payload, &fctx)) {
+	verdict = ue_commit_decide(&commit, rec, sizeof(hdr) + payload, &fctx);
+	if (verdict & UE_COMMIT_STORE) {
 		iov.iov_base = rec;
 		iov.iov_len = sizeof(hdr) + payload;
 		ue_buffer_write(d->buf, fctx.cpu, &meta, &iov, 1, iov.iov_len);
 	}
-	if (post)
-		ue_revent_triggers_post(ev, d->buf);
+	if (verdict & UE_COMMIT_THEN_TRIGGER)
+		ue_commit_trigger(&commit);
 	fuse_reply_write(req, size);
 }

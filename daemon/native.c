@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commit.h"
 #include "daemon.h"
 #include "native.h"
 #include "native-proto.h"
@@ -438,10 +439,10 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		struct ue_entry_hdr eh;
 		struct ue_buffer_wrec *w;
 		struct ue_filter_ctx fctx;
+		struct ue_commit commit;
 		const struct nevent *ev;
+		unsigned int verdict;
 		unsigned char *rec;
-		unsigned int tf;
-		bool post, on;
 		size_t len;
 
 		/*
@@ -471,15 +472,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			continue;
 		}
 		ev = &s->ev[hdr.id];
-		if (ue_revent_dead(ev->ev))
-			continue;
-		/* One load decides: events without triggers or soft mode take the plain path. */
-		tf = ue_revent_trigger_flags(ev->ev);
-		if (tf && ue_revent_triggers_pre(ev->ev, tf, N.d->buf))
-			continue;
-		/* As ue_data_write(): triggers may need a record the ring does not take. */
-		on = ue_buffer_get_on(N.d->buf);
-		if (!on && !(tf & UE_TF_COND))
+		if (ue_revent_dead(ev->ev) || !ue_commit_begin(&commit, ev->ev, N.d->buf))
 			continue;
 		cpu = hdr.cpu < ncpus ? hdr.cpu : hdr.cpu % ncpus;
 		len = UE_ENTRY_HDR_SIZE + hdr.payload_len;
@@ -499,11 +492,10 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		}
 		fctx.cpu = cpu;
 		fctx.comm = r->comm;
-		post = (tf & UE_TF_COND) && ue_revent_triggers_rec(ev->ev, rec, len, &fctx, N.d->buf);
-		if ((tf && (!on || (ue_revent_trigger_flags(ev->ev) & UE_TF_SOFT_DISABLED))) ||
-		    !ue_revent_filter_match(ev->ev, rec, len, &fctx)) {
-			if (post)
-				ue_revent_triggers_post(ev->ev, N.d->buf);
+		verdict = ue_commit_decide(&commit, rec, len, &fctx);
+		if (!(verdict & UE_COMMIT_STORE)) {
+			if (verdict & UE_COMMIT_THEN_TRIGGER)
+				ue_commit_trigger(&commit);
 			continue;
 		}
 		w = &st->w[st->n++];
@@ -516,10 +508,10 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		w->len = len;
 		st->cpu = cpu;
 		st->used += (len + 7) & ~(size_t)7;
-		if (post) {
+		if (verdict & UE_COMMIT_THEN_TRIGGER) {
 			/* traceoff acts once its record is in the buffer, before the next one. */
 			stage_flush(st);
-			ue_revent_triggers_post(ev->ev, N.d->buf);
+			ue_commit_trigger(&commit);
 		}
 		if (st->n == DRAIN_FLUSH || st->used + UE_BUFFER_MAX_RECORD > sizeof(st->bytes)) {
 			stage_flush(st);

@@ -3,7 +3,9 @@
  * registry: the user events of usereventsd and their lifetimes, as the
  * kernel's user_event_group: lookup by name (single and multi-format), type
  * ids, the references that keep an event alive (open files, enablers, an
- * enabled tracer, PERSIST), deletion, the event limit and the enable state.
+ * enabled tracer, PERSIST), deletion, the event limit and the enable state;
+ * the filter and trigger files of an event (registry.c, triggers.c).  A
+ * record's way into the buffer is commit.h's.
  */
 #ifndef UE_DAEMON_REGISTRY_H
 #define UE_DAEMON_REGISTRY_H
@@ -33,11 +35,6 @@
  * record can cause.
  */
 #define UE_REGISTRY_MAX_TRIGGERS 64
-
-/* ue_revent_trigger_flags(): what a write must do besides storing the record. */
-#define UE_TF_MODE		1u	/* the event has triggers */
-#define UE_TF_COND		2u	/* one of them needs the record (a filter, traceoff) */
-#define UE_TF_SOFT_DISABLED	4u	/* live for triggers only: records are discarded */
 
 struct ue_registry;
 struct ue_enablers;
@@ -291,18 +288,6 @@ void ue_revent_set_filter(struct ue_revent *ev, struct ue_filter *filter, char *
 char *ue_revent_filter_text(struct ue_revent *ev);
 
 /**
- * ue_revent_filter_match - whether a record of @ev goes into the buffer
- * @ev: the event
- * @record: common header and payload, validated as the event requires
- * @len: its bytes
- * @ctx: the CPU and task name the record is stored with
- *
- * Return: true when the event has no filter or the record passes it.
- */
-bool ue_revent_filter_match(struct ue_revent *ev, const void *record, size_t len,
-			    const struct ue_filter_ctx *ctx);
-
-/**
  * ue_revent_trigger_write - a write to the event's trigger file
  * @reg: the registry
  * @ev: the event
@@ -327,52 +312,5 @@ char *ue_revent_triggers_text(struct ue_revent *ev);
 
 /** ue_revent_enable_text - what the enable file shows: "0\n", "1\n", "0*\n" or "1*\n" (soft mode) */
 const char *ue_revent_enable_text(struct ue_revent *ev);
-
-/** ue_revent_trigger_flags - UE_TF_* bits; 0 for an event without triggers or soft mode (one load) */
-unsigned int ue_revent_trigger_flags(const struct ue_revent *ev);
-
-/*
- * The write path of an event whose ue_revent_trigger_flags() @tf is not 0,
- * in the kernel's order:
- *  1. ue_revent_triggers_pre(): without UE_TF_COND, runs every trigger
- *     without the record; true when the record is to be discarded
- *     (soft-disabled) and nothing more happens.
- *  2. the record is built as usual, with UE_TF_COND even when the buffer
- *     is off (the kernel's temp_buffer), else nothing more happens then;
- *  3. with UE_TF_COND, ue_revent_triggers_rec() runs the triggers whose
- *     filter passes, keeping traceoff for later (true when it is due);
- *  4. the record is stored unless the event is soft-disabled now
- *     (ue_revent_trigger_flags() again), the buffer is off or its filter
- *     fails;
- *  5. ue_revent_triggers_post() when step 3 returned true.
- * @buf is the trace buffer traceon and traceoff switch.
- */
-
-/**
- * ue_revent_triggers_pre - step 1: the triggers that run without the record
- * @ev: the event
- * @tf: its ue_revent_trigger_flags(), loaded once for this record
- * @buf: the trace buffer
- *
- * Return: true when the record is to be discarded (soft-disabled, no
- * trigger needing it).
- */
-bool ue_revent_triggers_pre(struct ue_revent *ev, unsigned int tf, struct ue_buffer *buf);
-
-/**
- * ue_revent_triggers_rec - step 3: the triggers that need the record
- * @ev: the event
- * @record: common header and payload, validated
- * @len: its bytes
- * @ctx: the CPU and task name for the triggers' filters
- * @buf: the trace buffer
- *
- * Return: true when ue_revent_triggers_post() must follow the store.
- */
-bool ue_revent_triggers_rec(struct ue_revent *ev, const void *record, size_t len,
-			    const struct ue_filter_ctx *ctx, struct ue_buffer *buf);
-
-/** ue_revent_triggers_post - step 5: traceoff, once its record is stored */
-void ue_revent_triggers_post(struct ue_revent *ev, struct ue_buffer *buf);
 
 #endif /* UE_DAEMON_REGISTRY_H */
