@@ -79,6 +79,7 @@ struct ue_daemon {
 	struct ue_pipe *pipe;		/* trace_pipe waiters (fs-trace.c) */
 	struct ue_tasks *tasks;		/* tid -> comm, tgid (fs-data.c) */
 	struct ue_raw *raw;		/* saved_cmdlines of trace_pipe_raw readers (fs-raw.c) */
+	struct ue_native *native;	/* libuserevents' rings (native.c); NULL: the path is off */
 	/* Data files closed (flushed) whose release has not arrived yet. */
 	pthread_mutex_t release_lock;
 	pthread_cond_t release_cond;

@@ -141,7 +141,7 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       (unsigned long long)ps.events, (unsigned long long)ps.forks,
 		       (unsigned long long)ps.overruns, (unsigned long long)ps.sync_timeouts);
 	/* libuserevents' shared-memory rings: records, and drops of full rings. */
-	ue_native_stats_text(native, sizeof(native));
+	ue_native_stats_text(d, native, sizeof(native));
 	ue_text_printf(t, "%s", native);
 }
 

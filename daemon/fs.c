@@ -980,7 +980,7 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	size_t len;
 
 	if (ino == INO_DATA && strcmp(name, UE_NATIVE_XATTR) == 0)
-		val = ue_native_name();
+		val = ue_native_name(ue_req_daemon(req));
 	if (!val) {
 		fuse_reply_err(req, EOPNOTSUPP);
 		return;

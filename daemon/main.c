@@ -514,7 +514,7 @@ out:
 			fuse_remove_signal_handlers(d->se);
 		if (mounted)
 			fuse_session_unmount(d->se);
-		ue_native_stop();
+		ue_native_stop(d);
 		ue_fs_cleanup(d);
 		/* Enablers hold event references: they go before the registry. */
 		ue_enablers_free(d->enablers);

@@ -64,8 +64,11 @@ struct drain_stage {
 	_Alignas(8) unsigned char bytes[DRAIN_STAGE_BYTES];
 };
 
+struct ue_native;
+
 struct nsession {
 	struct nsession *next;
+	struct ue_native *nat;
 	int sock;
 	bool hello;		/* the peer showed a writable user_events_data */
 	pid_t pid;
@@ -78,7 +81,8 @@ struct nsession {
 	struct nring *rings;
 };
 
-static struct {
+/* The native path of one daemon (ue_daemon.native). */
+struct ue_native {
 	struct ue_daemon *d;
 	struct sockaddr_un addr;	/* abstract: sun_path[0] is NUL, the name follows */
 	socklen_t addr_len;
@@ -86,14 +90,13 @@ static struct {
 	int lsock;
 	pthread_t listener, drain;
 	struct drain_stage *stage;	/* the drain thread's */
-	bool started;
 	_Atomic bool stop;
 	pthread_mutex_t lock;		/* sessions, rings, counters below */
 	struct nsession *sessions;
 	unsigned int nsessions;
 	unsigned int nrings;		/* all sessions */
 	uint64_t records, invalid, dropped_gone, sessions_total;
-} N = { .lsock = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+};
 
 /* MOUNTPOINT/user_events_data as /proc shows a descriptor of it. */
 static int find_data_path(const char *mountpoint, char *ret_data_path)
@@ -147,6 +150,7 @@ static int send_reply(int sock, struct ue_native_msg *m, int fd)
  */
 static int hello(struct nsession *s, int fdnum)
 {
+	struct ue_native *nat = s->nat;
 	char path[96], link[PATH_MAX], buf[512];
 	unsigned long flags = 0;
 	ssize_t n;
@@ -158,7 +162,7 @@ static int hello(struct nsession *s, int fdnum)
 	if (n < 0)
 		return -EBADF;
 	link[n] = '\0';
-	if (strcmp(link, N.data_path) != 0)
+	if (strcmp(link, nat->data_path) != 0)
 		return -EBADF;
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)s->pid, fdnum);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -181,6 +185,7 @@ static int hello(struct nsession *s, int fdnum)
 
 static int add_event(struct nsession *s, struct ue_native_msg *m)
 {
+	struct ue_native *nat = s->nat;
 	struct ue_revent *ev;
 	const char *args;
 	char name[UE_NATIVE_NAME_MAX];
@@ -202,7 +207,7 @@ static int add_event(struct nsession *s, struct ue_native_msg *m)
 	 * library registered this one through its file first.  The fields must
 	 * be the event's, so that both sides validate the same layout.
 	 */
-	ev = ue_registry_find_tp(N.d->reg, false, name);
+	ev = ue_registry_find_tp(nat->d->reg, false, name);
 	if (!ev)
 		return -ENOENT;
 	if (ue_revent_dead(ev) || !ue_event_match_args(ue_revent_desc(ev), args)) {
@@ -210,11 +215,11 @@ static int add_event(struct nsession *s, struct ue_native_msg *m)
 		return -EADDRINUSE;
 	}
 	slot = s->nev + 1;
-	pthread_mutex_lock(&N.lock);
+	pthread_mutex_lock(&nat->lock);
 	s->ev[slot].ev = ev;
 	s->ev[slot].type = (uint16_t)ue_revent_id(ev);
 	s->nev = slot;
-	pthread_mutex_unlock(&N.lock);
+	pthread_mutex_unlock(&nat->lock);
 	m->id = slot;
 	return 0;
 }
@@ -247,13 +252,14 @@ static bool thread_of(pid_t tid, pid_t pid)
 
 static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 {
+	struct ue_native *nat = s->nat;
 	size_t map_len = UE_NATIVE_RING_HDR + RING_BYTES;
 	struct nring *r;
 	int fd;
 
 	if (!s->hello)
 		return -EBADF;
-	if (s->nrings >= MAX_RINGS || __atomic_load_n(&N.nrings, __ATOMIC_RELAXED) >= MAX_RINGS_ALL)
+	if (s->nrings >= MAX_RINGS || __atomic_load_n(&nat->nrings, __ATOMIC_RELAXED) >= MAX_RINGS_ALL)
 		return -EMFILE;
 	if (!thread_of(m->tid, s->pid))
 		return -ESRCH;
@@ -278,12 +284,12 @@ static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 	r->hdr->tid = r->tid;
 	r->hdr->heartbeat_ns = now_ns();
 	r->hdr->state = UE_RING_LIVE;
-	pthread_mutex_lock(&N.lock);
+	pthread_mutex_lock(&nat->lock);
 	r->next = s->rings;
 	s->rings = r;
 	s->nrings++;
-	N.nrings++;
-	pthread_mutex_unlock(&N.lock);
+	nat->nrings++;
+	pthread_mutex_unlock(&nat->lock);
 	m->ring_bytes = RING_BYTES;
 	*ret_fd = fd;
 	return 0;
@@ -297,6 +303,7 @@ fail:
 static void *session_main(void *arg)
 {
 	struct nsession *s = arg;
+	struct ue_native *nat = s->nat;
 	struct ue_native_msg m;
 	char cbuf[CMSG_SPACE(sizeof(int))];
 
@@ -349,25 +356,25 @@ static void *session_main(void *arg)
 		if (r < 0)
 			break;
 	}
-	pthread_mutex_lock(&N.lock);
+	pthread_mutex_lock(&nat->lock);
 	s->closing = true;
-	pthread_mutex_unlock(&N.lock);
+	pthread_mutex_unlock(&nat->lock);
 	return NULL;
 }
 
 /* One connection: a session and its thread, within MAX_SESSIONS. */
-static void accept_one(void)
+static void accept_one(struct ue_native *nat)
 {
 	struct nsession *s;
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
 	int c;
 
-	c = accept4(N.lsock, NULL, NULL, SOCK_CLOEXEC);
+	c = accept4(nat->lsock, NULL, NULL, SOCK_CLOEXEC);
 	if (c < 0)
 		return;
 	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
-	    N.nsessions >= MAX_SESSIONS) {
+	    nat->nsessions >= MAX_SESSIONS) {
 		close(c);
 		return;
 	}
@@ -376,44 +383,46 @@ static void accept_one(void)
 		close(c);
 		return;
 	}
+	s->nat = nat;
 	s->sock = c;
 	s->pid = cred.pid;
-	pthread_mutex_lock(&N.lock);
+	pthread_mutex_lock(&nat->lock);
 	if (pthread_create(&s->thread, NULL, session_main, s) != 0) {
-		pthread_mutex_unlock(&N.lock);
+		pthread_mutex_unlock(&nat->lock);
 		close(c);
 		free(s);
 		return;
 	}
-	s->next = N.sessions;
-	N.sessions = s;
-	N.nsessions++;
-	N.sessions_total++;
-	pthread_mutex_unlock(&N.lock);
+	s->next = nat->sessions;
+	nat->sessions = s;
+	nat->nsessions++;
+	nat->sessions_total++;
+	pthread_mutex_unlock(&nat->lock);
 }
 
 static void *listener_main(void *arg)
 {
-	(void)arg;
-	while (!N.stop) {
-		struct pollfd pfd = { .fd = N.lsock, .events = POLLIN };
+	struct ue_native *nat = arg;
+
+	while (!nat->stop) {
+		struct pollfd pfd = { .fd = nat->lsock, .events = POLLIN };
 
 		if (poll(&pfd, 1, 200) > 0)
-			accept_one();
+			accept_one(nat);
 	}
 	return NULL;
 }
 
 /* Hands the staged records to their CPU ring, with one lock round trip. */
-static void stage_flush(struct drain_stage *st)
+static void stage_flush(struct ue_native *nat, struct drain_stage *st)
 {
 	int r;
 
 	if (!st->n)
 		return;
-	r = ue_buffer_write_many(N.d->buf, st->cpu, st->w, st->n);
+	r = ue_buffer_write_many(nat->d->buf, st->cpu, st->w, st->n);
 	if (r > 0)
-		N.records += (uint64_t)r;
+		nat->records += (uint64_t)r;
 	st->n = 0;
 	st->used = 0;
 }
@@ -421,15 +430,16 @@ static void stage_flush(struct drain_stage *st)
 /* Move up to DRAIN_BATCH records of @r into the trace buffer; returns how many. */
 static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain_stage *st)
 {
+	struct ue_native *nat = s->nat;
 	struct ue_native_ring *h = r->hdr;
 	uint64_t tail = h->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
-	unsigned int ncpus = ue_buffer_ncpus(N.d->buf), n = 0;
+	unsigned int ncpus = ue_buffer_ncpus(nat->d->buf), n = 0;
 
 	h->heartbeat_ns = now_ns();
 	if (head - tail > r->size) {
 		/* A client that wrote its head wrong has lost its ring. */
 		__atomic_store_n(&h->state, UE_RING_DEAD, __ATOMIC_RELEASE);
-		N.invalid++;
+		nat->invalid++;
 		h->tail = head;
 		return 0;
 	}
@@ -452,7 +462,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		memcpy(&hdr, r->data + pos, 8);
 		if (hdr.len < 8 || hdr.len % 8 || hdr.len > r->size - pos || hdr.len > head - tail) {
 			__atomic_store_n(&h->state, UE_RING_DEAD, __ATOMIC_RELEASE);
-			N.invalid++;
+			nat->invalid++;
 			tail = head;
 			break;
 		}
@@ -461,23 +471,23 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			continue;
 		n++;
 		if (hdr.len < sizeof(hdr)) {
-			N.invalid++;
+			nat->invalid++;
 			continue;
 		}
 		memcpy((unsigned char *)&hdr + 8, r->data + pos + 8, sizeof(hdr) - 8);
 		if (hdr.id > s->nev || !s->ev[hdr.id].ev ||
 		    hdr.payload_len > hdr.len - sizeof(hdr) ||
 		    hdr.payload_len + UE_ENTRY_HDR_SIZE > UE_BUFFER_MAX_RECORD) {
-			N.invalid++;
+			nat->invalid++;
 			continue;
 		}
 		ev = &s->ev[hdr.id];
-		if (ue_revent_dead(ev->ev) || !ue_commit_begin(&commit, ev->ev, N.d->buf))
+		if (ue_revent_dead(ev->ev) || !ue_commit_begin(&commit, ev->ev, nat->d->buf))
 			continue;
 		cpu = hdr.cpu < ncpus ? hdr.cpu : hdr.cpu % ncpus;
 		len = UE_ENTRY_HDR_SIZE + hdr.payload_len;
 		if (st->n && st->cpu != cpu)
-			stage_flush(st);
+			stage_flush(nat, st);
 		/* The one read of the payload: checked and stored from this copy only. */
 		rec = st->bytes + st->used;
 		eh.type = ev->type;
@@ -487,7 +497,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		memcpy(rec, &eh, sizeof(eh));
 		memcpy(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
 		if (ue_check_record(ue_revent_check(ev->ev), rec, len) < 0) {
-			N.invalid++;
+			nat->invalid++;
 			continue;
 		}
 		fctx.cpu = cpu;
@@ -510,32 +520,33 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		st->used += (len + 7) & ~(size_t)7;
 		if (verdict & UE_COMMIT_THEN_TRIGGER) {
 			/* traceoff acts once its record is in the buffer, before the next one. */
-			stage_flush(st);
+			stage_flush(nat, st);
 			ue_commit_trigger(&commit);
 		}
 		if (st->n == DRAIN_FLUSH || st->used + UE_BUFFER_MAX_RECORD > sizeof(st->bytes)) {
-			stage_flush(st);
+			stage_flush(nat, st);
 			/* Copied out: the producer may reuse the space already. */
 			__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 		}
 	}
-	stage_flush(st);
+	stage_flush(nat, st);
 	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 	return n;
 }
 
 static void session_free(struct nsession *s)
 {
+	struct ue_native *nat = s->nat;
 	pthread_join(s->thread, NULL);
 	while (s->rings) {
 		struct nring *r = s->rings;
 
 		s->rings = r->next;
 		__atomic_store_n(&r->hdr->state, UE_RING_DEAD, __ATOMIC_RELEASE);
-		pthread_mutex_lock(&N.lock);
-		N.dropped_gone += r->hdr->dropped;
-		N.nrings--;
-		pthread_mutex_unlock(&N.lock);
+		pthread_mutex_lock(&nat->lock);
+		nat->dropped_gone += r->hdr->dropped;
+		nat->nrings--;
+		pthread_mutex_unlock(&nat->lock);
 		munmap(r->hdr, r->map_len);
 		free(r);
 	}
@@ -547,33 +558,33 @@ static void session_free(struct nsession *s)
 
 static void *drain_main(void *arg)
 {
+	struct ue_native *nat = arg;
 	unsigned int sleep_us = 100;
 
-	(void)arg;
 	/* Named, so that top -H and /proc/PID/task/TID/schedstat show what the drain costs. */
 	pthread_setname_np(pthread_self(), "ue-drain");
-	while (!N.stop) {
+	while (!nat->stop) {
 		struct nsession *gone = NULL;
 		unsigned int moved = 0;
 
-		pthread_mutex_lock(&N.lock);
-		for (struct nsession **ps = &N.sessions; *ps;) {
+		pthread_mutex_lock(&nat->lock);
+		for (struct nsession **ps = &nat->sessions; *ps;) {
 			struct nsession *s = *ps;
 			unsigned int m = 0;
 
 			for (struct nring *r = s->rings; r; r = r->next)
-				m += drain_ring(s, r, N.stage);
+				m += drain_ring(s, r, nat->stage);
 			moved += m;
 			if (s->closing && m == 0) {
 				*ps = s->next;
-				N.nsessions--;
+				nat->nsessions--;
 				s->next = gone;
 				gone = s;
 				continue;
 			}
 			ps = &s->next;
 		}
-		pthread_mutex_unlock(&N.lock);
+		pthread_mutex_unlock(&nat->lock);
 		/* Joining a session thread: not under the lock it may wait for. */
 		while (gone) {
 			struct nsession *s = gone;
@@ -599,7 +610,7 @@ static void *drain_main(void *arg)
  * cannot be taken first either.  Clients learn it from the mount itself
  * (UE_NATIVE_XATTR on user_events_data).
  */
-static int bind_unique(void)
+static int bind_unique(struct ue_native *nat)
 {
 	for (int tries = 0; tries < 16; tries++) {
 		unsigned long long rnd;
@@ -607,107 +618,132 @@ static int bind_unique(void)
 
 		if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 			rnd = now_ns() ^ ((unsigned long long)tries << 48);
-		memset(N.addr.sun_path, 0, sizeof(N.addr.sun_path));
-		len = snprintf(N.addr.sun_path + 1, sizeof(N.addr.sun_path) - 1,
+		memset(nat->addr.sun_path, 0, sizeof(nat->addr.sun_path));
+		len = snprintf(nat->addr.sun_path + 1, sizeof(nat->addr.sun_path) - 1,
 			       UE_NATIVE_SOCK_FMT, (int)getpid(), rnd);
-		N.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
-		if (bind(N.lsock, (struct sockaddr *)&N.addr, N.addr_len) == 0)
-			return listen(N.lsock, 64) < 0 ? -errno : 0;
+		nat->addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
+		if (bind(nat->lsock, (struct sockaddr *)&nat->addr, nat->addr_len) == 0)
+			return listen(nat->lsock, 64) < 0 ? -errno : 0;
 		if (errno != EADDRINUSE)
 			return -errno;
 	}
 	return -EADDRINUSE;
 }
 
+/* The listener's socket closed and @nat freed: a start that failed, or the stop. */
+static void native_free(struct ue_native *nat)
+{
+	if (nat->lsock >= 0)
+		close(nat->lsock);
+	free(nat->stage);
+	pthread_mutex_destroy(&nat->lock);
+	free(nat);
+}
+
 int ue_native_start(struct ue_daemon *d, const char *mountpoint)
 {
+	struct ue_native *nat;
 	int r;
 
-	r = find_data_path(mountpoint, N.data_path);
+	nat = calloc(1, sizeof(*nat));
+	if (!nat)
+		return -ENOMEM;
+	nat->lsock = -1;
+	pthread_mutex_init(&nat->lock, NULL);
+	r = find_data_path(mountpoint, nat->data_path);
 	if (r < 0)
-		return r;
-	N.d = d;
-	N.addr.sun_family = AF_UNIX;
-	N.lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (N.lsock < 0)
-		return -errno;
-	r = bind_unique();
-	if (r < 0) {
-		close(N.lsock);
-		N.lsock = -1;
-		return r;
+		goto fail;
+	nat->d = d;
+	nat->addr.sun_family = AF_UNIX;
+	nat->lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (nat->lsock < 0) {
+		r = -errno;
+		goto fail;
 	}
-	if (pthread_create(&N.listener, NULL, listener_main, NULL) != 0) {
-		close(N.lsock);
-		N.lsock = -1;
-		return -EAGAIN;
+	r = bind_unique(nat);
+	if (r < 0)
+		goto fail;
+	nat->stage = calloc(1, sizeof(*nat->stage));
+	if (!nat->stage) {
+		r = -ENOMEM;
+		goto fail;
 	}
-	N.stage = calloc(1, sizeof(*N.stage));
-	if (!N.stage || pthread_create(&N.drain, NULL, drain_main, NULL) != 0) {
-		r = N.stage ? -EAGAIN : -ENOMEM;
-		N.stop = true;
-		pthread_join(N.listener, NULL);
-		close(N.lsock);
-		N.lsock = -1;
-		free(N.stage);
-		N.stage = NULL;
-		return r;
+	if (pthread_create(&nat->listener, NULL, listener_main, nat) != 0) {
+		r = -EAGAIN;
+		goto fail;
 	}
-	__atomic_store_n(&N.started, true, __ATOMIC_RELEASE);
+	if (pthread_create(&nat->drain, NULL, drain_main, nat) != 0) {
+		nat->stop = true;
+		pthread_join(nat->listener, NULL);
+		r = -EAGAIN;
+		goto fail;
+	}
+	/* Published before the FUSE loop runs: getxattr and the stats read it. */
+	__atomic_store_n(&d->native, nat, __ATOMIC_RELEASE);
 	return 0;
+fail:
+	native_free(nat);
+	return r;
 }
 
-void ue_native_stop(void)
+void ue_native_stop(struct ue_daemon *d)
 {
-	if (!N.started)
-		return;
-	N.stop = true;
-	pthread_join(N.listener, NULL);
-	pthread_join(N.drain, NULL);
-	free(N.stage);
-	N.stage = NULL;
-	close(N.lsock);
-	pthread_mutex_lock(&N.lock);
-	for (struct nsession *s = N.sessions; s; s = s->next)
-		shutdown(s->sock, SHUT_RDWR);
-	pthread_mutex_unlock(&N.lock);
-	while (N.sessions) {
-		struct nsession *s = N.sessions;
+	struct ue_native *nat = d->native;
 
-		N.sessions = s->next;
+	if (!nat)
+		return;
+	nat->stop = true;
+	pthread_join(nat->listener, NULL);
+	pthread_join(nat->drain, NULL);
+	pthread_mutex_lock(&nat->lock);
+	for (struct nsession *s = nat->sessions; s; s = s->next)
+		shutdown(s->sock, SHUT_RDWR);
+	pthread_mutex_unlock(&nat->lock);
+	while (nat->sessions) {
+		struct nsession *s = nat->sessions;
+
+		nat->sessions = s->next;
 		session_free(s);
 	}
-	__atomic_store_n(&N.started, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&d->native, NULL, __ATOMIC_RELEASE);
+	native_free(nat);
 }
 
-const char *ue_native_name(void)
+const char *ue_native_name(struct ue_daemon *d)
 {
-	return __atomic_load_n(&N.started, __ATOMIC_ACQUIRE) ? N.addr.sun_path + 1 : NULL;
+	struct ue_native *nat = __atomic_load_n(&d->native, __ATOMIC_ACQUIRE);
+
+	return nat ? nat->addr.sun_path + 1 : NULL;
 }
 
-int ue_native_stats_text(char *buf, size_t len)
+int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
 {
-	uint64_t rings = 0, dropped, pending = 0;
-	unsigned int sessions;
-	int r;
+	struct ue_native *nat = __atomic_load_n(&d->native, __ATOMIC_ACQUIRE);
+	uint64_t rings = 0, dropped = 0, pending = 0, total = 0, records = 0, invalid = 0;
+	unsigned int sessions = 0;
 
-	pthread_mutex_lock(&N.lock);
-	dropped = N.dropped_gone;
-	sessions = N.nsessions;
-	for (struct nsession *s = N.sessions; s; s = s->next) {
-		for (struct nring *g = s->rings; g; g = g->next) {
-			rings++;
-			dropped += __atomic_load_n(&g->hdr->dropped, __ATOMIC_RELAXED);
-			pending += __atomic_load_n(&g->hdr->head, __ATOMIC_RELAXED) - g->hdr->tail;
+	if (nat) {
+		pthread_mutex_lock(&nat->lock);
+		dropped = nat->dropped_gone;
+		sessions = nat->nsessions;
+		total = nat->sessions_total;
+		records = nat->records;
+		invalid = nat->invalid;
+		for (struct nsession *s = nat->sessions; s; s = s->next) {
+			for (struct nring *g = s->rings; g; g = g->next) {
+				rings++;
+				dropped += __atomic_load_n(&g->hdr->dropped, __ATOMIC_RELAXED);
+				pending += __atomic_load_n(&g->hdr->head, __ATOMIC_RELAXED) -
+					   g->hdr->tail;
+			}
 		}
+		pthread_mutex_unlock(&nat->lock);
 	}
-	r = snprintf(buf, len,
-		     "native_sessions: %u\nnative_sessions_total: %llu\nnative_rings: %llu\n"
-		     "native_records: %llu\nnative_dropped_ring_full: %llu\n"
-		     "native_invalid: %llu\nnative_pending_bytes: %llu\n",
-		     sessions, (unsigned long long)N.sessions_total, (unsigned long long)rings,
-		     (unsigned long long)N.records, (unsigned long long)dropped,
-		     (unsigned long long)N.invalid, (unsigned long long)pending);
-	pthread_mutex_unlock(&N.lock);
-	return r;
+	return snprintf(buf, len,
+			"native_sessions: %u\nnative_sessions_total: %llu\nnative_rings: %llu\n"
+			"native_records: %llu\nnative_dropped_ring_full: %llu\n"
+			"native_invalid: %llu\nnative_pending_bytes: %llu\n",
+			sessions, (unsigned long long)total, (unsigned long long)rings,
+			(unsigned long long)records, (unsigned long long)dropped,
+			(unsigned long long)invalid, (unsigned long long)pending);
 }

@@ -15,7 +15,8 @@ struct ue_daemon;
 /**
  * ue_native_start - offer the native path for the mount at @mountpoint
  * @d: the daemon (its registry and buffer); the FUSE loop must run soon,
- *     since sessions register events through the mount
+ *     since sessions register events through the mount.  Its state is
+ *     d->native from then on, until ue_native_stop()
  * @mountpoint: where usereventsd is mounted
  *
  * Return: 0; -errno when the socket or the threads cannot be made (the
@@ -24,16 +25,18 @@ struct ue_daemon;
 int ue_native_start(struct ue_daemon *d, const char *mountpoint);
 
 /**
- * ue_native_stop - end every session and the threads
+ * ue_native_stop - end every session and the threads, free d->native
+ * @d: the daemon (nothing happens when its native path is off)
  *
  * Call after the mount is gone (closing the sessions' user_events_data
  * descriptors must not wait for the FUSE loop).  Rings still mapped by
  * clients are marked dead, so their writes fail with -EPIPE.
  */
-void ue_native_stop(void);
+void ue_native_stop(struct ue_daemon *d);
 
 /**
  * ue_native_name - the abstract socket name clients connect to
+ * @d: the daemon
  *
  * Unique to this daemon instance (its pid and 64 random bits), so that a
  * daemon restarted on the same mount point never shares it with one that
@@ -41,15 +44,16 @@ void ue_native_stop(void);
  *
  * Return: the name without its leading NUL, or NULL when the native path is off.
  */
-const char *ue_native_name(void);
+const char *ue_native_name(struct ue_daemon *d);
 
 /**
  * ue_native_stats_text - the native path's counters, one "name: value" a line
+ * @d: the daemon (all zero when its native path is off)
  * @buf: where to write (NUL-terminated, cut to @len)
  * @len: bytes at @buf
  *
  * Return: the length of the whole text, as snprintf().
  */
-int ue_native_stats_text(char *buf, size_t len);
+int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len);
 
 #endif /* UE_DAEMON_NATIVE_H */

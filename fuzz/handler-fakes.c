@@ -257,8 +257,9 @@ void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats
 	memset(ret, 0, sizeof(*ret));
 }
 
-int ue_native_stats_text(char *buf, size_t len)
+int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
 {
+	(void)d;
 	return snprintf(buf, len, "%s", "");
 }
 
