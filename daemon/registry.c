@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "userevents/abi.h"
-#include "buffer.h"
 #include "enabler.h"
 #include "registry-int.h"
 
