@@ -259,7 +259,8 @@ static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 
 	if (!s->hello)
 		return -EBADF;
-	if (s->nrings >= MAX_RINGS || __atomic_load_n(&nat->nrings, __ATOMIC_RELAXED) >= MAX_RINGS_ALL)
+	if (s->nrings >= MAX_RINGS ||
+	    __atomic_load_n(&nat->nrings, __ATOMIC_RELAXED) >= MAX_RINGS_ALL)
 		return -EMFILE;
 	if (!thread_of(m->tid, s->pid))
 		return -ESRCH;
@@ -621,7 +622,8 @@ static int bind_unique(struct ue_native *nat)
 		memset(nat->addr.sun_path, 0, sizeof(nat->addr.sun_path));
 		len = snprintf(nat->addr.sun_path + 1, sizeof(nat->addr.sun_path) - 1,
 			       UE_NATIVE_SOCK_FMT, (int)getpid(), rnd);
-		nat->addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
+		nat->addr_len =
+			(socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
 		if (bind(nat->lsock, (struct sockaddr *)&nat->addr, nat->addr_len) == 0)
 			return listen(nat->lsock, 64) < 0 ? -errno : 0;
 		if (errno != EADDRINUSE)
