@@ -4,8 +4,8 @@
  * equal to writev's, validation errno, a full ring drops and counts while
  * the daemon is stopped (the program never blocks), fork falls back to
  * writev, threads get their own rings, and a daemon that dies makes writes
- * fail with -EPIPE instead of hanging; the event's filter holds for
- * native records.
+ * fail with -EPIPE instead of hanging; the event's filter, its triggers
+ * and soft mode hold for native records.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -165,6 +165,76 @@ TEST(records_equal_writev)
 	ue_provider_close(q);
 }
 
+/* A counter of usereventsd_stats, or -1 when it is missing. */
+static long long stat_value(const char *key)
+{
+	char *t = read_rel_alloc("usereventsd_stats"), *l;
+	long long v = -1;
+	size_t n = strlen(key);
+
+	for (l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+		if (strncmp(l, key, n) == 0 && l[n] == ':')
+			v = strtoll(l + n + 1, NULL, 10);
+	free(t);
+	return v;
+}
+
+/* Until the drain has taken every record of the rings (stored, or dropped). */
+static int drained(void)
+{
+	for (int i = 0; i < 400; i++) {
+		if (stat_value("native_pending_bytes") == 0)
+			return 0;
+		usleep(5000);
+	}
+	return -1;
+}
+
+/*
+ * Triggers and soft mode act on native records as on writev's (one commit
+ * path): traceoff keeps its own record and none after it; an event in soft
+ * mode takes writes and stores nothing.
+ */
+TEST(triggers_apply_to_native_records)
+{
+	static const char off[] = "traceoff if a == 7";
+	struct ue_provider *p = open_p(0);
+	char *t;
+
+	ASSERT_TRUE(p);
+	ASSERT_TRUE(ue_provider_native(p));
+	ASSERT_EQ(ue_nt_ev_register(p), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "1", O_TRUNC), 1);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/trigger", off, O_TRUNC),
+		  (int)strlen(off));
+	for (uint32_t a = 1; a <= 10; a++)
+		ASSERT_EQ(ue_nt_ev_write(a, 0, 0, 0, "tr"), 0);
+	ASSERT_EQ(drained(), 0);
+	EXPECT_EQ(trace_count("nt_ev: "), 7);
+	EXPECT_EQ(trace_count("nt_ev: a=0x7 (7) "), 1);
+	t = read_rel_alloc("tracing_on");
+	ASSERT_TRUE(t != NULL);
+	EXPECT_STREQ(t, "0\n");
+	free(t);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/trigger", "!traceoff", O_TRUNC), 9);
+	ASSERT_EQ(write_rel_flags("tracing_on", "1", O_TRUNC), 1);
+
+	/* Disabled with a trigger on it: soft mode, the writes succeed, nothing is stored. */
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "0", O_TRUNC), 1);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/trigger", "traceon", O_TRUNC), 7);
+	t = read_rel_alloc("events/user_events/nt_ev/enable");
+	ASSERT_TRUE(t != NULL);
+	EXPECT_STREQ(t, "0*\n");
+	free(t);
+	ASSERT_EQ(ue_nt_ev_write(20, 0, 0, 0, "sm"), 0);
+	ASSERT_EQ(drained(), 0);
+	EXPECT_EQ(trace_count("nt_ev: a=0x14 (20) "), 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/trigger", "!traceon", O_TRUNC), 8);
+	EXPECT_ERRNO(ue_nt_ev_write(21, 0, 0, 0, "sm"), EBADF);
+	ue_provider_close(p);
+}
+
 /* The drain applies the event's filter, as the writev path does. */
 TEST(filter_applies_to_native_records)
 {
@@ -197,19 +267,6 @@ TEST(filter_applies_to_native_records)
 	ue_provider_close(p);
 }
 
-/* A counter of usereventsd_stats, or -1 when it is missing. */
-static long long stat_value(const char *key)
-{
-	char *t = read_rel_alloc("usereventsd_stats"), *l;
-	long long v = -1;
-	size_t n = strlen(key);
-
-	for (l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
-		if (strncmp(l, key, n) == 0 && l[n] == ':')
-			v = strtoll(l + n + 1, NULL, 10);
-	free(t);
-	return v;
-}
 
 TEST(full_ring_drops_never_blocks)
 {
