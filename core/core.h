@@ -10,9 +10,11 @@
 #ifndef UE_CORE_H
 #define UE_CORE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Longest name_args accepted, NUL included (kernel MAX_EVENT_DESC). */
 #define UE_MAX_EVENT_DESC 512
@@ -273,15 +275,60 @@ void ue_check_free(struct ue_check *check);
 
 /**
  * ue_check_record - check a write's record as the kernel does
- * @check: ue_check_new() of the event written
- * @record: common header followed by the payload
+ * @c: from ue_check_new() of the event written
+ * @record: common header followed by the payload, in memory no other
+ *          process can change while it is checked
  * @record_len: UE_ENTRY_HDR_SIZE + payload length
  *
- * Return: 0; -EINVAL when the payload is shorter than the event's min_size;
- * -EFAULT when a __data_loc/__rel_loc points outside the record or a char
- * array it points to does not end in NUL.
+ * A location is a u32, offset in the low 16 bits and length in the high 16.
+ * For __data_loc the offset counts from the start of the record (common
+ * header included), for __rel_loc from the end of the location field
+ * itself.  The located bytes must lie inside the record and, for char
+ * arrays, their last byte must be NUL.  Bytes after the last field are
+ * allowed.
+ *
+ * Two corner cases: a zero-length string checks the byte just before its
+ * offset, as the kernel does (its "last byte" is offset + length - 1); and
+ * when that byte would lie before the record (a __data_loc of offset 0,
+ * length 0) it counts as NUL.  The kernel reads a byte of its ring buffer
+ * there: the reference kernel accepted and refused the same write in turn.
+ *
+ * Inline: libuserevents' native producer checks every write with it.
+ *
+ * Return: 0; -EINVAL when the payload is shorter than the event's min_size
+ * (or a location field of an inconsistent event lies outside the record);
+ * -EFAULT when a location points outside the record or a char array it
+ * points to does not end in NUL.
  */
-int ue_check_record(const struct ue_check *check, const void *record, size_t record_len);
+static inline int ue_check_record(const struct ue_check *c, const void *record,
+				  size_t record_len)
+{
+	const unsigned char *rec = record;
+
+	if (!rec && record_len)
+		return -EINVAL;
+	if (record_len < UE_ENTRY_HDR_SIZE || record_len - UE_ENTRY_HDR_SIZE < c->min_size)
+		return -EINVAL;
+	for (uint32_t i = 0; i < c->nlocs; i++) {
+		const struct ue_check_loc *l = &c->locs[i];
+		uint64_t start, end;
+		uint32_t loc;
+
+		/* min_size covers it for any event the parser built. */
+		if ((uint64_t)l->offset + sizeof(loc) > record_len)
+			return -EINVAL;
+		memcpy(&loc, rec + l->offset, sizeof(loc));
+		start = loc & 0xffff;
+		if (l->rel)
+			start += (uint64_t)l->offset + sizeof(loc);
+		end = start + (loc >> 16);
+		if (end > record_len)
+			return -EFAULT;
+		if (l->is_char && end > 0 && rec[end - 1] != '\0')
+			return -EFAULT;
+	}
+	return 0;
+}
 
 /* A record as stored in the trace buffers, for rendering. */
 struct ue_record_ctx {
