@@ -120,10 +120,19 @@ struct ue_enablers {
 	uint64_t inherited, shared_vm, refused, gone_forks;
 };
 
+/*
+ * The caller of one request (see ue_proc_open()): its memory, opened while
+ * it waits in the request, and its handle in the set once looked up.
+ */
+struct ue_proc {
+	struct ue_enablers *set;
+	struct ue_procmem *mem; /* the proof; its identity keys the lookup */
+	struct proc *p;		/* a reference, or NULL before the first lookup */
+};
+
 /* How long a dead handle waits in the graveyard for its exec or exit report. */
 #define UNREPORTED_MAX_NS (2 * 1000000000ull)
 
-static uint64_t mono_ns(void);
 static void fork_unlink_locked(struct ue_enablers *set, struct fork_rec **pp, struct fork_rec *f);
 static void fork_drop_locked(struct ue_enablers *set, struct fork_rec *f);
 static struct fork_rec *fork_find(struct fork_rec *list, pid_t child);
@@ -191,7 +200,7 @@ static void proc_kill_locked(struct ue_enablers *set, struct proc *p, bool dead)
 		set->dead++;
 	if (dead && set->reports && p->enablers) {
 		p->unreported = true;
-		p->dead_ns = mono_ns();
+		p->dead_ns = ue_enablers_clock_ns();
 	}
 	if (p->enablers)
 		proc_list_add(&set->graveyard, p);
@@ -229,7 +238,7 @@ static int release_graveyard(struct ue_enablers *set)
 	for (p = set->graveyard; p; p = next) {
 		next = p->next;
 		/* Kept for forks read before its exec or exit; bounded in case no report comes. */
-		if (p->unreported && mono_ns() - p->dead_ns < UNREPORTED_MAX_NS)
+		if (p->unreported && ue_enablers_clock_ns() - p->dead_ns < UNREPORTED_MAX_NS)
 			continue;
 		proc_list_del(p);
 		p->next = list;
@@ -535,18 +544,41 @@ void ue_enablers_free(struct ue_enablers *set)
 	free(set);
 }
 
-/* The live handle of @tid's process, found or created, with a reference. */
-static int get_proc(struct ue_enablers *set, pid_t tid, const struct ue_procmem_id *id,
-		    struct proc **ret_p)
+/* Hold @p (or nothing) as @up's process in the set. */
+static void caller_cache_locked(struct ue_proc *up, struct proc *p)
+{
+	if (up->p == p)
+		return;
+	if (up->p)
+		proc_unref_locked(up->p);
+	up->p = p;
+	if (p)
+		p->refs++;
+}
+
+/* @up's process in the set, with a reference, or NULL: looked up once per request. */
+static struct proc *caller_find_locked(struct ue_enablers *set, struct ue_proc *up)
+{
+	struct proc *p = up->p;
+
+	if (!p || p->gone) {
+		p = proc_find_locked(set, ue_procmem_get_id(up->mem));
+		caller_cache_locked(up, p);
+	}
+	if (p)
+		p->refs++;
+	return p;
+}
+
+/* The live handle of @up's process, found or created, with a reference. */
+static int get_proc(struct ue_enablers *set, struct ue_proc *up, struct proc **ret_p)
 {
 	struct ue_procmem *mem;
 	struct proc *p, *q;
 	int r;
 
 	pthread_mutex_lock(&set->lock);
-	p = proc_find_locked(set, id);
-	if (p)
-		p->refs++;
+	p = caller_find_locked(set, up);
 	pthread_mutex_unlock(&set->lock);
 	if (p) {
 		/*
@@ -569,9 +601,10 @@ static int get_proc(struct ue_enablers *set, pid_t tid, const struct ue_procmem_
 	pthread_mutex_unlock(&set->lock);
 	if (r)
 		return r;
-	r = ue_procmem_open(tid, &mem);
+	/* The request's proof, duplicated: the same address space, never looked up again. */
+	r = ue_procmem_dup(up->mem, &mem);
 	if (r < 0)
-		return r == -ESRCH ? r : -ENOMEM;
+		return -ENOMEM;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		ue_procmem_close(mem);
@@ -585,8 +618,10 @@ static int get_proc(struct ue_enablers *set, pid_t tid, const struct ue_procmem_
 	pthread_mutex_lock(&set->lock);
 	q = proc_find_locked(set, &p->id);
 	if (q || set->nprocs >= set->opts.max_processes) {
-		if (q)
+		if (q) {
 			q->refs++;
+			caller_cache_locked(up, q);
+		}
 		pthread_mutex_unlock(&set->lock);
 		ue_procmem_close(mem);
 		pthread_mutex_destroy(&p->io);
@@ -599,9 +634,53 @@ static int get_proc(struct ue_enablers *set, pid_t tid, const struct ue_procmem_
 	p->refs = 2;
 	proc_list_add(&set->procs, p);
 	set->nprocs++;
+	caller_cache_locked(up, p);
 	pthread_mutex_unlock(&set->lock);
 	*ret_p = p;
 	return 0;
+}
+
+int ue_proc_open(struct ue_enablers *set, pid_t tid, struct ue_proc **ret_proc)
+{
+	struct ue_proc *up;
+	int r;
+
+	if (!set || !ret_proc)
+		return -EINVAL;
+	up = calloc(1, sizeof(*up));
+	if (!up)
+		return -ENOMEM;
+	r = ue_procmem_open(tid, &up->mem);
+	if (r < 0) {
+		free(up);
+		return r;
+	}
+	up->set = set;
+	*ret_proc = up;
+	return 0;
+}
+
+void ue_proc_close(struct ue_proc *up)
+{
+	if (!up)
+		return;
+	if (up->p) {
+		pthread_mutex_lock(&up->set->lock);
+		proc_unref_locked(up->p);
+		pthread_mutex_unlock(&up->set->lock);
+	}
+	ue_procmem_close(up->mem);
+	free(up);
+}
+
+struct ue_procmem *ue_proc_mem(const struct ue_proc *up)
+{
+	return up->mem;
+}
+
+pid_t ue_proc_tgid(const struct ue_proc *up)
+{
+	return ue_procmem_get_id(up->mem)->tgid;
 }
 
 static struct enabler **enabler_find_locked(struct proc *p, uint64_t addr, unsigned int bit)
@@ -614,22 +693,18 @@ static struct enabler **enabler_find_locked(struct proc *p, uint64_t addr, unsig
 	return NULL;
 }
 
-int ue_enabler_add(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit,
+int ue_enabler_add(struct ue_enablers *set, struct ue_proc *up, uint64_t addr, unsigned int bit,
 		   unsigned int enable_size, void *event, bool enabled_now)
 {
-	struct ue_procmem_id id;
 	struct enabler *e;
 	struct proc *p;
 	unsigned int tries;
 	bool want;
 	int r;
 
-	if (!set || !event || (enable_size != 4 && enable_size != 8) || addr % enable_size ||
-	    bit >= enable_size * 8)
+	if (!set || !up || !event || (enable_size != 4 && enable_size != 8) ||
+	    addr % enable_size || bit >= enable_size * 8)
 		return -EINVAL;
-	r = ue_procmem_identify(tid, &id);
-	if (r < 0)
-		return r;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
@@ -641,7 +716,7 @@ int ue_enabler_add(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned i
 	set->ops.get(event);
 
 	for (tries = 0;; tries++) {
-		r = get_proc(set, tid, &id, &p);
+		r = get_proc(set, up, &p);
 		if (r < 0)
 			goto fail;
 		pthread_mutex_lock(&p->io);
@@ -709,21 +784,15 @@ fail:
 	return r;
 }
 
-int ue_enabler_exists(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit)
+int ue_enabler_exists(struct ue_enablers *set, struct ue_proc *up, uint64_t addr, unsigned int bit)
 {
-	struct ue_procmem_id id;
 	struct proc *p;
 	int r;
 
-	if (!set)
+	if (!set || !up)
 		return -EINVAL;
-	r = ue_procmem_identify(tid, &id);
-	if (r < 0)
-		return r;
 	pthread_mutex_lock(&set->lock);
-	p = proc_find_locked(set, &id);
-	if (p)
-		p->refs++;
+	p = caller_find_locked(set, up);
 	pthread_mutex_unlock(&set->lock);
 	if (!p)
 		return 0;
@@ -739,22 +808,16 @@ int ue_enabler_exists(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigne
 	return r;
 }
 
-int ue_enabler_remove(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit)
+int ue_enabler_remove(struct ue_enablers *set, struct ue_proc *up, uint64_t addr, unsigned int bit)
 {
-	struct ue_procmem_id id;
 	struct enabler **pe, *e = NULL;
 	struct proc *p;
 	int r;
 
-	if (!set)
+	if (!set || !up)
 		return -EINVAL;
-	r = ue_procmem_identify(tid, &id);
-	if (r < 0)
-		return r == -ESRCH ? -ENOENT : r;
 	pthread_mutex_lock(&set->lock);
-	p = proc_find_locked(set, &id);
-	if (p)
-		p->refs++;
+	p = caller_find_locked(set, up);
 	pthread_mutex_unlock(&set->lock);
 	if (!p)
 		return -ENOENT;
@@ -908,14 +971,6 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 	pthread_mutex_unlock(&set->lock);
 	free(w);
 	return ret < 0 ? ret : pending;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* What a forked child must show at an enable byte: the parent's mapping and byte. */
@@ -1259,7 +1314,7 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 	p->pending = true;
 	set->npending++;
 	/* Taken after the open: a read of the connector that starts later sees an exec before it. */
-	p->opened_ns = mono_ns();
+	p->opened_ns = ue_enablers_clock_ns();
 	p->fork_seq = f->seq;
 	p->refs = 1;
 	proc_list_add(&set->procs, p);
@@ -1308,12 +1363,11 @@ static struct fork_rec *fork_copy_locked(struct ue_enablers *set, const struct f
 	return g;
 }
 
-int ue_enablers_verify_forks(struct ue_enablers *set, pid_t child)
+/* Prove the fork records of @child (the caller of a request), or of every child (0). */
+static int verify_forks(struct ue_enablers *set, pid_t child)
 {
 	int done = 0;
 
-	if (!set)
-		return -EINVAL;
 	pthread_mutex_lock(&set->lock);
 	for (;;) {
 		struct fork_rec *f = child > 0 ? fork_find(set->forks, child) : set->forks;
@@ -1345,14 +1399,20 @@ int ue_enablers_verify_forks(struct ue_enablers *set, pid_t child)
 	return done;
 }
 
-int ue_enablers_confirm(struct ue_enablers *set, pid_t tgid, uint64_t opened_before_ns)
+int ue_enablers_verify_forks(struct ue_enablers *set)
+{
+	if (!set)
+		return -EINVAL;
+	return verify_forks(set, 0);
+}
+
+/* Confirm the pending handles of @tgid (0: of every process) opened before @opened_before_ns. */
+static int confirm(struct ue_enablers *set, pid_t tgid, uint64_t opened_before_ns)
 {
 	struct proc **list = NULL, *p;
 	unsigned int n = 0, i;
 	int done = 0;
 
-	if (!set)
-		return -EINVAL;
 	pthread_mutex_lock(&set->lock);
 	/* Called before every request: nothing to walk most of the time. */
 	if (set->npending)
@@ -1382,12 +1442,18 @@ int ue_enablers_confirm(struct ue_enablers *set, pid_t tgid, uint64_t opened_bef
 	return done;
 }
 
-bool ue_enablers_pending_since(struct ue_enablers *set, pid_t tgid, uint64_t since_ns)
+int ue_enablers_confirm(struct ue_enablers *set, struct ue_proc *caller, uint64_t opened_before_ns)
+{
+	if (!set)
+		return -EINVAL;
+	return confirm(set, caller ? ue_proc_tgid(caller) : 0, opened_before_ns);
+}
+
+/* Whether @tgid has an unconfirmed handle opened at or after @since_ns. */
+static bool pending_since(struct ue_enablers *set, pid_t tgid, uint64_t since_ns)
 {
 	bool found = false;
 
-	if (!set)
-		return false;
 	pthread_mutex_lock(&set->lock);
 	for (struct proc *p = set->npending ? set->procs : NULL; p && !found; p = p->next)
 		found = p->pending && !p->gone && p->id.tgid == tgid && p->opened_ns >= since_ns;
@@ -1395,16 +1461,28 @@ bool ue_enablers_pending_since(struct ue_enablers *set, pid_t tgid, uint64_t sin
 	return found;
 }
 
+int ue_enablers_prove_caller(struct ue_enablers *set, struct ue_proc *caller, uint64_t read_ns)
+{
+	pid_t tgid;
+
+	if (!set || !caller)
+		return -EINVAL;
+	tgid = ue_proc_tgid(caller);
+	/*
+	 * The listener may have proved the fork and opened the handle since
+	 * the read: then too the caller reads again first.
+	 */
+	if (verify_forks(set, tgid) > 0 || pending_since(set, tgid, read_ns))
+		return 1;
+	confirm(set, tgid, read_ns);
+	return 0;
+}
+
 void ue_enablers_track_reports(struct ue_enablers *set)
 {
 	pthread_mutex_lock(&set->lock);
 	set->reports = true;
 	pthread_mutex_unlock(&set->lock);
-}
-
-uint64_t ue_enablers_clock_ns(void)
-{
-	return mono_ns();
 }
 
 /* Drop the handles of dead processes (all, or those of @tgid when > 0). */
