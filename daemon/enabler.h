@@ -2,8 +2,10 @@
 /*
  * enabler: every process that registered an enable word, its enablers
  * {event, addr, bit, size}, and the writes that mirror an event's state into
- * those words (the kernel's struct user_event_mm and user_event_enabler).
- * Thread-safe; writes into processes run on worker threads of this module.
+ * those words (the kernel's struct user_event_mm and user_event_enabler);
+ * what fork children inherit.  Thread-safe; writes into processes run on
+ * worker threads of this module.  Implemented by enabler.c, enabler-write.c
+ * and fork.c.
  */
 #ifndef UE_DAEMON_ENABLER_H
 #define UE_DAEMON_ENABLER_H
@@ -323,8 +325,7 @@ int ue_enablers_prove_caller(struct ue_enablers *set, struct ue_proc *caller, ui
  *
  * Return: the number of children confirmed.
  */
-int ue_enablers_confirm(struct ue_enablers *set, struct ue_proc *caller,
-			uint64_t opened_before_ns);
+int ue_enablers_confirm(struct ue_enablers *set, struct ue_proc *caller, uint64_t opened_before_ns);
 
 /**
  * ue_enablers_track_reports - a proc connector reports every exec and exit
