@@ -611,6 +611,49 @@ TEST(exec_drops_enablers_and_writes_nothing)
 }
 
 /*
+ * A request's caller is proven once: a caller whose memory went (a sibling
+ * thread's exec kills the thread blocked in the request) gets nothing
+ * written, and the new program at the same pid is never looked up again.
+ */
+TEST(caller_proven_before_exec_writes_nothing)
+{
+	size_t pg = page_size();
+	struct fake_event ev = { 0, true };
+	struct ue_enablers *set;
+	struct ue_proc *caller;
+	struct target t;
+	uint8_t *page;
+	uint64_t v = 1;
+	int r;
+
+	page = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(page != MAP_FAILED);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	ASSERT_EQ(ue_proc_open(set, t.pid, &caller), 0);
+	EXPECT_EQ(ue_proc_tgid(caller), t.pid);
+
+	r = target_exec(&t, (uintptr_t)page);
+	if (r == -EEXIST)
+		printf("# the canary could not map the old address; checking the answers only\n");
+	else
+		ASSERT_EQ(r, 0);
+	EXPECT_EQ(ue_enabler_exists(set, caller, (uintptr_t)page + 16, 0), 0);
+	EXPECT_ERRNO(ue_enabler_add(set, caller, (uintptr_t)page + 16, 0, 8, &ev, true), ESRCH);
+	EXPECT_ERRNO(ue_enabler_remove(set, caller, (uintptr_t)page + 16, 0), ENOENT);
+	if (r == 0) {
+		EXPECT_EQ(target_read8(&t, (uintptr_t)page + 16, &v), 0);
+		EXPECT_EQ(v, 0);
+	}
+	ue_proc_close(caller);
+	EXPECT_EQ(stats_of(set).processes, 0);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	ue_enablers_free(set);
+	target_exit(&t, 1);
+	munmap(page, pg);
+}
+
+/*
  * A registration before an exec is not found by the same pid afterwards.
  * Two execs without ASLR give the new program the very identity of the old
  * one (pid, start time, stack start): then only the dead memory behind the
