@@ -2,8 +2,10 @@
 /*
  * enabler: every process that registered an enable word, its enablers
  * {event, addr, bit, size}, and the writes that mirror an event's state into
- * those words (the kernel's struct user_event_mm and user_event_enabler).
- * Thread-safe; writes into processes run on worker threads of this module.
+ * those words (the kernel's struct user_event_mm and user_event_enabler);
+ * what fork children inherit.  Thread-safe; writes into processes run on
+ * worker threads of this module.  Implemented by enabler.c, enabler-write.c
+ * and fork.c.
  */
 #ifndef UE_DAEMON_ENABLER_H
 #define UE_DAEMON_ENABLER_H
@@ -12,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* Defaults of struct ue_enablers_opts (a field left 0 takes its default). */
 #define UE_ENABLERS_DEFAULT_MAX_PROCESSES   4096 /* two fds each: size RLIMIT_NOFILE */
@@ -29,8 +32,8 @@
  * of the ue_enabler*() call that adds or drops the enabler: ue_enabler_add()
  * (get, and put on failure), ue_enabler_remove(), ue_enablers_sweep(),
  * ue_enablers_drop_process(), ue_enablers_verify_forks(),
- * ue_enablers_confirm(), ue_enablers_refuse_unconfirmed() and
- * ue_enablers_free().  Never from
+ * ue_enablers_prove_caller(), ue_enablers_confirm(),
+ * ue_enablers_refuse_unconfirmed() and ue_enablers_free().  Never from
  * ue_enablers_update_event() and never on a worker thread: enablers of a
  * process a worker found dead are parked until the next sweep, drop or free,
  * so the registry may hold its own lock across update_event.
@@ -86,6 +89,17 @@ struct ue_enablers_stats {
 };
 
 struct ue_enablers;
+struct ue_procmem;
+
+/*
+ * The caller of a request, proven once: the handle on its memory that
+ * ue_proc_open() opens while the caller is blocked in the request (so it
+ * pins the caller's address space), the identity read after it, and the
+ * caller's handle in the set once a call has looked it up.  Every call of
+ * the request that concerns the caller's process takes it; none reads
+ * /proc again.  Owned by the request, one thread at a time.
+ */
+struct ue_proc;
 
 /**
  * ue_enablers_new - create an empty set with the default limits
@@ -118,16 +132,41 @@ int ue_enablers_new_opts(const struct ue_enabler_ops *ops, const struct ue_enabl
 void ue_enablers_free(struct ue_enablers *set);
 
 /**
+ * ue_proc_open - prove the caller of a request, once for the whole request
+ * @set: the set the request's enabler calls use
+ * @tid: the calling thread, blocked in the request being served (so it
+ *       cannot exec or exit meanwhile)
+ * @ret_proc: the caller (release with ue_proc_close() before replying)
+ *
+ * Opens /proc/<tid>/mem and maps and reads the process's identity
+ * (ue_procmem_open()): the only /proc reads of the request.
+ *
+ * Return: 0; -EINVAL; as ue_procmem_open() (-ESRCH when the thread is gone
+ * or cannot be seen, another pid namespace).
+ */
+int ue_proc_open(struct ue_enablers *set, pid_t tid, struct ue_proc **ret_proc);
+
+/** ue_proc_close - release a request's caller (NULL is ignored) */
+void ue_proc_close(struct ue_proc *proc);
+
+/** ue_proc_mem - the caller's memory: read its arguments, write its answers */
+struct ue_procmem *ue_proc_mem(const struct ue_proc *proc);
+
+/** ue_proc_tgid - the caller's process id */
+pid_t ue_proc_tgid(const struct ue_proc *proc);
+
+/**
  * ue_enabler_add - register an enable bit of a process (DIAG_IOCSREG)
  * @set: the set
- * @tid: the registering thread, blocked in the request being served
+ * @proc: the registering process (the caller of the request being served)
  * @addr: address of the enable word (naturally aligned)
  * @bit: bit of the word that mirrors @event's state
  * @enable_size: 4 or 8
  * @event: the event (a reference is taken on success)
  * @enabled_now: its state, used unless ops->is_enabled is set
  *
- * Finds or creates the handle on the process's memory and writes the
+ * Finds the process's handle in the set, or makes one of a duplicate of
+ * @proc's memory handle (the same address space), and writes the
  * current state synchronously, as the kernel does.  The byte written is
  * @addr + @bit / 8, bit @bit % 8, on a little-endian machine: the same bit
  * the kernel's align_addr_bit() reaches for 4-byte words at 4 mod 8.
@@ -138,15 +177,15 @@ void ue_enablers_free(struct ue_enablers *set);
  * count); -ENOMEM when the word is not mapped writable in the process (the
  * kernel's DIAG_IOCSREG answer, seen on Linux 6.12), or a limit
  * (max_processes, max_per_process) or memory is exhausted; -ESRCH when the
- * thread or its process is gone.
+ * process is gone (its memory no longer in use).
  */
-int ue_enabler_add(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit,
+int ue_enabler_add(struct ue_enablers *set, struct ue_proc *proc, uint64_t addr, unsigned int bit,
 		   unsigned int enable_size, void *event, bool enabled_now);
 
 /**
  * ue_enabler_exists - whether a process already uses an address and bit
  * @set: the set
- * @tid: the thread asking, blocked in the request being served
+ * @proc: the process asking (the caller of the request being served)
  * @addr: the enable word's address
  * @bit: the bit
  *
@@ -154,15 +193,15 @@ int ue_enabler_add(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned i
  * an enabler of the caller's process at @addr and @bit, for any event and
  * any size.
  *
- * Return: 1 when there is one, 0 when not, -ESRCH when the thread is gone,
- * other -errno from /proc.
+ * Return: 1 when there is one, 0 when not, -errno from /proc.
  */
-int ue_enabler_exists(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit);
+int ue_enabler_exists(struct ue_enablers *set, struct ue_proc *proc, uint64_t addr,
+		      unsigned int bit);
 
 /**
  * ue_enabler_remove - unregister an enable bit of a process (DIAG_IOCSUNREG)
  * @set: the set
- * @tid: the thread asking, blocked in the request being served
+ * @proc: the process asking (the caller of the request being served)
  * @addr: the address given at registration
  * @bit: the bit given at registration
  *
@@ -173,7 +212,8 @@ int ue_enabler_exists(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigne
  * -EFAULT when the enabler was dropped but the bit could not be cleared
  * (the word is no longer mapped writable); other -errno from /proc.
  */
-int ue_enabler_remove(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit);
+int ue_enabler_remove(struct ue_enablers *set, struct ue_proc *proc, uint64_t addr,
+		      unsigned int bit);
 
 /**
  * ue_enablers_update_event - mirror an event's new state into every process
@@ -232,31 +272,49 @@ int ue_enablers_drop_process(struct ue_enablers *set, pid_t tgid);
 int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgid, pid_t child);
 
 /**
- * ue_enablers_verify_forks - turn fork records into handles on the children
+ * ue_enablers_verify_forks - turn every fork record into a handle on its child
  * @set: the set
- * @child: the one child to verify (the caller of a request), or 0 for all
  *
- * Slow: a CLONE_VM child (kcmp KCMP_VM) shares its parent's handle and
- * needs nothing; a forked child's memory is opened and checked (the
- * parent's stack start, not older than the parent, and at each enable
- * byte a writable mapping of the same kind holding the same byte outside
- * the enable bits as the parent's, when the parent's memory is still
- * there).  Then the child has a handle with the inherited enablers,
- * *unconfirmed* (pending).  With @child, a record another thread is
- * verifying is verified again from a copy rather than waited for; the
- * fork is installed once.  kcmp() and open() may wait for a process
- * between exec_mmap() and the end of begin_new_exec() (the exec update
- * lock), which waits for nothing this daemon does (Linux 6.12 closes
- * close-on-exec descriptors, FUSE flushes, before taking that lock).
+ * For the proc connector's thread.  Slow: a CLONE_VM child (kcmp KCMP_VM)
+ * shares its parent's handle and needs nothing; a forked child's memory is
+ * opened and checked (the parent's stack start, not older than the parent,
+ * and at each enable byte a writable mapping of the same kind holding the
+ * same byte outside the enable bits as the parent's, when the parent's
+ * memory is still there).  Then the child has a handle with the inherited
+ * enablers, *unconfirmed* (pending).  kcmp() and open() may wait for a
+ * process between exec_mmap() and the end of begin_new_exec() (the exec
+ * update lock), which waits for nothing this daemon does (Linux 6.12
+ * closes close-on-exec descriptors, FUSE flushes, before taking that lock).
  *
  * Return: the number of children given a handle (or found given one).
  */
-int ue_enablers_verify_forks(struct ue_enablers *set, pid_t child);
+int ue_enablers_verify_forks(struct ue_enablers *set);
+
+/**
+ * ue_enablers_prove_caller - the caller's own fork comes before its request
+ * @set: the set
+ * @caller: the caller of the request being served
+ * @read_ns: when the request's read of the connector started
+ *            (ue_enablers_clock_ns())
+ *
+ * Verifies the caller's fork record as ue_enablers_verify_forks() does (a
+ * record the connector's thread is verifying is verified again from a copy
+ * rather than waited for; the fork is installed once).  The caller is
+ * blocked in its request, so a handle of it opened before @read_ns is its
+ * memory: confirmed now.  A handle opened at or after @read_ns (by this
+ * call, or by the connector's thread since the read) is not: then the
+ * request must read the connector once more (an exec before the open shows
+ * there) and call ue_enablers_confirm() with that read's time.
+ *
+ * Return: 1 when the request must read again and confirm, 0 when done,
+ * -EINVAL.
+ */
+int ue_enablers_prove_caller(struct ue_enablers *set, struct ue_proc *caller, uint64_t read_ns);
 
 /**
  * ue_enablers_confirm - start writing into fork children that proved themselves
  * @set: the set
- * @tgid: only the children of this process id, or 0 for all
+ * @caller: only the children of the caller's process id, or NULL for all
  * @opened_before_ns: ue_enablers_clock_ns() bound: only children whose
  *                    handle was opened before it are confirmed
  *
@@ -267,21 +325,7 @@ int ue_enablers_verify_forks(struct ue_enablers *set, pid_t child);
  *
  * Return: the number of children confirmed.
  */
-int ue_enablers_confirm(struct ue_enablers *set, pid_t tgid, uint64_t opened_before_ns);
-
-/**
- * ue_enablers_pending_since - whether @tgid has an unconfirmed handle
- * opened at or after @since_ns
- * @set: the set
- * @tgid: the process
- * @since_ns: a ue_enablers_clock_ns() time
- *
- * A request of the child reads the connector, then proves its fork; the
- * listener may have opened the child's handle in between (after the
- * read): ue_enablers_confirm() with the read's time cannot confirm it, and
- * the caller must read the connector once more first.
- */
-bool ue_enablers_pending_since(struct ue_enablers *set, pid_t tgid, uint64_t since_ns);
+int ue_enablers_confirm(struct ue_enablers *set, struct ue_proc *caller, uint64_t opened_before_ns);
 
 /**
  * ue_enablers_track_reports - a proc connector reports every exec and exit
@@ -295,7 +339,13 @@ bool ue_enablers_pending_since(struct ue_enablers *set, pid_t tgid, uint64_t sin
 void ue_enablers_track_reports(struct ue_enablers *set);
 
 /** ue_enablers_clock_ns - the clock of ue_enablers_confirm() (CLOCK_MONOTONIC, ns) */
-uint64_t ue_enablers_clock_ns(void);
+static inline uint64_t ue_enablers_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /**
  * ue_enablers_refuse_unconfirmed - drop every fork child not confirmed yet

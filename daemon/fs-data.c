@@ -427,9 +427,10 @@ static int reg_get(struct ue_procmem *pm, uint64_t uaddr, struct user_reg *reg)
 	return 0;
 }
 
-static int ioctl_reg(struct ue_daemon *d, struct ue_fh *fh, pid_t tid, struct ue_procmem *pm,
+static int ioctl_reg(struct ue_daemon *d, struct ue_fh *fh, pid_t tid, struct ue_proc *caller,
 		     uint64_t uaddr)
 {
+	struct ue_procmem *pm = ue_proc_mem(caller);
 	char name_args[UE_MAX_EVENT_DESC];
 	struct user_reg reg;
 	struct ue_revent *ev;
@@ -441,7 +442,7 @@ static int ioctl_reg(struct ue_daemon *d, struct ue_fh *fh, pid_t tid, struct ue
 	if (r < 0)
 		return r;
 	/* The kernel refuses an address and bit in use before it reads name_args. */
-	r = ue_enabler_exists(d->enablers, tid, reg.enable_addr, reg.enable_bit);
+	r = ue_enabler_exists(d->enablers, caller, reg.enable_addr, reg.enable_bit);
 	if (r > 0)
 		return -EADDRINUSE;
 	if (r < 0)
@@ -473,8 +474,8 @@ again:
 	 * file's table alone.  The state written is read through the
 	 * registry's is_enabled op, under the enablers' lock.
 	 */
-	r = ue_enabler_add(d->enablers, tid, reg.enable_addr, reg.enable_bit, reg.enable_size, ev,
-			   ue_revent_enabled(ev));
+	r = ue_enabler_add(d->enablers, caller, reg.enable_addr, reg.enable_bit, reg.enable_size,
+			   ev, ue_revent_enabled(ev));
 	if (r == -EADDRINUSE) {
 		ue_revent_put(ev);
 		return r;
@@ -484,7 +485,7 @@ again:
 	if (idx < 0) {
 		/* The kernel fails before it makes the enabler: undo ours. */
 		if (r == 0)
-			ue_enabler_remove(d->enablers, tid, reg.enable_addr, reg.enable_bit);
+			ue_enabler_remove(d->enablers, caller, reg.enable_addr, reg.enable_bit);
 		return idx;
 	}
 	/* A failed enable write keeps the file's reference, as in the kernel. */
@@ -518,15 +519,15 @@ static int unreg_get(struct ue_procmem *pm, uint64_t uaddr, struct user_unreg *u
 	return r;
 }
 
-static int ioctl_unreg(struct ue_daemon *d, pid_t tid, struct ue_procmem *pm, uint64_t uaddr)
+static int ioctl_unreg(struct ue_daemon *d, struct ue_proc *caller, uint64_t uaddr)
 {
 	struct user_unreg unreg;
 	int r;
 
-	r = unreg_get(pm, uaddr, &unreg);
+	r = unreg_get(ue_proc_mem(caller), uaddr, &unreg);
 	if (r < 0)
 		return r;
-	r = ue_enabler_remove(d->enablers, tid, unreg.disable_addr, unreg.disable_bit);
+	r = ue_enabler_remove(d->enablers, caller, unreg.disable_addr, unreg.disable_bit);
 	return r == -ESRCH ? -EFAULT : r;
 }
 
@@ -535,7 +536,7 @@ void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg
 {
 	struct ue_daemon *d = ue_req_daemon(req);
 	pid_t tid = fuse_req_ctx(req)->pid;
-	struct ue_procmem *pm = NULL;
+	struct ue_proc *caller = NULL;
 	int r;
 
 	data_unflush(d, fh);
@@ -547,28 +548,29 @@ void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg
 	}
 	/*
 	 * The caller waits in this ioctl, so its thread is alive: the handle
-	 * opened now pins its address space for every access below.  A
-	 * caller whose pid we cannot see (another pid namespace) gets EFAULT.
+	 * opened now pins its address space for every access below, and is
+	 * the caller's proof in every enabler call of this request.  A caller
+	 * whose pid we cannot see (another pid namespace) gets EFAULT.
 	 */
-	r = ue_procmem_open(tid, &pm);
+	r = ue_proc_open(d->enablers, tid, &caller);
 	if (r < 0) {
 		fuse_reply_err(req, EFAULT);
 		return;
 	}
 	/* Forks, execs and exits reported before this request come first, as in the kernel. */
-	ue_proc_events_sync(d->procev, ue_procmem_get_id(pm)->tgid);
+	ue_proc_events_sync(d->procev, caller);
 	switch (cmd) {
 	case DIAG_IOCSREG:
-		r = ioctl_reg(d, fh, tid, pm, (uintptr_t)arg);
+		r = ioctl_reg(d, fh, tid, caller, (uintptr_t)arg);
 		break;
 	case DIAG_IOCSDEL:
-		r = ioctl_del(d, tid, pm, (uintptr_t)arg);
+		r = ioctl_del(d, tid, ue_proc_mem(caller), (uintptr_t)arg);
 		break;
 	default:
-		r = ioctl_unreg(d, tid, pm, (uintptr_t)arg);
+		r = ioctl_unreg(d, caller, (uintptr_t)arg);
 		break;
 	}
-	ue_procmem_close(pm);
+	ue_proc_close(caller);
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else

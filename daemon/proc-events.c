@@ -259,25 +259,31 @@ static bool lock_bounded(struct ue_proc_events *pe)
 	return false;
 }
 
-void ue_proc_events_sync(struct ue_proc_events *pe, pid_t tgid)
+/*
+ * A request's read of the socket, its wait bounded; false when it timed out.
+ * pe->lock is held only to read the socket and apply what it says, never
+ * across the slow proof of a fork child, which may wait in kcmp() or an
+ * open of /proc/<pid>/mem for a child in the middle of an exec (and that
+ * exec may wait for this daemon to answer the FLUSH of a close-on-exec
+ * descriptor).
+ */
+static bool request_read(struct ue_proc_events *pe, uint64_t *ret_start)
+{
+	if (!lock_bounded(pe))
+		return false;
+	*ret_start = read_locked(pe, true);
+	kick_locked(pe);
+	pthread_mutex_unlock(&pe->lock);
+	return true;
+}
+
+void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
 {
 	uint64_t start;
 
 	if (!pe || pe->sock < 0)
 		return;
-	/*
-	 * pe->lock is held only to read the socket and apply what it says,
-	 * never across the slow proof of a fork child, which may wait in
-	 * kcmp() or an open of /proc/<pid>/mem for a child in the middle of
-	 * an exec (and that exec may wait for this daemon to answer the FLUSH
-	 * of a close-on-exec descriptor).  The wait stays bounded anyway.
-	 */
-	if (!lock_bounded(pe))
-		return;
-	start = read_locked(pe, true);
-	kick_locked(pe);
-	pthread_mutex_unlock(&pe->lock);
-	if (tgid <= 0)
+	if (!request_read(pe, &start) || !caller)
 		return;
 	/*
 	 * The caller's own fork comes first: its inherited enablers must be
@@ -290,15 +296,8 @@ void ue_proc_events_sync(struct ue_proc_events *pe, pid_t tgid)
 	 * grace, and a tracer enabling an event it registered would find its
 	 * bit unset on return).
 	 */
-	if (ue_enablers_verify_forks(pe->set, tgid) > 0 ||
-	    ue_enablers_pending_since(pe->set, tgid, start)) {
-		if (!lock_bounded(pe))
-			return;
-		start = read_locked(pe, true);
-		kick_locked(pe);
-		pthread_mutex_unlock(&pe->lock);
-	}
-	ue_enablers_confirm(pe->set, tgid, start);
+	if (ue_enablers_prove_caller(pe->set, caller, start) > 0 && request_read(pe, &start))
+		ue_enablers_confirm(pe->set, caller, start);
 }
 
 /* The thread: read, verify every fork record, confirm children past their grace. */
@@ -310,8 +309,8 @@ static void listener_pass(struct ue_proc_events *pe)
 	start = read_locked(pe, false);
 	pe->new_forks = 0;
 	pthread_mutex_unlock(&pe->lock);
-	ue_enablers_verify_forks(pe->set, 0);
-	ue_enablers_confirm(pe->set, 0, start - (uint64_t)UE_PROC_EVENTS_GRACE_MS * 1000000u);
+	ue_enablers_verify_forks(pe->set);
+	ue_enablers_confirm(pe->set, NULL, start - (uint64_t)UE_PROC_EVENTS_GRACE_MS * 1000000u);
 }
 
 static void *listen_thread(void *arg)

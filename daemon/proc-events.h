@@ -52,7 +52,7 @@ void ue_proc_events_stop(struct ue_proc_events *pe);
 /**
  * ue_proc_events_sync - handle every event the kernel reported so far
  * @pe: the listener (NULL is ignored)
- * @tgid: the process of the request's caller, or 0
+ * @caller: the caller of the request (ue_proc_open()), or NULL
  *
  * Called before an ioctl is served.  The kernel queues a fork's event
  * before the fork returns, so a parent's later (un)registration is never
@@ -61,7 +61,7 @@ void ue_proc_events_stop(struct ue_proc_events *pe);
  * finds its inherited enablers.  Waits at most UE_PROC_EVENTS_SYNC_WAIT_MS
  * for another reader of the socket (counted in sync_timeouts).
  */
-void ue_proc_events_sync(struct ue_proc_events *pe, pid_t tgid);
+void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller);
 
 /** ue_proc_events_stats - counters of the listener */
 void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats *ret);

@@ -195,6 +195,30 @@ fail:
 	return r;
 }
 
+int ue_procmem_dup(const struct ue_procmem *pm, struct ue_procmem **ret_pm)
+{
+	struct ue_procmem *copy;
+	int r;
+
+	copy = calloc(1, sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	*copy = *pm;
+	copy->maps_fd = -1;
+	copy->mem_fd = fcntl(pm->mem_fd, F_DUPFD_CLOEXEC, 0);
+	if (copy->mem_fd < 0)
+		goto fail;
+	copy->maps_fd = fcntl(pm->maps_fd, F_DUPFD_CLOEXEC, 0);
+	if (copy->maps_fd < 0)
+		goto fail;
+	*ret_pm = copy;
+	return 0;
+fail:
+	r = -errno;
+	ue_procmem_close(copy);
+	return r;
+}
+
 void ue_procmem_close(struct ue_procmem *pm)
 {
 	if (!pm)

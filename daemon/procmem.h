@@ -80,6 +80,20 @@ bool ue_procmem_id_equal(const struct ue_procmem_id *a, const struct ue_procmem_
  */
 int ue_procmem_open(pid_t tid, struct ue_procmem **ret_pm);
 
+/**
+ * ue_procmem_dup - a second handle on the same memory
+ * @pm: the handle
+ * @ret_pm: the copy (release with ue_procmem_close())
+ *
+ * Duplicates the descriptors: the copy pins the very address space @pm
+ * pins (no path is looked up again, so it cannot name another program) and
+ * has @pm's identity.  For a user of its own (the enablers' writer
+ * threads) beside the request that opened @pm.
+ *
+ * Return: 0; -EMFILE / -ENFILE / -ENOMEM as dup(2) fails.
+ */
+int ue_procmem_dup(const struct ue_procmem *pm, struct ue_procmem **ret_pm);
+
 /** ue_procmem_close - close a handle (NULL is ignored) */
 void ue_procmem_close(struct ue_procmem *pm);
 

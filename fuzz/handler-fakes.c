@@ -132,6 +132,17 @@ int ue_procmem_open(pid_t tid, struct ue_procmem **ret_pm)
 	return 0;
 }
 
+int ue_procmem_dup(const struct ue_procmem *pm, struct ue_procmem **ret_pm)
+{
+	struct ue_procmem *copy = malloc(sizeof(*copy));
+
+	if (!copy)
+		return -ENOMEM;
+	*copy = *pm;
+	*ret_pm = copy;
+	return 0;
+}
+
 void ue_procmem_close(struct ue_procmem *pm)
 {
 	free(pm);
@@ -245,10 +256,10 @@ void ue_procmem_use_text_maps(struct ue_procmem *pm)
 }
 
 /* No proc connector here: no forks, execs or exits to report. */
-void ue_proc_events_sync(struct ue_proc_events *pe, pid_t tgid)
+void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
 {
 	(void)pe;
-	(void)tgid;
+	(void)caller;
 }
 
 void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats *ret)

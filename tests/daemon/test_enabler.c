@@ -49,6 +49,37 @@ static const struct ue_enabler_ops state_ops = {
 	.get = ev_get, .put = ev_put, .is_enabled = ev_is_enabled,
 };
 
+/*
+ * One request of @tid: its caller proven once (ue_proc_open()), one
+ * enabler call, the caller released, as usereventsd serves an ioctl.
+ */
+static int add_of(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit,
+		  unsigned int size, void *event, bool enabled_now)
+{
+	struct ue_proc *caller;
+	int r;
+
+	r = ue_proc_open(set, tid, &caller);
+	if (r < 0)
+		return r;
+	r = ue_enabler_add(set, caller, addr, bit, size, event, enabled_now);
+	ue_proc_close(caller);
+	return r;
+}
+
+static int remove_of(struct ue_enablers *set, pid_t tid, uint64_t addr, unsigned int bit)
+{
+	struct ue_proc *caller;
+	int r;
+
+	r = ue_proc_open(set, tid, &caller);
+	if (r < 0)
+		return r;
+	r = ue_enabler_remove(set, caller, addr, bit);
+	ue_proc_close(caller);
+	return r;
+}
+
 static size_t page_size(void)
 {
 	return (size_t)sysconf(_SC_PAGESIZE);
@@ -128,13 +159,13 @@ TEST(every_bit_of_4_and_8_byte_words)
 			clear_v = pattern[0] & ~mask;
 			ASSERT_EQ(lp, shm + 64);
 
-			EXPECT_EQ(ue_enabler_add(set, t.pid, addr, bit, words[w].size, &ev, true), 0);
+			EXPECT_EQ(add_of(set, t.pid, addr, bit, words[w].size, &ev, true), 0);
 			EXPECT_EQ(load64(shm + 64), set_v);
 			EXPECT_EQ(ue_enablers_update_event(set, &ev, false), 0);
 			EXPECT_EQ(load64(shm + 64), clear_v);
 			EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
 			EXPECT_EQ(load64(shm + 64), set_v);
-			EXPECT_EQ(ue_enabler_remove(set, t.pid, addr, bit), 0);
+			EXPECT_EQ(remove_of(set, t.pid, addr, bit), 0);
 			EXPECT_EQ(load64(shm + 64), clear_v);
 			EXPECT_EQ(load64(shm + 72), pattern[1]);
 			if (ue_test_failed) {
@@ -164,9 +195,9 @@ TEST(registration_writes_current_state)
 	ASSERT_EQ(target_start(&t), 0);
 	*w1 = 0xffffffff;
 	*w2 = 0;
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)w1, 3, 4, &off, false), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)w1, 3, 4, &off, false), 0);
 	EXPECT_EQ(*w1, 0xfffffff7);
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)w2, 5, 4, &on, true), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)w2, 5, 4, &on, true), 0);
 	EXPECT_EQ(*w2, 0x20);
 	EXPECT_EQ(ue_enablers_update_event(set, &off, true), 0);
 	EXPECT_EQ(*w1, 0xffffffff);
@@ -180,7 +211,7 @@ TEST(registration_writes_current_state)
 	/* With is_enabled the event's own state wins over the argument. */
 	ASSERT_EQ(ue_enablers_new(&state_ops, &set2), 0);
 	*w1 = 0;
-	EXPECT_EQ(ue_enabler_add(set2, t.pid, (uintptr_t)w1, 0, 4, &on, false), 0);
+	EXPECT_EQ(add_of(set2, t.pid, (uintptr_t)w1, 0, 4, &on, false), 0);
 	EXPECT_EQ(*w1, 1);
 	ue_enablers_free(set2);
 	target_exit(&t, 1);
@@ -204,14 +235,14 @@ TEST(invalid_arguments)
 	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
 	ASSERT_EQ(target_start(&t), 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		EXPECT_ERRNO(ue_enabler_add(set, t.pid, (uintptr_t)shm + 64 + cases[i].off,
+		EXPECT_ERRNO(add_of(set, t.pid, (uintptr_t)shm + 64 + cases[i].off,
 					    cases[i].bit, cases[i].size, &ev, false), EINVAL);
-	EXPECT_ERRNO(ue_enabler_add(set, t.pid, (uintptr_t)shm, 0, 4, NULL, false), EINVAL);
+	EXPECT_ERRNO(add_of(set, t.pid, (uintptr_t)shm, 0, 4, NULL, false), EINVAL);
 	EXPECT_ERRNO(ue_enablers_new(NULL, &(struct ue_enablers *){ NULL }), EINVAL);
 	gone = t.pid;
 	target_exit(&t, 1);
 	/* A thread that is gone cannot register. */
-	EXPECT_ERRNO(ue_enabler_add(set, gone, (uintptr_t)shm, 0, 4, &ev, false), ESRCH);
+	EXPECT_ERRNO(add_of(set, gone, (uintptr_t)shm, 0, 4, &ev, false), ESRCH);
 	EXPECT_EQ(ev_refs(&ev), 0);
 	EXPECT_EQ(stats_of(set).processes, 0);
 	ue_enablers_free(set);
@@ -241,7 +272,7 @@ TEST(duplicate_address_and_bit)
 	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
 	ASSERT_EQ(target_start(&t), 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm + 64 + cases[i].off, cases[i].bit,
+		EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm + 64 + cases[i].off, cases[i].bit,
 					 cases[i].size, &ev[cases[i].ev], false),
 			  cases[i].expect);
 	EXPECT_EQ(ev_refs(&ev[0]), 2);
@@ -251,13 +282,13 @@ TEST(duplicate_address_and_bit)
 	thread = target_thread(&t);
 	ASSERT_GE(thread, 1);
 	EXPECT_NE(thread, t.pid);
-	EXPECT_ERRNO(ue_enabler_add(set, thread, (uintptr_t)shm + 64, 7, 8, &ev[1], false),
+	EXPECT_ERRNO(add_of(set, thread, (uintptr_t)shm + 64, 7, 8, &ev[1], false),
 		     EADDRINUSE);
-	EXPECT_EQ(ue_enabler_add(set, thread, (uintptr_t)shm + 128, 0, 8, &ev[1], false), 0);
+	EXPECT_EQ(add_of(set, thread, (uintptr_t)shm + 128, 0, 8, &ev[1], false), 0);
 	EXPECT_EQ(stats_of(set).processes, 1);
 	EXPECT_EQ(stats_of(set).enablers, 5);
-	EXPECT_EQ(ue_enabler_remove(set, thread, (uintptr_t)shm + 64, 7), 0);
-	EXPECT_EQ(ue_enabler_remove(set, t.pid, (uintptr_t)shm + 128, 0), 0);
+	EXPECT_EQ(remove_of(set, thread, (uintptr_t)shm + 64, 7), 0);
+	EXPECT_EQ(remove_of(set, t.pid, (uintptr_t)shm + 128, 0), 0);
 	EXPECT_EQ(stats_of(set).enablers, 3);
 	ue_enablers_free(set);
 	EXPECT_EQ(ev_refs(&ev[0]), 0);
@@ -280,27 +311,27 @@ TEST(remove_clears_and_reports_enoent)
 	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
 	ASSERT_EQ(target_start(&t), 0);
 	/* A process that never registered. */
-	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, d, 0), ENOENT);
+	EXPECT_ERRNO(remove_of(set, t.pid, d, 0), ENOENT);
 
-	EXPECT_EQ(ue_enabler_add(set, t.pid, d, 7, 8, &ev, false), 0);
-	EXPECT_EQ(ue_enabler_add(set, t.pid, d, 8, 8, &ev, false), 0);
-	EXPECT_EQ(ue_enabler_add(set, t.pid, d, 32, 8, &ev, false), 0);
-	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, d, 9), ENOENT);
-	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, d + 1, 7), ENOENT);
-	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, d, 200), ENOENT);
+	EXPECT_EQ(add_of(set, t.pid, d, 7, 8, &ev, false), 0);
+	EXPECT_EQ(add_of(set, t.pid, d, 8, 8, &ev, false), 0);
+	EXPECT_EQ(add_of(set, t.pid, d, 32, 8, &ev, false), 0);
+	EXPECT_ERRNO(remove_of(set, t.pid, d, 9), ENOENT);
+	EXPECT_ERRNO(remove_of(set, t.pid, d + 1, 7), ENOENT);
+	EXPECT_ERRNO(remove_of(set, t.pid, d, 200), ENOENT);
 	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
 	EXPECT_EQ(load64(shm + 64), 0x100000180ull);
-	EXPECT_EQ(ue_enabler_remove(set, t.pid, d, 8), 0);
+	EXPECT_EQ(remove_of(set, t.pid, d, 8), 0);
 	EXPECT_EQ(load64(shm + 64), 0x100000080ull);
-	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, d, 8), ENOENT);
+	EXPECT_ERRNO(remove_of(set, t.pid, d, 8), ENOENT);
 	EXPECT_EQ(ev_refs(&ev), 2);
 	/* A removed bit is no longer updated. */
 	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
 	EXPECT_EQ(load64(shm + 64), 0x100000080ull);
 	EXPECT_EQ(ue_enablers_update_event(set, &ev, false), 0);
 	EXPECT_EQ(load64(shm + 64), 0);
-	EXPECT_EQ(ue_enabler_remove(set, t.pid, d, 7), 0);
-	EXPECT_EQ(ue_enabler_remove(set, t.pid, d, 32), 0);
+	EXPECT_EQ(remove_of(set, t.pid, d, 7), 0);
+	EXPECT_EQ(remove_of(set, t.pid, d, 32), 0);
 	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
 	EXPECT_EQ(load64(shm + 64), 0);
 	EXPECT_EQ(ev_refs(&ev), 0);
@@ -338,7 +369,7 @@ TEST(unwritable_memory_refused)
 			ASSERT_EQ(target_op(&t, T_MUNMAP, (uintptr_t)m[i], pg, 0), 0);
 	for (i = 0; i < 4; i++) {
 		uint64_t v = 1;
-		int r = ue_enabler_add(set, t.pid, (uintptr_t)m[i] + 8, 0, 4, &ev, true);
+		int r = add_of(set, t.pid, (uintptr_t)m[i] + 8, 0, 4, &ev, true);
 
 		if (r != -ENOMEM)
 			printf("# %s: %d\n", cases[i].name, r);
@@ -380,7 +411,7 @@ TEST(protection_changes_after_registration)
 	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
 	ASSERT_EQ(target_start(&t), 0);
 
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm, 2, 4, &ev, false), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm, 2, 4, &ev, false), 0);
 	EXPECT_EQ(target_op(&t, T_MPROTECT, (uintptr_t)shm, pg, PROT_READ), 0);
 	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
 	EXPECT_EQ(shm[0], 0);
@@ -392,14 +423,14 @@ TEST(protection_changes_after_registration)
 	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
 	EXPECT_EQ(shm[0], 4);
 	EXPECT_EQ(target_op(&t, T_MPROTECT, (uintptr_t)shm, pg, PROT_READ), 0);
-	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, (uintptr_t)shm, 2), EFAULT);
+	EXPECT_ERRNO(remove_of(set, t.pid, (uintptr_t)shm, 2), EFAULT);
 	EXPECT_EQ(shm[0], 4);
-	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, (uintptr_t)shm, 2), ENOENT);
+	EXPECT_ERRNO(remove_of(set, t.pid, (uintptr_t)shm, 2), ENOENT);
 	EXPECT_EQ(ev_refs(&ev), 0);
 
 	/* munmap: the write fails quietly; a new mapping there gets the next one. */
 	EXPECT_EQ(ue_enablers_update_event(set, &ev, false), 0);
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)priv, 0, 4, &ev, false), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)priv, 0, 4, &ev, false), 0);
 	EXPECT_EQ(target_op(&t, T_MUNMAP, (uintptr_t)priv, pg, 0), 0);
 	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 0);
 	EXPECT_EQ(target_op(&t, T_MMAP_ANON, (uintptr_t)priv, pg, PROT_READ | PROT_WRITE), 0);
@@ -410,8 +441,8 @@ TEST(protection_changes_after_registration)
 	EXPECT_EQ(target_read8(&t, (uintptr_t)priv, &v), 0);
 	EXPECT_EQ(v, 1);
 	EXPECT_EQ(target_op(&t, T_MUNMAP, (uintptr_t)priv, pg, 0), 0);
-	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, (uintptr_t)priv, 0), EFAULT);
-	EXPECT_ERRNO(ue_enabler_remove(set, t.pid, (uintptr_t)priv, 0), ENOENT);
+	EXPECT_ERRNO(remove_of(set, t.pid, (uintptr_t)priv, 0), EFAULT);
+	EXPECT_ERRNO(remove_of(set, t.pid, (uintptr_t)priv, 0), ENOENT);
 	EXPECT_EQ(ev_refs(&ev), 0);
 	ue_enablers_free(set);
 	target_exit(&t, 1);
@@ -446,9 +477,9 @@ TEST(update_reaches_50_processes)
 	}
 	ASSERT_EQ(started, NPROC);
 	for (i = 0; i < NPROC; i++) {
-		EXPECT_EQ(ue_enabler_add(set, t[i].pid, (uintptr_t)shm + 8 * i, 0, 8, &a, false), 0);
+		EXPECT_EQ(add_of(set, t[i].pid, (uintptr_t)shm + 8 * i, 0, 8, &a, false), 0);
 		if (i % 2 == 0)
-			EXPECT_EQ(ue_enabler_add(set, t[i].pid, (uintptr_t)shm + 8 * i, 1, 8, &b, false),
+			EXPECT_EQ(add_of(set, t[i].pid, (uintptr_t)shm + 8 * i, 1, 8, &b, false),
 				  0);
 	}
 	s = stats_of(set);
@@ -497,9 +528,9 @@ TEST(exited_process_releases_references)
 
 	/* Found by a sweep. */
 	ASSERT_EQ(target_start(&t), 0);
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm, 0, 4, &a, false), 0);
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm, 1, 4, &a, false), 0);
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm, 2, 4, &b, false), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm, 0, 4, &a, false), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm, 1, 4, &a, false), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm, 2, 4, &b, false), 0);
 	EXPECT_EQ(ue_enablers_sweep(set), 0);
 	EXPECT_EQ(ue_enablers_drop_process(set, t.pid), 0);
 	EXPECT_EQ(ev_refs(&a), 2);
@@ -512,8 +543,8 @@ TEST(exited_process_releases_references)
 
 	/* Found by a worker during an update: parked until the sweep. */
 	ASSERT_EQ(target_start(&u), 0);
-	EXPECT_EQ(ue_enabler_add(set, u.pid, (uintptr_t)shm + 8, 0, 4, &a, false), 0);
-	EXPECT_EQ(ue_enabler_add(set, u.pid, (uintptr_t)shm + 8, 1, 4, &b, false), 0);
+	EXPECT_EQ(add_of(set, u.pid, (uintptr_t)shm + 8, 0, 4, &a, false), 0);
+	EXPECT_EQ(add_of(set, u.pid, (uintptr_t)shm + 8, 1, 4, &b, false), 0);
 	gone = u.pid;
 	target_exit(&u, 1);
 	EXPECT_EQ(ue_enablers_update_event(set, &a, true), 0);
@@ -546,8 +577,8 @@ TEST(exec_drops_enablers_and_writes_nothing)
 	ASSERT_TRUE(page != MAP_FAILED);
 	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
 	ASSERT_EQ(target_start(&t), 0);
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)page + 16, 0, 8, &ev, false), 0);
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)page + 16, 9, 8, &ev, false), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)page + 16, 0, 8, &ev, false), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)page + 16, 9, 8, &ev, false), 0);
 
 	/* The canary maps a zeroed page at the same address in the new program. */
 	r = target_exec(&t, (uintptr_t)page);
@@ -567,14 +598,57 @@ TEST(exec_drops_enablers_and_writes_nothing)
 
 	/* The new program, same pid and start time, registers afresh. */
 	if (r == 0) {
-		EXPECT_ERRNO(ue_enabler_remove(set, t.pid, (uintptr_t)page + 16, 0), ENOENT);
-		EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)page + 16, 0, 8, &ev, true), 0);
+		EXPECT_ERRNO(remove_of(set, t.pid, (uintptr_t)page + 16, 0), ENOENT);
+		EXPECT_EQ(add_of(set, t.pid, (uintptr_t)page + 16, 0, 8, &ev, true), 0);
 		EXPECT_EQ(target_read8(&t, (uintptr_t)page + 16, &v), 0);
 		EXPECT_EQ(v, 1);
 		EXPECT_EQ(stats_of(set).processes, 1);
 	}
 	ue_enablers_free(set);
 	EXPECT_EQ(ev_refs(&ev), 0);
+	target_exit(&t, 1);
+	munmap(page, pg);
+}
+
+/*
+ * A request's caller is proven once: a caller whose memory went (a sibling
+ * thread's exec kills the thread blocked in the request) gets nothing
+ * written, and the new program at the same pid is never looked up again.
+ */
+TEST(caller_proven_before_exec_writes_nothing)
+{
+	size_t pg = page_size();
+	struct fake_event ev = { 0, true };
+	struct ue_enablers *set;
+	struct ue_proc *caller;
+	struct target t;
+	uint8_t *page;
+	uint64_t v = 1;
+	int r;
+
+	page = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(page != MAP_FAILED);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	ASSERT_EQ(ue_proc_open(set, t.pid, &caller), 0);
+	EXPECT_EQ(ue_proc_tgid(caller), t.pid);
+
+	r = target_exec(&t, (uintptr_t)page);
+	if (r == -EEXIST)
+		printf("# the canary could not map the old address; checking the answers only\n");
+	else
+		ASSERT_EQ(r, 0);
+	EXPECT_EQ(ue_enabler_exists(set, caller, (uintptr_t)page + 16, 0), 0);
+	EXPECT_ERRNO(ue_enabler_add(set, caller, (uintptr_t)page + 16, 0, 8, &ev, true), ESRCH);
+	EXPECT_ERRNO(ue_enabler_remove(set, caller, (uintptr_t)page + 16, 0), ENOENT);
+	if (r == 0) {
+		EXPECT_EQ(target_read8(&t, (uintptr_t)page + 16, &v), 0);
+		EXPECT_EQ(v, 0);
+	}
+	ue_proc_close(caller);
+	EXPECT_EQ(stats_of(set).processes, 0);
+	EXPECT_EQ(ev_refs(&ev), 0);
+	ue_enablers_free(set);
 	target_exit(&t, 1);
 	munmap(page, pg);
 }
@@ -606,13 +680,13 @@ TEST(exec_then_register_gets_new_handle)
 		goto out;
 	}
 	ASSERT_EQ(r, 0);
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)page, 3, 4, &ev, true), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)page, 3, 4, &ev, true), 0);
 	ASSERT_EQ(ue_procmem_identify(t.pid, &before), 0);
 	r = target_exec_opt(&t, (uintptr_t)page, true);
 	ASSERT_EQ(r, 0);
 	ASSERT_EQ(ue_procmem_identify(t.pid, &after), 0);
 
-	EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)page, 3, 4, &ev, true), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)page, 3, 4, &ev, true), 0);
 	EXPECT_EQ(target_read8(&t, (uintptr_t)page, &v), 0);
 	EXPECT_EQ(v, 8);
 	if (ue_procmem_id_equal(&before, &after)) {
@@ -647,7 +721,7 @@ TEST(reused_pid_is_a_new_process)
 	ASSERT_TRUE(shm != NULL);
 	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
 	ASSERT_EQ(target_start(&a), 0);
-	EXPECT_EQ(ue_enabler_add(set, a.pid, (uintptr_t)shm, 0, 4, &ev, true), 0);
+	EXPECT_EQ(add_of(set, a.pid, (uintptr_t)shm, 0, 4, &ev, true), 0);
 	ASSERT_EQ(ue_procmem_identify(a.pid, &before), 0);
 	old = a.pid;
 	target_exit(&a, 1);
@@ -658,7 +732,7 @@ TEST(reused_pid_is_a_new_process)
 		ASSERT_EQ(r, 0);
 		shm[0] = 0;
 		/* Same (addr, bit) as the dead process: no EADDRINUSE, a new handle. */
-		EXPECT_EQ(ue_enabler_add(set, b.pid, (uintptr_t)shm, 0, 4, &ev, true), 0);
+		EXPECT_EQ(add_of(set, b.pid, (uintptr_t)shm, 0, 4, &ev, true), 0);
 		EXPECT_EQ(shm[0], 1);
 		ASSERT_EQ(ue_procmem_identify(b.pid, &after), 0);
 		if (ue_procmem_id_equal(&before, &after)) {
@@ -695,15 +769,15 @@ TEST(limits_answer_enomem)
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(target_start(&t[i]), 0);
 	for (i = 0; i < 3; i++)
-		EXPECT_EQ(ue_enabler_add(set, t[0].pid, (uintptr_t)shm, (unsigned int)i, 4, &ev, false),
+		EXPECT_EQ(add_of(set, t[0].pid, (uintptr_t)shm, (unsigned int)i, 4, &ev, false),
 			  0);
-	EXPECT_ERRNO(ue_enabler_add(set, t[0].pid, (uintptr_t)shm, 3, 4, &ev, false), ENOMEM);
-	EXPECT_EQ(ue_enabler_add(set, t[1].pid, (uintptr_t)shm, 0, 4, &ev, false), 0);
-	EXPECT_ERRNO(ue_enabler_add(set, t[2].pid, (uintptr_t)shm, 0, 4, &ev, false), ENOMEM);
+	EXPECT_ERRNO(add_of(set, t[0].pid, (uintptr_t)shm, 3, 4, &ev, false), ENOMEM);
+	EXPECT_EQ(add_of(set, t[1].pid, (uintptr_t)shm, 0, 4, &ev, false), 0);
+	EXPECT_ERRNO(add_of(set, t[2].pid, (uintptr_t)shm, 0, 4, &ev, false), ENOMEM);
 	EXPECT_EQ(ev_refs(&ev), 4);
 	/* Room again once a process has no enabler left. */
-	EXPECT_EQ(ue_enabler_remove(set, t[1].pid, (uintptr_t)shm, 0), 0);
-	EXPECT_EQ(ue_enabler_add(set, t[2].pid, (uintptr_t)shm, 0, 4, &ev, false), 0);
+	EXPECT_EQ(remove_of(set, t[1].pid, (uintptr_t)shm, 0), 0);
+	EXPECT_EQ(add_of(set, t[2].pid, (uintptr_t)shm, 0, 4, &ev, false), 0);
 	EXPECT_EQ(stats_of(set).processes, 2);
 	ue_enablers_free(set);
 	EXPECT_EQ(ev_refs(&ev), 0);
@@ -748,7 +822,7 @@ TEST(state_flip_during_registration_not_lost)
 
 		flip_calls = 0;
 		shm[0] = start ? 0 : 0xff;
-		EXPECT_EQ(ue_enabler_add(set, t.pid, (uintptr_t)shm, 4, 4, &ev, start), 0);
+		EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm, 4, 4, &ev, start), 0);
 		for (i = 0; i < 100 && stats_of(set).pending; i++)
 			usleep(1000);
 		EXPECT_EQ(stats_of(set).pending, 0);
@@ -756,7 +830,7 @@ TEST(state_flip_during_registration_not_lost)
 		EXPECT_EQ(ev.enabled, !start);
 		/* The first write left 0xef (or 0x10); the flip must be written after it. */
 		EXPECT_EQ(shm[0], start ? 0x00 : 0xff);
-		EXPECT_EQ(ue_enabler_remove(set, t.pid, (uintptr_t)shm, 4), 0);
+		EXPECT_EQ(remove_of(set, t.pid, (uintptr_t)shm, 4), 0);
 		EXPECT_EQ(ev_refs(&ev), 0);
 	}
 	ue_enablers_free(set);
@@ -796,9 +870,9 @@ static void *stress_register(void *arg)
 		int r;
 
 		if (st->reg[b])
-			r = ue_enabler_remove(st->set, st->t->pid, (uintptr_t)st->word, b);
+			r = remove_of(st->set, st->t->pid, (uintptr_t)st->word, b);
 		else
-			r = ue_enabler_add(st->set, st->t->pid, (uintptr_t)st->word, b, 4, st->ev, false);
+			r = add_of(st->set, st->t->pid, (uintptr_t)st->word, b, 4, st->ev, false);
 		if (r)
 			st->errors++;
 		else
@@ -934,10 +1008,10 @@ TEST(stalled_process_delays_nobody)
 		ASSERT_EQ(target_start(&others[i]), 0);
 
 	/* Registered on an ordinary page, then the FUSE file is mapped over it. */
-	EXPECT_EQ(ue_enabler_add(set, slow.pid, (uintptr_t)page, 0, 4, &ev, false), 0);
+	EXPECT_EQ(add_of(set, slow.pid, (uintptr_t)page, 0, 4, &ev, false), 0);
 	EXPECT_EQ(target_mmap_file(&slow, (uintptr_t)page, pg, stallfs_file()), 0);
 	for (i = 0; i < NOTHERS; i++)
-		EXPECT_EQ(ue_enabler_add(set, others[i].pid, (uintptr_t)shm + 8 * i, 0, 4, &ev, false),
+		EXPECT_EQ(add_of(set, others[i].pid, (uintptr_t)shm + 8 * i, 0, 4, &ev, false),
 			  0);
 	stallfs_stall();
 

@@ -360,6 +360,45 @@ TEST(exec_pins_the_old_memory)
 	munmap(page, pg);
 }
 
+TEST(dup_pins_the_same_memory)
+{
+	size_t pg = (size_t)page_size();
+	struct ue_procmem *pm, *dup;
+	uint8_t *page, v;
+	uint64_t word = 1;
+	struct target t;
+	int r;
+
+	page = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(page != MAP_FAILED);
+	ASSERT_EQ(target_start(&t), 0);
+	ASSERT_EQ(ue_procmem_open(t.pid, &pm), 0);
+	ASSERT_EQ(ue_procmem_dup(pm, &dup), 0);
+	EXPECT_TRUE(ue_procmem_id_equal(ue_procmem_get_id(pm), ue_procmem_get_id(dup)));
+	EXPECT_EQ(ue_procmem_write_byte(dup, (uintptr_t)page, 0x11), 0);
+	EXPECT_EQ(ue_procmem_read_byte(pm, (uintptr_t)page, &v), 0);
+	EXPECT_EQ(v, 0x11);
+	/* Each closes on its own. */
+	ue_procmem_close(pm);
+	EXPECT_EQ(ue_procmem_alive(dup), 1);
+
+	/* After an exec the copy, like the original, reaches nothing. */
+	r = target_exec(&t, (uintptr_t)page);
+	if (r == -EEXIST)
+		printf("# the canary could not map the old address; checking the handle only\n");
+	else
+		ASSERT_EQ(r, 0);
+	EXPECT_EQ(ue_procmem_alive(dup), 0);
+	EXPECT_ERRNO(ue_procmem_update_bit(dup, (uintptr_t)page, 1, true), ESRCH);
+	if (r == 0) {
+		EXPECT_EQ(target_read8(&t, (uintptr_t)page, &word), 0);
+		EXPECT_EQ(word, 0);
+	}
+	ue_procmem_close(dup);
+	target_exit(&t, 1);
+	munmap(page, pg);
+}
+
 TEST(exit_zombie_and_reaped)
 {
 	uint8_t *shm = target_shm((size_t)page_size());
