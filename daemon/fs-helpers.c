@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "fs.h"
 
 void ue_fs_serve_text(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off,
 		      int (*generate)(struct ue_daemon *d, struct ue_fh *fh))
@@ -159,6 +159,14 @@ int ue_text_to_fh(struct ue_text *t, struct ue_fh *fh)
 	fh->have_text = true;
 	memset(t, 0, sizeof(*t));
 	return 0;
+}
+
+void ue_fs_reply_write(fuse_req_t req, int err, size_t size)
+{
+	if (err < 0)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_write(req, size);
 }
 
 int ue_parse_ulong(const char *buf, size_t size, unsigned long *ret)
