@@ -93,32 +93,6 @@ static int sys_enable_show(struct ue_daemon *d, struct ue_fh *fh)
 	return enable_state_show(d, fh, fh_system(fh), false);
 }
 
-static int const_show(struct ue_fh *fh, const char *text, size_t len)
-{
-	struct ue_text t = { 0 };
-
-	ue_text_add(&t, text, len);
-	return ue_text_to_fh(&t, fh);
-}
-
-static int header_page_show(struct ue_daemon *d, struct ue_fh *fh)
-{
-	(void)d;
-	return const_show(fh, header_page_text, sizeof(header_page_text) - 1);
-}
-
-static int header_event_show(struct ue_daemon *d, struct ue_fh *fh)
-{
-	(void)d;
-	return const_show(fh, header_event_text, sizeof(header_event_text) - 1);
-}
-
-static int sys_filter_show(struct ue_daemon *d, struct ue_fh *fh)
-{
-	(void)d;
-	return const_show(fh, sys_filter_text, sizeof(sys_filter_text) - 1);
-}
-
 static int filter_show(struct ue_daemon *d, struct ue_fh *fh)
 {
 	struct ue_text t = { 0 };
@@ -136,14 +110,14 @@ static int trigger_show(struct ue_daemon *d, struct ue_fh *fh)
 {
 	/* events/ftrace/print/trigger has no user event: its triggers are not run here. */
 	char *text = fh->ev ? ue_revent_triggers_text(fh->ev) : strdup(UE_TRIGGER_AVAILABLE);
-	int r;
+	struct ue_text t = { 0 };
 
 	(void)d;
 	if (!text)
 		return -ENOMEM;
-	r = const_show(fh, text, strlen(text));
+	ue_text_add(&t, text, strlen(text));
 	free(text);
-	return r;
+	return ue_text_to_fh(&t, fh);
 }
 
 static int enable_show(struct ue_daemon *d, struct ue_fh *fh)
@@ -308,14 +282,14 @@ static const struct ue_file_ops events_enable_fops = {
 	.show = events_enable_show,
 	.set = events_enable_set,
 };
-static const struct ue_file_ops header_page_fops = { .show = header_page_show };
-static const struct ue_file_ops header_event_fops = { .show = header_event_show };
+static const struct ue_file_ops header_page_fops = { .text = header_page_text };
+static const struct ue_file_ops header_event_fops = { .text = header_event_text };
 static const struct ue_file_ops sys_enable_fops = {
 	.show = sys_enable_show,
 	.set = sys_enable_set,
 };
 static const struct ue_file_ops sys_filter_fops = {
-	.show = sys_filter_show,
+	.text = sys_filter_text,
 	.write = sys_filter_write,
 };
 static const struct ue_file_ops enable_fops = {

@@ -161,6 +161,15 @@ int ue_text_to_fh(struct ue_text *t, struct ue_fh *fh)
 	return 0;
 }
 
+int ue_fs_show_text(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_text t = { 0 };
+
+	(void)d;
+	ue_text_add(&t, fh->ops->text, strlen(fh->ops->text));
+	return ue_text_to_fh(&t, fh);
+}
+
 void ue_fs_reply_write(fuse_req_t req, int err, size_t size)
 {
 	if (err < 0)

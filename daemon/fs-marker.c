@@ -91,19 +91,10 @@ static void raw_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t 
 	marker_write(req, buf, size, true);
 }
 
-static int raw_data_format_show(struct ue_daemon *d, struct ue_fh *fh)
-{
-	struct ue_text t = { 0 };
-
-	(void)d;
-	ue_text_add(&t, raw_data_format, sizeof(raw_data_format) - 1);
-	return ue_text_to_fh(&t, fh);
-}
-
 /* No read method (EINVAL); as user_events_data, one request per write(), no file position. */
 static const struct ue_file_ops trace_marker_fops = { .write = print_write, .nonseekable = true };
 static const struct ue_file_ops trace_marker_raw_fops = { .write = raw_write, .nonseekable = true };
-static const struct ue_file_ops raw_data_format_fops = { .show = raw_data_format_show };
+static const struct ue_file_ops raw_data_format_fops = { .text = raw_data_format };
 
 static const struct ue_fs_file files[] = {
 	/* Write-only, as tracefs makes them (0220). */

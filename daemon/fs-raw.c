@@ -264,15 +264,6 @@ static int cmdlines_size_show(struct ue_daemon *d, struct ue_fh *fh)
 	return ue_text_to_fh(&t, fh);
 }
 
-static int print_format_show(struct ue_daemon *d, struct ue_fh *fh)
-{
-	struct ue_text t = { 0 };
-
-	(void)d;
-	ue_text_add(&t, ftrace_print_format, sizeof(ftrace_print_format) - 1);
-	return ue_text_to_fh(&t, fh);
-}
-
 static int print_id_show(struct ue_daemon *d, struct ue_fh *fh)
 {
 	struct ue_text t = { 0 };
@@ -345,7 +336,7 @@ static const struct ue_file_ops cmdlines_size_fops = {
 	.write = cmdlines_size_write,
 };
 static const struct ue_file_ops tgids_fops = { .show = tgids_show };
-static const struct ue_file_ops print_format_fops = { .show = print_format_show };
+static const struct ue_file_ops print_format_fops = { .text = ftrace_print_format };
 static const struct ue_file_ops print_id_fops = { .show = print_id_show };
 
 static const struct ue_fs_file files[] = {

@@ -145,15 +145,6 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 	ue_text_printf(t, "%s", native);
 }
 
-static int readme_show(struct ue_daemon *d, struct ue_fh *fh)
-{
-	struct ue_text t = { 0 };
-
-	(void)d;
-	ue_text_add(&t, readme_text, sizeof(readme_text) - 1);
-	return ue_text_to_fh(&t, fh);
-}
-
 static int status_show(struct ue_daemon *d, struct ue_fh *fh)
 {
 	struct ue_text t = { 0 };
@@ -382,7 +373,7 @@ static void set_event_write_op(fuse_req_t req, struct ue_fh *fh, const char *buf
 	reply_written(req, set_event_write(ue_req_daemon(req), buf, size));
 }
 
-static const struct ue_file_ops readme_fops = { .show = readme_show };
+static const struct ue_file_ops readme_fops = { .text = readme_text };
 static const struct ue_file_ops status_fops = { .show = status_show };
 static const struct ue_file_ops stats_fops = { .show = stats_show };
 static const struct ue_file_ops available_events_fops = { .show = available_events_show };

@@ -367,14 +367,7 @@ static int tracing_on_show(struct ue_daemon *d, struct ue_fh *fh)
 }
 
 /* Events only: the nop tracer is the one there is. */
-static int tracer_show(struct ue_daemon *d, struct ue_fh *fh)
-{
-	struct ue_text t = { 0 };
-
-	(void)d;
-	ue_text_add(&t, "nop\n", 4);
-	return ue_text_to_fh(&t, fh);
-}
+static const char tracers_text[] = "nop\n";
 
 static int buffer_size_show(struct ue_daemon *d, struct ue_fh *fh)
 {
@@ -543,11 +536,11 @@ static const struct ue_file_ops trace_options_fops = {
 	.write = trace_options_write_op,
 };
 static const struct ue_file_ops current_tracer_fops = {
-	.show = tracer_show,
+	.text = tracers_text,
 	.write = current_tracer_write,
 };
 static const struct ue_file_ops available_tracers_fops = {
-	.show = tracer_show,
+	.text = tracers_text,
 	.set = refuse_set,
 };
 const struct ue_file_ops ue_option_fops = {

@@ -322,6 +322,8 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fh->ops->read(req, fh, size, off, fi->flags);
 	else if (fh->ops->show)
 		ue_fs_serve_text(req, fh, size, off, fh->ops->show);
+	else if (fh->ops->text)
+		ue_fs_serve_text(req, fh, size, off, ue_fs_show_text);
 	else
 		fuse_reply_err(req, EINVAL);	/* no read method: vfs_read() says EINVAL */
 }

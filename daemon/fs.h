@@ -24,7 +24,8 @@
  * @open: after the handle is made (open_flags, ev, multi, option set): 0 or -errno; NULL: 0
  * @show: builds the text a read serves by offset (ue_text_to_fh()), as a
  *	seq_file's show: when a read starts at 0 or there is no text yet
- * @read: answers a read itself, instead of @show; @flags are the file's
+ * @text: the whole content of a file that never changes, instead of @show
+ * @read: answers a read itself, instead of @show or @text; @flags are the file's
  *	current flags (O_NONBLOCK); neither: EINVAL (no read method)
  * @write: answers a write; NULL: @set, or EINVAL (no write method)
  * @set: a control file that takes a number, as a debugfs simple attribute:
@@ -43,6 +44,7 @@
 struct ue_file_ops {
 	int (*open)(fuse_req_t req, struct ue_fh *fh);
 	int (*show)(struct ue_daemon *d, struct ue_fh *fh);
+	const char *text;
 	void (*read)(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off, int flags);
 	void (*write)(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size, off_t off);
 	int (*set)(struct ue_daemon *d, struct ue_fh *fh, unsigned long val);
@@ -284,6 +286,9 @@ int ue_text_to_fh(struct ue_text *t, struct ue_fh *fh);
  */
 void ue_fs_serve_text(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off,
 		      int (*generate)(struct ue_daemon *d, struct ue_fh *fh));
+
+/** ue_fs_show_text - the show of a file whose content is its ops' @text */
+int ue_fs_show_text(struct ue_daemon *d, struct ue_fh *fh);
 
 /**
  * ue_fs_reply_write - answer a write that took all @size bytes, or failed
