@@ -375,7 +375,10 @@ int ue_tree_list(struct ue_daemon *d, const struct ue_node *n,
 		if (f->parent == n->dir && (group != UE_DIR_FIXED || fixed_exists(d, f->parent)))
 			err = add(arg, f->name, file_ino(n, k), S_IFREG | f->mode);
 	}
-	if (!err && is_system(n->dir)) {
+	if (err)
+		return err;
+	/* Then the entries the directory makes itself. */
+	if (is_system(n->dir)) {
 		struct list_events_arg a = { add, arg, n->multi, 0 };
 
 		ue_registry_foreach(d->reg, UE_ORDER_NEWEST, list_event_dir, &a);
