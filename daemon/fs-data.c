@@ -16,7 +16,9 @@
 
 #include "userevents/abi.h"
 #include "commit.h"
-#include "daemon.h"
+#include "fs.h"
+#include "native.h"
+#include "native-proto.h"
 #include "proc-events.h"
 #include "procmem.h"
 
@@ -685,3 +687,47 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 		ue_commit_trigger(&commit);
 	fuse_reply_write(req, size);
 }
+
+static int data_open(fuse_req_t req, struct ue_fh *fh)
+{
+	ue_data_open(ue_req_daemon(req), fh);
+	return 0;
+}
+
+/*
+ * No extended attributes, as on tracefs, but one: user_events_data names
+ * the socket of this daemon's native path, for libuserevents (fgetxattr()
+ * on its descriptor reaches the daemon that serves that very file).
+ */
+static int data_getxattr(struct ue_daemon *d, const char *name, const char **ret_value)
+{
+	const char *val = NULL;
+
+	if (strcmp(name, UE_NATIVE_XATTR) == 0)
+		val = ue_native_name(d);
+	if (!val)
+		return -EOPNOTSUPP;
+	*ret_value = val;
+	return 0;
+}
+
+/*
+ * No read method (EINVAL).  Each write() is one request with the caller's
+ * bytes: the file position means nothing (see docs/compat.md on pwrite).
+ * Close must reach us at once: the file's references go on release.
+ */
+static const struct ue_file_ops data_fops = {
+	.open = data_open,
+	.write = ue_data_write,
+	.ioctl = ue_data_ioctl,
+	.flush = ue_data_flush,
+	.release = ue_data_release,
+	.getxattr = data_getxattr,
+	.nonseekable = true,
+};
+
+static const struct ue_fs_file files[] = {
+	{ UE_DIR_ROOT, "user_events_data", 0640, &data_fops },
+};
+
+const struct ue_fs_files ue_data_files = UE_FS_FILES(files);

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "daemon.h"
+#include "fs.h"
 
 /*
  * The kernel stores the address of its write function in a print record's
@@ -32,7 +32,13 @@ static const char raw_data_format[] =
 	"\n"
 	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n";
 
-void ue_marker_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size)
+/*
+ * A write to trace_marker (an ftrace:print record) or trace_marker_raw (an
+ * ftrace:raw_data record), with the kernel's limits and errnos: EINVAL when
+ * options/markers is off, EBADF when the buffer takes nothing (tracing_on
+ * 0, a full ring in discard mode).
+ */
+static void marker_write(fuse_req_t req, const char *buf, size_t size, bool raw)
 {
 	struct ue_daemon *d = ue_req_daemon(req);
 	_Alignas(8) unsigned char rec[UE_MARKER_MAX_RECORD];
@@ -46,7 +52,7 @@ void ue_marker_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t s
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	if (fh->kind == UE_N_TRACE_MARKER)
+	if (!raw)
 		len = ue_print_record(buf, size, pid, MARKER_IP, rec, sizeof(rec), &taken);
 	else
 		len = ue_raw_data_record(buf, size, pid, rec, sizeof(rec));
@@ -71,21 +77,30 @@ void ue_marker_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t s
 	fuse_reply_write(req, taken);
 }
 
-static int generate(struct ue_daemon *d, struct ue_fh *fh)
+static void print_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size, off_t off)
 {
-	struct ue_text t = { 0 };
-
-	(void)d;
-	ue_text_add(&t, raw_data_format, sizeof(raw_data_format) - 1);
-	return ue_text_to_fh(&t, fh);
+	(void)fh;
+	(void)off;
+	marker_write(req, buf, size, false);
 }
 
-void ue_marker_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off)
+static void raw_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size, off_t off)
 {
-	if (fh->kind != UE_N_FTRACE_RAW_FORMAT) {
-		/* The markers have no read method: vfs_read() says EINVAL. */
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	ue_fs_serve_text(req, fh, size, off, generate);
+	(void)fh;
+	(void)off;
+	marker_write(req, buf, size, true);
 }
+
+/* No read method (EINVAL); as user_events_data, one request per write(), no file position. */
+static const struct ue_file_ops trace_marker_fops = { .write = print_write, .nonseekable = true };
+static const struct ue_file_ops trace_marker_raw_fops = { .write = raw_write, .nonseekable = true };
+static const struct ue_file_ops raw_data_format_fops = { .text = raw_data_format };
+
+static const struct ue_fs_file files[] = {
+	/* Write-only, as tracefs makes them (0220). */
+	{ UE_DIR_ROOT, "trace_marker", 0220, &trace_marker_fops },
+	{ UE_DIR_ROOT, "trace_marker_raw", 0220, &trace_marker_raw_fops },
+	{ UE_DIR_FTRACE_RAW_DATA, "format", 0440, &raw_data_format_fops },
+};
+
+const struct ue_fs_files ue_marker_files = UE_FS_FILES(files);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "fs.h"
 #include "rbpage.h"
 
 /* The kernel's clock names; usereventsd stamps with CLOCK_MONOTONIC: "mono". */
@@ -96,22 +96,18 @@ static void remember(struct ue_raw *raw, const struct ue_rec_meta *m)
 	pthread_mutex_unlock(&raw->lock);
 }
 
-int ue_raw_open(fuse_req_t req, struct ue_fh *fh)
+static int pipe_raw_open(fuse_req_t req, struct ue_fh *fh)
 {
 	(void)req;
-	if (fh->kind != UE_N_CPU_PIPE_RAW)
-		return 0;
 	fh->raw = calloc(1, sizeof(*fh->raw));
 	return fh->raw ? 0 : -ENOMEM;
 }
 
-void ue_raw_release(struct ue_daemon *d, struct ue_fh *fh)
+static void pipe_raw_release(struct ue_daemon *d, struct ue_fh *fh)
 {
 	(void)d;
-	if (fh->kind == UE_N_CPU_PIPE_RAW) {
-		free(fh->raw);
-		fh->raw = NULL;
-	}
+	free(fh->raw);
+	fh->raw = NULL;
 }
 
 /*
@@ -151,13 +147,14 @@ static size_t fill_page(struct ue_daemon *d, unsigned int cpu, struct ue_raw_rea
 
 #define RAW_WAIT_SLICE_MS 200
 
-static void raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, int flags)
+static void pipe_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off, int flags)
 {
 	struct ue_daemon *d = ue_req_daemon(req);
 	struct ue_raw_reader *rr = fh->raw;
 	uint8_t out[UE_RB_PAGE_SIZE];
 	size_t n;
 
+	(void)off;
 	pthread_mutex_lock(&fh->lock);
 	for (;;) {
 		if (rr->page_off < rr->page_len)
@@ -233,42 +230,47 @@ static int generate_cmdlines(struct ue_daemon *d, struct ue_text *t, bool tgids)
 	return 0;
 }
 
-static int generate(struct ue_daemon *d, struct ue_fh *fh)
+static int clock_show(struct ue_daemon *d, struct ue_fh *fh)
 {
 	struct ue_text t = { 0 };
 
-	switch (fh->kind) {
-	case UE_N_TRACE_CLOCK:
-		generate_clock(&t);
-		break;
-	case UE_N_SAVED_CMDLINES:
-		generate_cmdlines(d, &t, false);
-		break;
-	case UE_N_SAVED_TGIDS:
-		generate_cmdlines(d, &t, true);
-		break;
-	case UE_N_SAVED_CMDLINES_SIZE:
-		ue_text_printf(&t, "%d\n", CMDLINES_SIZE);
-		break;
-	case UE_N_FTRACE_FORMAT:
-		ue_text_add(&t, ftrace_print_format, sizeof(ftrace_print_format) - 1);
-		break;
-	case UE_N_FTRACE_ID:
-		ue_text_printf(&t, "%d\n", FTRACE_PRINT_ID);
-		break;
-	default:
-		break;
-	}
+	(void)d;
+	generate_clock(&t);
 	return ue_text_to_fh(&t, fh);
 }
 
-void ue_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off, int flags)
+static int cmdlines_show(struct ue_daemon *d, struct ue_fh *fh)
 {
-	if (fh->kind == UE_N_CPU_PIPE_RAW) {
-		raw_read(req, fh, size, flags);
-		return;
-	}
-	ue_fs_serve_text(req, fh, size, off, generate);
+	struct ue_text t = { 0 };
+
+	generate_cmdlines(d, &t, false);
+	return ue_text_to_fh(&t, fh);
+}
+
+static int tgids_show(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_text t = { 0 };
+
+	generate_cmdlines(d, &t, true);
+	return ue_text_to_fh(&t, fh);
+}
+
+static int cmdlines_size_show(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_text t = { 0 };
+
+	(void)d;
+	ue_text_printf(&t, "%d\n", CMDLINES_SIZE);
+	return ue_text_to_fh(&t, fh);
+}
+
+static int print_id_show(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_text t = { 0 };
+
+	(void)d;
+	ue_text_printf(&t, "%d\n", FTRACE_PRINT_ID);
+	return ue_text_to_fh(&t, fh);
 }
 
 /* Strip one trailing newline and surrounding blanks of a written word. */
@@ -285,37 +287,66 @@ static size_t word(const char *buf, size_t size, const char **start)
 	return size;
 }
 
-void ue_raw_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size)
+/* Only the clock the buffer really has can be chosen (docs/compat.md). */
+static void clock_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size, off_t off)
 {
 	const char *w;
 	size_t n = word(buf, size, &w);
-	unsigned long v;
 
-	switch (fh->kind) {
-	case UE_N_TRACE_CLOCK:
-		/* Only the clock the buffer really has can be chosen (docs/compat.md). */
-		if (n == strlen(clocks[CLOCK_MONO]) && !memcmp(w, clocks[CLOCK_MONO], n)) {
-			fuse_reply_write(req, size);
-			return;
-		}
-		for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
-			if (n == strlen(clocks[i]) && !memcmp(w, clocks[i], n)) {
-				fuse_reply_err(req, EOPNOTSUPP);
-				return;
-			}
-		}
-		fuse_reply_err(req, EINVAL);
-		return;
-	case UE_N_SAVED_CMDLINES_SIZE:
-		/* Accepted and ignored: the table has a fixed size. */
-		if (ue_parse_ulong(buf, size, &v) < 0 || v == 0 || v > SAVED_CMDLINES_MAX) {
-			fuse_reply_err(req, EINVAL);
-			return;
-		}
+	(void)fh;
+	(void)off;
+	if (n == strlen(clocks[CLOCK_MONO]) && !memcmp(w, clocks[CLOCK_MONO], n)) {
 		fuse_reply_write(req, size);
 		return;
-	default:
-		fuse_reply_err(req, EINVAL);
-		return;
 	}
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		if (n == strlen(clocks[i]) && !memcmp(w, clocks[i], n)) {
+			fuse_reply_err(req, EOPNOTSUPP);
+			return;
+		}
+	}
+	fuse_reply_err(req, EINVAL);
 }
+
+/* Accepted and ignored: the table has a fixed size. */
+static void cmdlines_size_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size,
+				off_t off)
+{
+	unsigned long v;
+
+	(void)fh;
+	(void)off;
+	if (ue_parse_ulong(buf, size, &v) < 0 || v == 0 || v > SAVED_CMDLINES_MAX)
+		fuse_reply_err(req, EINVAL);
+	else
+		fuse_reply_write(req, size);
+}
+
+/* Consuming reads of whole pages of one CPU's ring; O_NONBLOCK makes an empty ring EAGAIN. */
+static const struct ue_file_ops pipe_raw_fops = {
+	.open = pipe_raw_open,
+	.read = pipe_raw_read,
+	.release = pipe_raw_release,
+	.nonseekable = true,
+};
+static const struct ue_file_ops clock_fops = { .show = clock_show, .write = clock_write };
+static const struct ue_file_ops cmdlines_fops = { .show = cmdlines_show };
+static const struct ue_file_ops cmdlines_size_fops = {
+	.show = cmdlines_size_show,
+	.write = cmdlines_size_write,
+};
+static const struct ue_file_ops tgids_fops = { .show = tgids_show };
+static const struct ue_file_ops print_format_fops = { .text = ftrace_print_format };
+static const struct ue_file_ops print_id_fops = { .show = print_id_show };
+
+static const struct ue_fs_file files[] = {
+	{ UE_DIR_ROOT, "trace_clock", 0640, &clock_fops },
+	{ UE_DIR_ROOT, "saved_cmdlines", 0440, &cmdlines_fops },
+	{ UE_DIR_ROOT, "saved_cmdlines_size", 0640, &cmdlines_size_fops },
+	{ UE_DIR_ROOT, "saved_tgids", 0440, &tgids_fops },
+	{ UE_DIR_FTRACE_PRINT, "format", 0440, &print_format_fops },
+	{ UE_DIR_FTRACE_PRINT, "id", 0440, &print_id_fops },
+	{ UE_DIR_CPU, "trace_pipe_raw", 0440, &pipe_raw_fops },
+};
+
+const struct ue_fs_files ue_raw_files = UE_FS_FILES(files);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "userevents/abi.h"
-#include "daemon.h"
+#include "fs.h"
 #include "native.h"
 #include "proc-events.h"
 
@@ -145,35 +145,49 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 	ue_text_printf(t, "%s", native);
 }
 
-static int generate(struct ue_daemon *d, struct ue_fh *fh)
+static int status_show(struct ue_daemon *d, struct ue_fh *fh)
 {
 	struct ue_text t = { 0 };
 	struct list_arg a = { &t, false, 0, 0 };
 
-	switch (fh->kind) {
-	case UE_N_README:
-		ue_text_add(&t, readme_text, sizeof(readme_text) - 1);
-		break;
-	case UE_N_STATUS:
-		ue_registry_foreach(d->reg, UE_ORDER_STATUS, status_one, &a);
-		ue_text_printf(&t, "\nActive: %u\nBusy: %u\n", a.active, a.busy);
-		break;
-	case UE_N_DYNAMIC_EVENTS:
-		ue_registry_foreach(d->reg, UE_ORDER_CREATED, dynevent_one, &a);
-		break;
-	case UE_N_AVAILABLE_EVENTS:
-		ue_registry_foreach(d->reg, UE_ORDER_NEWEST, event_name_one, &a);
-		break;
-	case UE_N_SET_EVENT:
-		a.enabled_only = true;
-		ue_registry_foreach(d->reg, UE_ORDER_NEWEST, event_name_one, &a);
-		break;
-	case UE_N_USEREVENTSD_STATS:
-		stats_text(d, &t);
-		break;
-	default:
-		return -EINVAL;
-	}
+	ue_registry_foreach(d->reg, UE_ORDER_STATUS, status_one, &a);
+	ue_text_printf(&t, "\nActive: %u\nBusy: %u\n", a.active, a.busy);
+	return ue_text_to_fh(&t, fh);
+}
+
+static int dynevents_show(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_text t = { 0 };
+	struct list_arg a = { &t, false, 0, 0 };
+
+	ue_registry_foreach(d->reg, UE_ORDER_CREATED, dynevent_one, &a);
+	return ue_text_to_fh(&t, fh);
+}
+
+static int event_names(struct ue_daemon *d, struct ue_fh *fh, bool enabled_only)
+{
+	struct ue_text t = { 0 };
+	struct list_arg a = { &t, enabled_only, 0, 0 };
+
+	ue_registry_foreach(d->reg, UE_ORDER_NEWEST, event_name_one, &a);
+	return ue_text_to_fh(&t, fh);
+}
+
+static int available_events_show(struct ue_daemon *d, struct ue_fh *fh)
+{
+	return event_names(d, fh, false);
+}
+
+static int set_event_show(struct ue_daemon *d, struct ue_fh *fh)
+{
+	return event_names(d, fh, true);
+}
+
+static int stats_show(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_text t = { 0 };
+
+	stats_text(d, &t);
 	return ue_text_to_fh(&t, fh);
 }
 
@@ -184,27 +198,31 @@ static void maybe_clear_trace(struct ue_daemon *d)
 		ue_buffer_reset(d->buf);
 }
 
-int ue_textfile_open(fuse_req_t req, struct ue_fh *fh)
+/* The kernel acts on O_TRUNC only when the file is opened for writing. */
+static bool open_truncates(const struct ue_fh *fh)
+{
+	return (fh->open_flags & O_TRUNC) && (fh->open_flags & O_ACCMODE) != O_RDONLY;
+}
+
+/* O_TRUNC on dynamic_events deletes every event no one uses. */
+static int dynevents_open(fuse_req_t req, struct ue_fh *fh)
 {
 	struct ue_daemon *d = ue_req_daemon(req);
-	bool trunc = (fh->open_flags & O_TRUNC) && (fh->open_flags & O_ACCMODE) != O_RDONLY;
-	int r = 0;
+	int r;
 
-	if (!trunc)
+	if (!open_truncates(fh))
 		return 0;
-	if (fh->kind == UE_N_DYNAMIC_EVENTS) {
-		r = ue_registry_delete_all(d->reg, ue_caller_capable(fuse_req_ctx(req)->pid));
-		maybe_clear_trace(d);
-	} else if (fh->kind == UE_N_SET_EVENT) {
-		/* ftrace_clear_events(): every event off; none at all is fine. */
-		ue_registry_set_enabled_match(d->reg, NULL, NULL, NULL, false);
-	}
+	r = ue_registry_delete_all(d->reg, ue_caller_capable(fuse_req_ctx(req)->pid));
+	maybe_clear_trace(d);
 	return r < 0 ? r : 0;
 }
 
-void ue_textfile_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off)
+/* O_TRUNC on set_event: ftrace_clear_events(), every event off; none at all is fine. */
+static int set_event_open(fuse_req_t req, struct ue_fh *fh)
 {
-	ue_fs_serve_text(req, fh, size, off, generate);
+	if (open_truncates(fh))
+		ue_registry_set_enabled_match(ue_req_daemon(req)->reg, NULL, NULL, NULL, false);
+	return 0;
 }
 
 static int dynevent_line(struct ue_daemon *d, const char *line, bool capable)
@@ -330,17 +348,56 @@ static ssize_t set_event_write(struct ue_daemon *d, const char *buf, size_t coun
 	return r < 0 ? r : (ssize_t)i;
 }
 
-void ue_textfile_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size)
+static void reply_written(fuse_req_t req, ssize_t r)
 {
-	struct ue_daemon *d = ue_req_daemon(req);
-	ssize_t r;
-
-	if (fh->kind == UE_N_DYNAMIC_EVENTS)
-		r = dynevents_write(d, buf, size, ue_caller_capable(fuse_req_ctx(req)->pid));
-	else
-		r = set_event_write(d, buf, size);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else
 		fuse_reply_write(req, (size_t)r);
 }
+
+static void dynevents_write_op(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size,
+			       off_t off)
+{
+	(void)fh;
+	(void)off;
+	reply_written(req, dynevents_write(ue_req_daemon(req), buf, size,
+					   ue_caller_capable(fuse_req_ctx(req)->pid)));
+}
+
+static void set_event_write_op(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size,
+			       off_t off)
+{
+	(void)fh;
+	(void)off;
+	reply_written(req, set_event_write(ue_req_daemon(req), buf, size));
+}
+
+static const struct ue_file_ops readme_fops = { .text = readme_text };
+static const struct ue_file_ops status_fops = { .show = status_show };
+static const struct ue_file_ops stats_fops = { .show = stats_show };
+static const struct ue_file_ops available_events_fops = { .show = available_events_show };
+
+static const struct ue_file_ops dynevents_fops = {
+	.open = dynevents_open,
+	.show = dynevents_show,
+	.write = dynevents_write_op,
+};
+
+static const struct ue_file_ops set_event_fops = {
+	.open = set_event_open,
+	.show = set_event_show,
+	.write = set_event_write_op,
+};
+
+static const struct ue_fs_file files[] = {
+	{ UE_DIR_ROOT, "README", 0440, &readme_fops },
+	{ UE_DIR_ROOT, "available_events", 0440, &available_events_fops },
+	{ UE_DIR_ROOT, "dynamic_events", 0640, &dynevents_fops },
+	{ UE_DIR_ROOT, "set_event", 0640, &set_event_fops },
+	{ UE_DIR_ROOT, "user_events_status", 0440, &status_fops },
+	/* Ours, under a name no tracefs has: counters of the enablers and the proc connector. */
+	{ UE_DIR_ROOT, "usereventsd_stats", 0440, &stats_fops },
+};
+
+const struct ue_fs_files ue_text_files = UE_FS_FILES(files);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "fs.h"
 #include "native.h"
 #include "proc-events.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libFuzzer target: writes to dynamic_events and set_event as usereventsd
- * serves them (ue_textfile_write(): line cutting, u: and -: commands against
+ * serves them (dynamic_events' write: line cutting, u: and -: commands against
  * the registry, enable patterns), and dynamic_events opened with O_TRUNC.
  *
  * Input: [flags][chunks separated by 0xff]; a chunk starting with 0x01 goes
@@ -23,15 +23,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fz_capable(data[0] & 1);
 	d = fz_daemon_new();
-	dyn = fz_fh_open(d, UE_N_DYNAMIC_EVENTS, O_WRONLY);
-	set = fz_fh_open(d, UE_N_SET_EVENT, O_WRONLY);
+	dyn = fz_fh_open(d, "dynamic_events", O_WRONLY);
+	set = fz_fh_open(d, "set_event", O_WRONLY);
 	while (at <= size) {
 		const uint8_t *end = memchr(data + at, 0xff, size - at);
 		size_t n = end ? (size_t)(end - (data + at)) : size - at;
 
 		if (n == 0) {
 			fz_fh_close(d, dyn);
-			dyn = fz_fh_open(d, UE_N_DYNAMIC_EVENTS, O_WRONLY | O_TRUNC);
+			dyn = fz_fh_open(d, "dynamic_events", O_WRONLY | O_TRUNC);
 		} else if (data[at] == 0x01) {
 			fz_write(d, set, data + at + 1, n - 1, 0);
 		} else {

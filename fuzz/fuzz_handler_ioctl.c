@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libFuzzer target: DIAG_IOCSREG, DIAG_IOCSUNREG and DIAG_IOCSDEL as
- * usereventsd serves them (ue_data_ioctl()), their arguments read from a
+ * usereventsd serves them (user_events_data's ioctl), their arguments read from a
  * caller whose memory is the input, interleaved with a tracer enabling and
  * disabling everything (enable bits written into that memory).
  *
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_capable(data[0] & 1);
 	fz_image_set(data + hdr, size - hdr, !(data[0] & 2));
 	d = fz_daemon_new();
-	fh = fz_fh_open(d, UE_N_DATA, O_RDWR);
+	fh = fz_fh_open(d, "user_events_data", O_RDWR);
 	for (size_t i = 0; i < nops; i++) {
 		const uint8_t *op = data + 2 + i * 3;
 		uint64_t arg = FZ_BASE + (uint64_t)(op[1] | op[2] << 8);
@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 7:
 			/* A second file: references are per file. */
 			fz_fh_close(d, fh);
-			fh = fz_fh_open(d, UE_N_DATA, O_RDWR);
+			fh = fz_fh_open(d, "user_events_data", O_RDWR);
 			break;
 		default:
 			fz_ioctl(d, fh, cmds[op[0] % 8], arg);

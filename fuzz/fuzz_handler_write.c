@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libFuzzer target: writes to user_events_data as usereventsd serves them
- * (ue_data_write(): write_index, minimum size, payload validation, the ring),
+ * (user_events_data's write: write_index, minimum size, payload validation, the ring),
  * after the caller registered one event whose name_args come from the input
  * and one of a few fixed ones with dynamic fields.
  *
@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fz_capable(false);
 	d = fz_daemon_new();
-	fh = fz_fh_open(d, UE_N_DATA, O_RDWR);
+	fh = fz_fh_open(d, "user_events_data", O_RDWR);
 	/* write_index 0: a fixed event; 1: the input's, when it parses. */
 	reg(d, fh, fixed[(data[0] >> 2) % 4], strlen(fixed[(data[0] >> 2) % 4]), 0);
 	reg(d, fh, (const char *)data + 2, len, 1);

@@ -268,13 +268,19 @@ void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats
 	memset(ret, 0, sizeof(*ret));
 }
 
+const char *ue_native_name(struct ue_daemon *d)
+{
+	(void)d;
+	return NULL;
+}
+
 int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
 {
 	(void)d;
 	return snprintf(buf, len, "%s", "");
 }
 
-/* Only reads use the text snapshots of fs.c: no write handler may get here. */
+/* Only reads use the text snapshots of fs-helpers.c: no write handler may get here. */
 void ue_text_add(struct ue_text *t, const char *s, size_t n)
 {
 	(void)t, (void)s, (void)n;
@@ -338,7 +344,23 @@ void fz_daemon_free(struct ue_daemon *d)
 	free(d);
 }
 
-struct ue_fh *fz_fh_open(struct ue_daemon *d, enum ue_node kind, int flags)
+/* The row of @name in the mount's root among the files the targets link. */
+static const struct ue_fs_file *root_file(const char *name)
+{
+	const struct ue_fs_files *const tables[] = { &ue_data_files, &ue_text_files };
+
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+		for (size_t i = 0; i < tables[t]->n; i++) {
+			const struct ue_fs_file *f = &tables[t]->file[i];
+
+			if (f->parent == UE_DIR_ROOT && strcmp(f->name, name) == 0)
+				return f;
+		}
+	}
+	abort();
+}
+
+struct ue_fh *fz_fh_open(struct ue_daemon *d, const char *name, int flags)
 {
 	struct ue_fh *fh = calloc(1, sizeof(*fh));
 	struct fuse_req req = { .d = d, .ctx = { .pid = FZ_TID } };
@@ -346,22 +368,20 @@ struct ue_fh *fz_fh_open(struct ue_daemon *d, enum ue_node kind, int flags)
 	if (!fh)
 		abort();
 	fh->d = d;
-	fh->kind = kind;
+	fh->ops = root_file(name)->ops;
 	fh->open_flags = flags;
 	pthread_mutex_init(&fh->lock, NULL);
-	if (kind == UE_N_DATA)
-		ue_data_open(d, fh);
-	else
-		ue_textfile_open(&req, fh);
+	if (fh->ops->open)
+		fh->ops->open(&req, fh);
 	return fh;
 }
 
 void fz_fh_close(struct ue_daemon *d, struct ue_fh *fh)
 {
-	if (fh->kind == UE_N_DATA) {
-		ue_data_flush(d, fh);
-		ue_data_release(d, fh);
-	}
+	if (fh->ops->flush)
+		fh->ops->flush(d, fh);
+	if (fh->ops->release)
+		fh->ops->release(d, fh);
 	pthread_mutex_destroy(&fh->lock);
 	free(fh);
 }
@@ -370,7 +390,9 @@ int fz_ioctl(struct ue_daemon *d, struct ue_fh *fh, unsigned int cmd, uint64_t a
 {
 	struct fuse_req req = { .d = d, .ctx = { .pid = FZ_TID } };
 
-	ue_data_ioctl(&req, fh, cmd, (void *)(uintptr_t)arg, 0);
+	if (!fh->ops->ioctl)
+		abort();
+	fh->ops->ioctl(&req, fh, cmd, (void *)(uintptr_t)arg, 0);
 	if (!req.replied)
 		abort();
 	if (getenv("FZ_TRACE"))
@@ -383,10 +405,9 @@ ssize_t fz_write(struct ue_daemon *d, struct ue_fh *fh, const void *buf, size_t 
 {
 	struct fuse_req req = { .d = d, .ctx = { .pid = FZ_TID } };
 
-	if (fh->kind == UE_N_DATA)
-		ue_data_write(&req, fh, buf, size, off);
-	else
-		ue_textfile_write(&req, fh, buf, size);
+	if (!fh->ops->write)
+		abort();
+	fh->ops->write(&req, fh, buf, size, off);
 	if (!req.replied)
 		abort();
 	if (getenv("FZ_TRACE"))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The request handlers of usereventsd (daemon/fs-data.c, fs-text.c) run
- * without FUSE: handler-fakes.c stands in for libfuse's request calls and,
+ * The request handlers of usereventsd (daemon/fs-data.c, fs-text.c: their
+ * files' operations) run without FUSE: handler-fakes.c stands in for libfuse's request calls and,
  * in place of daemon/procmem.c, for the caller's memory, an image in a buffer.
  */
 #ifndef UE_FUZZ_HANDLER_H
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "daemon.h"
+#include "fs.h"
 
 /* The caller: a thread id no real process has; its memory is the image. */
 #define FZ_TID 0x3ffffff0
@@ -36,16 +36,19 @@ struct ue_daemon *fz_daemon_new(void);
 /** fz_daemon_free - free it: every open file released first */
 void fz_daemon_free(struct ue_daemon *d);
 
-/** fz_fh_open - an open file of @kind (UE_N_DATA, UE_N_DYNAMIC_EVENTS, UE_N_SET_EVENT) */
-struct ue_fh *fz_fh_open(struct ue_daemon *d, enum ue_node kind, int flags);
+/**
+ * fz_fh_open - an open of the file @name of the mount's root (user_events_data,
+ * dynamic_events, set_event), through its operations
+ */
+struct ue_fh *fz_fh_open(struct ue_daemon *d, const char *name, int flags);
 
 /** fz_fh_close - its flush and release */
 void fz_fh_close(struct ue_daemon *d, struct ue_fh *fh);
 
-/** fz_ioctl - ue_data_ioctl() by the caller; 0 or -errno as replied */
+/** fz_ioctl - the file's ioctl by the caller; 0 or -errno as replied */
 int fz_ioctl(struct ue_daemon *d, struct ue_fh *fh, unsigned int cmd, uint64_t arg);
 
-/** fz_write - ue_data_write() or ue_textfile_write() by the caller; bytes or -errno */
+/** fz_write - the file's write by the caller; bytes or -errno */
 ssize_t fz_write(struct ue_daemon *d, struct ue_fh *fh, const void *buf, size_t size, off_t off);
 
 /** fz_enable_all - a tracer turns every event on or off (enable bits are written) */
