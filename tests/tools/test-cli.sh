@@ -178,11 +178,15 @@ TMPDIR=$runtmp expect_rc 0 "run -e example_request -f 'status == 404'" -- \
 n404=$(grep -c ': example_request: status=0x194 (404) ' "$work/out")
 nreq=$(grep -c ': example_request: ' "$work/out")
 [ "$n404" -gt 0 ] && [ "$n404" = "$nreq" ] || fail "run -f: $n404 of $nreq requests are 404s"
-# A filter the tracefs refuses: its reason, as the filter file shows it; nothing enabled.
-TMPDIR=$runtmp expect_rc 0 "run -f with an unknown field" -- \
+# A filter the tracefs refuses: its reason, as the filter file shows it; nothing
+# enabled, and the run stops with an error instead of tracing nothing.
+t0=$(date +%s)
+TMPDIR=$runtmp expect_rc 125 "run -f with an unknown field" -- \
 	"$tool" run -e example_request -f 'nosuch == 1' -- \
-	sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
+	sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 30' "$example"
 grep -q '^parse_error: Field not found$' "$work/err" || fail "run -f: no parse error shown"
+grep -q 'run: stopped the command' "$work/err" || fail "run -f: no word that the run stopped"
+[ $(($(date +%s) - t0)) -lt 20 ] || fail "run -f: the command was not stopped (ran its 30 s)"
 grep -q ': example_request: ' "$work/out" && fail "run -f: an event with a refused filter was enabled"
 expect_rc 2 "-f before any -e" -- "$tool" run -f 'a == 1' -- true
 expect_rc 2 "two -f for one -e" -- "$tool" run -e x -f 'a == 1' -f 'a == 2' -- true
