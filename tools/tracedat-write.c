@@ -444,7 +444,10 @@ int uet_dat_writer_open(struct uet_dat_writer **ret, int fd, const struct uet_da
 	w->off.fly = b.len;
 	at = section(&b, UET_DAT_OPT_BUFFER, str_id("flyrecord data"));
 	w->fly_size_at = at;
-	w->end = align_up(b.len, page_size);
+	/* Up to the first page boundary: a CPU without pages points there, inside the file. */
+	while (b.len < align_up(b.len, page_size))
+		put(&b, "", 1);
+	w->end = b.len;
 	for (unsigned int c = 0; c < m->ncpus; c++)
 		w->cpu[c].off = w->end;
 	e = wr(w, &b, 0);
