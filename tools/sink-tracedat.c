@@ -234,11 +234,11 @@ static int dat_end(struct uet_sink *s, bool ok)
 	if (d->w && ok) {
 		/* Formats and task names while the events are still enabled, so still there. */
 		e = dat_flush(s);
-		if (e == 0) {
-			e = compact(d);
-			if (e < 0)
-				uet_err("%s: writing %s: %s (it holds what was recorded)", d->who,
-					s->path, strerror(-e));
+		/* Without its compact copy (a directory we cannot write) the file is still whole. */
+		if (e == 0 && (e = compact(d)) < 0) {
+			uet_err("%s: warning: %s: no compact copy (%s): kept as written, with room to grow",
+				d->who, s->path, strerror(-e));
+			e = 0;
 		}
 	} else if (d->w) {
 		/* What was read is in the file: keep it, as of the last flush. */

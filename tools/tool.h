@@ -314,7 +314,11 @@ struct uet_formats {
 	void *on_new_arg;
 };
 
-/** uet_formats_add - parse and keep a copy of @text; 0, -EINVAL (not a format), -ENOMEM, on_new's error */
+/**
+ * uet_formats_add - parse and keep a copy of @text
+ *
+ * Return: 0, -EINVAL (not a format), -ENOMEM, or the error of on_new.
+ */
 int uet_formats_add(struct uet_formats *f, const char *system, const char *text, size_t len);
 
 /** uet_formats_add_events - keep the formats of @evs; 0 or -ENOMEM */

@@ -254,7 +254,8 @@ static int read_formats(struct uet_dat *d, uint64_t off, bool ftrace)
 {
 	struct cur c;
 	uint32_t nsys;
-	int e = open_section(d, off, ftrace ? UET_DAT_SEC_FTRACE_EVENTS : UET_DAT_SEC_EVENT_FORMATS, &c);
+	int e = open_section(d, off, ftrace ? UET_DAT_SEC_FTRACE_EVENTS : UET_DAT_SEC_EVENT_FORMATS,
+			     &c);
 
 	if (e < 0)
 		return e;
@@ -488,7 +489,8 @@ static int parse(struct uet_dat *d, char *err, size_t errlen)
 
 	if (errlen)
 		err[0] = '\0';
-	if (d->len < UET_DAT_MAGIC_LEN || memcmp(take(&c, UET_DAT_MAGIC_LEN), UET_DAT_MAGIC, UET_DAT_MAGIC_LEN)) {
+	if (d->len < UET_DAT_MAGIC_LEN ||
+	    memcmp(take(&c, UET_DAT_MAGIC_LEN), UET_DAT_MAGIC, UET_DAT_MAGIC_LEN)) {
 		snprintf(err, errlen, "not a trace.dat file");
 		return -EINVAL;
 	}
