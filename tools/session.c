@@ -366,14 +366,9 @@ static bool autoenable_add(struct uet_autoenable *a, const char *key, bool filte
 	return true;
 }
 
-/*
- * What a refused filter means, for a person: the filter file's own words
- * when it has them (the kernel's caret and reason), else the errno told.
- */
-static const char *filter_why(int e, const char *shown)
+/* What a refused filter means, for a person, when the filter file does not say. */
+static const char *filter_why(int e)
 {
-	if (shown && strstr(shown, "parse_error"))
-		return NULL;	/* the file says it */
 	switch (-e) {
 	case ESRCH:
 		/* The kernel's parser returns it for an unterminated string, among others. */
@@ -398,16 +393,18 @@ static int autoenable_filter(struct uet_autoenable *a, const char *key, const ch
 	char rel[320];
 	const char *hint;
 	char *shown;
+	size_t n;
 	int e;
 
 	snprintf(rel, sizeof(rel), "events/%s/filter", key);
 	e = uet_write(a->tracefs, rel, filter);
 	if (e == 0)
 		return 0;
+	/* The kernel's words (the caret, "parse_error: ..."), not its errno (ESRCH...). */
 	shown = uet_read(a->tracefs, rel, NULL);
-	for (size_t n = shown ? strlen(shown) : 0; n && (shown[n - 1] == '\n' || shown[n - 1] == ' ');)
+	for (n = shown ? strlen(shown) : 0; n && (shown[n - 1] == '\n' || shown[n - 1] == ' ');)
 		shown[--n] = '\0';
-	hint = filter_why(e, shown);
+	hint = filter_why(e);
 	if (shown && strstr(shown, "parse_error"))
 		uet_err("%s: filter of %s refused:\n%s", a->who, key, shown);
 	else
@@ -448,6 +445,8 @@ void uet_autoenable_tick(void *arg)
 			int e = autoenable_filter(a, key, filter);
 
 			if (e < 0) {
+				/* Remembered: the end clears the filter file's error. */
+				autoenable_add(a, key, true);
 				a->failed = e;
 				break;
 			}

@@ -130,13 +130,6 @@ static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, s
 	return uet_dat_writer_page(d->w, cpu, page, len);
 }
 
-static int dat_record(struct uet_sink *s, const struct uet_sink_rec *r)
-{
-	(void)s;
-	(void)r;
-	return 0;	/* the pages hold the records */
-}
-
 static int cmp_kept(const void *a, const void *b)
 {
 	const struct kept *x = a, *y = b;
@@ -267,8 +260,7 @@ static const struct uet_sink_ops dat_ops = {
 	.needs = UET_SINK_PAGES,
 	.begin = dat_begin,
 	.format_seen = dat_format_seen,
-	.page = dat_page,
-	.record = dat_record,
+	.page = dat_page,	/* the pages hold the records: no .record */
 	.flush = dat_flush,
 	.end = dat_end,
 };

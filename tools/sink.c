@@ -79,7 +79,7 @@ int uet_sinks_page(struct uet_sinks *ss, unsigned int cpu, const uint8_t *page, 
 int uet_sinks_record(struct uet_sinks *ss, const struct uet_sink_rec *r)
 {
 	for (size_t i = 0; i < ss->n; i++) {
-		int e = ss->v[i]->ops->record(ss->v[i], r);
+		int e = ss->v[i]->ops->record ? ss->v[i]->ops->record(ss->v[i], r) : 0;
 
 		if (e < 0)
 			return e;

@@ -42,7 +42,7 @@ struct uet_sink_env {
 
 /*
  * The operations of a sink.  Each returns 0 or -errno; after an error the
- * command stops and calls end().  Only begin, record and end are required.
+ * command stops and calls end().  Only begin and end are required.
  */
 struct uet_sink_ops {
 	const char *name;
