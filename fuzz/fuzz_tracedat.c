@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for the trace.dat reader of `userevents report`: the
  * input is the file.  It is read by uet_dat_read_mem() and printed by
- * uet_dat_report() as trace lines and as JSON (into /dev/null), as report
+ * uet_dat_report() to the text and JSON sinks (into /dev/null), as report
  * does; then every record of every page is rendered again from a copy of
  * exactly its size, so a read past a record is caught by ASan.
  */
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rbpage.h"
+#include "sink.h"
 #include "tool.h"
 #include "tracedat.h"
 #include "target.h"
@@ -42,9 +43,10 @@ static int render_exact(void *arg, uint64_t ts, const void *rec, size_t len)
 	for (int json = 0; json < 2; json++) {
 		struct ue_record_ctx ctx = { .comm = json ? NULL : "fuzz", .pid = hdr.pid,
 					     .cpu = x->cpu, .ts_ns = ts };
-		int w = uet_render_record(f, &ctx, copy, len, json, &x->line, &x->cap);
+		int w = json ? uet_render_json(f, &ctx, copy, len, &x->line, &x->cap)
+			     : uet_render_line(f, &ctx, copy, len, &x->line, &x->cap);
 
-		/* One line, NUL-terminated in the buffer (uet_render_record()). */
+		/* One line, NUL-terminated in the buffer (uet_render_line()). */
 		CHECK(w < 0 || ((size_t)w < x->cap && x->line[w] == '\0' && w > 0 &&
 				x->line[w - 1] == '\n'));
 	}
@@ -76,12 +78,26 @@ static void render_all_exact(const struct uet_dat *d)
 	uet_formats_free(&formats);
 }
 
+/* uet_dat_report() to a fresh sink of @format writing into @out. */
+static int report_to(const struct uet_dat *d, const struct uet_opts *o, const char *format,
+		     FILE *out)
+{
+	struct uet_sinks sinks = { 0 };
+	int e;
+
+	CHECK(uet_sinks_add(&sinks, uet_sink_new(format, out, NULL)) == 0);
+	CHECK(uet_sinks_begin(&sinks, &(struct uet_sink_env){ .who = "fuzz" }) == 0);
+	e = uet_dat_report(d, o, &sinks);
+	CHECK(uet_sinks_end(&sinks, e == 0) == 0);
+	return e;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *sink;
 	static char glob[] = "*";
 	static char *globs[] = { glob };
-	struct uet_opts text = { 0 }, json = { .globs = globs, .nglobs = 1, .json = true };
+	struct uet_opts text = { 0 }, json = { .globs = globs, .nglobs = 1 };
 	struct uet_dat d;
 	char err[256] = "";
 	int e;
@@ -100,8 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned int c = 0; c < d.ncpus; c++)
 		CHECK(d.cpus[c].size == 0 || d.cpus[c].data);
 	CHECK(d.nformats <= UET_DAT_FORMATS_MAX && d.unpacked_bytes <= UET_DAT_UNPACK_MAX);
-	CHECK(uet_dat_report(&d, &text, sink) == 0);
-	CHECK(uet_dat_report(&d, &json, sink) == 0);
+	CHECK(report_to(&d, &text, "text", sink) == 0);
+	CHECK(report_to(&d, &json, "json", sink) == 0);
 	render_all_exact(&d);
 	uet_dat_free(&d);
 	return 0;

@@ -17,7 +17,7 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: " UET_PROG " [--tracefs DIR] COMMAND [ARGS]\n"
+	fputs("usage: " UET_PROG " [--tracefs DIR] [--color WHEN] COMMAND [ARGS]\n"
 	      "\n"
 	      "Traces Linux user_events, from usereventsd or from the kernel.\n"
 	      "\n"
@@ -45,11 +45,13 @@ static void usage(FILE *out)
 	      "'len > 64 && comm ~ \"web*\"'.\n"
 	      "The tracefs is --tracefs, else $USEREVENTS_TRACEFS, else a usereventsd\n"
 	      "mount, else /sys/kernel/tracing when it has user_events_data.\n"
+	      "--color WHEN: auto (default: on a terminal, unless NO_COLOR is set),\n"
+	      "always or never.\n"
 	      "\n"
-	      "Exit status: 0 success, 1 failure, 2 usage, 3 no tracefs, 4 no event\n"
-	      "matched; run and record -- CMD return CMD's status (128+N: killed by\n"
-	      "signal N; 125: userevents failed; 126/127: CMD could not be executed /\n"
-	      "found).  See userevents(1).\n",
+	      "Exit status: 0 success, 1 failure, 2 usage, 3 no tracefs, 4 an -e GLOB\n"
+	      "matched no event; run and record -- CMD return CMD's status (128+N:\n"
+	      "killed by signal N; 125: userevents failed; 126/127: CMD could not be\n"
+	      "executed / found).  See userevents(1).\n",
 	      out);
 }
 
@@ -232,6 +234,8 @@ int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "tracefs", required_argument, NULL, 't' },
+		{ "color", required_argument, NULL, 'C' },
+		{ "colour", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -244,6 +248,18 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 't':
 			opt_tracefs = optarg;
+			break;
+		case 'C':
+			if (strcmp(optarg, "auto") == 0) {
+				uet_color = -1;
+			} else if (strcmp(optarg, "always") == 0) {
+				uet_color = 1;
+			} else if (strcmp(optarg, "never") == 0) {
+				uet_color = 0;
+			} else {
+				uet_err("--color %s: auto, always or never", optarg);
+				return UET_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -278,8 +294,9 @@ int main(int argc, char **argv)
 		uet_err("unknown command '%s' (see " UET_PROG " --help)", cmd);
 		return UET_EXIT_USAGE;
 	}
-	/* Help needs no tracefs: the command prints its usage before using one. */
-	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+	/* Help, and enable's usage, need no tracefs: the command prints them first. */
+	if ((argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) ||
+	    (argc < 2 && (strcmp(cmd, "enable") == 0 || strcmp(cmd, "disable") == 0))) {
 		if (strcmp(cmd, "list") == 0)
 			return uet_cmd_list("", argc, argv);
 		if (strcmp(cmd, "enable") == 0 || strcmp(cmd, "disable") == 0)
@@ -292,10 +309,9 @@ int main(int argc, char **argv)
 		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
 		return UET_EXIT_NO_TRACEFS;
 	}
-	if (access(tracefs, F_OK) < 0) {
-		uet_err("%s: %s", tracefs, strerror(errno));
+	/* Not one (--tracefs /tmp): every command says so alike. */
+	if (uet_tracefs_check(tracefs) < 0)
 		return UET_EXIT_NO_TRACEFS;
-	}
 	if (strcmp(cmd, "list") == 0)
 		return uet_cmd_list(tracefs, argc, argv);
 	if (strcmp(cmd, "enable") == 0)

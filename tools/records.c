@@ -14,6 +14,7 @@
 
 #include "format-parse.h"
 #include "rbpage.h"
+#include "sink.h"
 #include "tool.h"
 #include "tracedat.h"
 
@@ -152,7 +153,7 @@ int uet_formats_add(struct uet_formats *f, const char *system, const char *text,
 	*slot = nf;
 	ix_put(f->by_text, f->ix_cap, hash, (size_t)(slot - f->v));
 	f->ix_used++;
-	return 0;
+	return f->on_new ? f->on_new(f->on_new_arg, slot) : 0;
 }
 
 int uet_formats_add_events(struct uet_formats *f, const struct uet_events *evs)
@@ -225,23 +226,30 @@ const char *uet_comm_of(const char *cmdlines, int32_t pid, char *buf, size_t len
 	return NULL;
 }
 
-/* One try at rendering into *buf; the full length (as snprintf) or -errno. */
-static int render_once(const struct uet_format *f, const struct ue_record_ctx *ctx,
-		       const void *rec, size_t len, bool json, char *buf, size_t cap)
-{
-	int w, w2;
+typedef int (*render_fn)(const struct uet_format *f, const struct ue_record_ctx *ctx,
+			 const void *rec, size_t len, char *buf, size_t cap);
 
-	if (json) {
-		w = ue_render_json(f->desc, f->system, f->desc->name, ctx, rec, len, buf, cap);
-		if (w < 0)
-			return w;
-		if ((size_t)w + 1 < cap) {
-			buf[w] = '\n';
-			buf[w + 1] = '\0';
-		}
-		return w + 1;
+/* A JSON object and its newline; the full length (as snprintf) or -errno. */
+static int render_json_once(const struct uet_format *f, const struct ue_record_ctx *ctx,
+			    const void *rec, size_t len, char *buf, size_t cap)
+{
+	int w = ue_render_json(f->desc, f->system, f->desc->name, ctx, rec, len, buf, cap);
+
+	if (w < 0)
+		return w;
+	if ((size_t)w + 1 < cap) {
+		buf[w] = '\n';
+		buf[w + 1] = '\0';
 	}
-	w = ue_render_context(ctx, buf, cap);
+	return w + 1;
+}
+
+/* A trace line; the full length (as snprintf) or -errno. */
+static int render_line_once(const struct uet_format *f, const struct ue_record_ctx *ctx,
+			    const void *rec, size_t len, char *buf, size_t cap)
+{
+	int w = ue_render_context(ctx, buf, cap), w2;
+
 	if (w < 0)
 		return w;
 	w2 = ue_render_fields(f->desc, f->desc->name, rec, len, (size_t)w < cap ? buf + w : NULL,
@@ -249,8 +257,9 @@ static int render_once(const struct uet_format *f, const struct ue_record_ctx *c
 	return w2 < 0 ? w2 : w + w2;
 }
 
-int uet_render_record(const struct uet_format *f, const struct ue_record_ctx *c, const void *rec,
-		      size_t len, bool json, char **buf, size_t *cap)
+/* @fn into *@buf, grown until the text fits. */
+static int render(render_fn fn, const struct uet_format *f, const struct ue_record_ctx *c,
+		  const void *rec, size_t len, char **buf, size_t *cap)
 {
 	struct ue_record_ctx ctx = *c;
 
@@ -258,7 +267,7 @@ int uet_render_record(const struct uet_format *f, const struct ue_record_ctx *c,
 		ctx.lat_flags = LAT_FLAGS;
 	/* A NULL buffer first gets one, a short one a large enough one. */
 	for (int tries = 0; tries < 3; tries++) {
-		int w = *buf ? render_once(f, &ctx, rec, len, json, *buf, *cap) : 0;
+		int w = *buf ? fn(f, &ctx, rec, len, *buf, *cap) : 0;
 		char *nb;
 
 		if (w < 0)
@@ -272,6 +281,18 @@ int uet_render_record(const struct uet_format *f, const struct ue_record_ctx *c,
 		*cap = (size_t)w + 4096;
 	}
 	return -E2BIG;
+}
+
+int uet_render_line(const struct uet_format *f, const struct ue_record_ctx *ctx, const void *rec,
+		    size_t len, char **buf, size_t *cap)
+{
+	return render(render_line_once, f, ctx, rec, len, buf, cap);
+}
+
+int uet_render_json(const struct uet_format *f, const struct ue_record_ctx *ctx, const void *rec,
+		    size_t len, char **buf, size_t *cap)
+{
+	return render(render_json_once, f, ctx, rec, len, buf, cap);
 }
 
 /*
@@ -414,20 +435,26 @@ static bool dat_wanted(const struct uet_opts *o, const struct uet_format *f, int
 	return match;
 }
 
-int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, FILE *out)
+static int formats_seen(void *arg, const struct uet_format *f)
 {
-	struct uet_formats formats = { 0 };
+	return uet_sinks_format_seen(arg, f);
+}
+
+int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet_sinks *sinks)
+{
+	struct uet_formats formats = { .on_new = formats_seen, .on_new_arg = sinks };
 	struct dat_cpu *cpus = NULL, **heap = NULL;
 	struct comm_ix *comms = NULL;
-	size_t ncomms = 0, nheap = 0, line_cap = 0;
-	char *line = NULL;
+	size_t ncomms = 0, nheap = 0;
 	int e = -ENOMEM;
 
 	for (size_t i = 0; i < d->nformats; i++) {
 		/* Only user events are rendered; a format that does not parse is skipped. */
-		if (strncmp(d->formats[i].system, "user_events", 11) == 0 &&
-		    uet_formats_add(&formats, d->formats[i].system, d->formats[i].text,
-				    d->formats[i].len) == -ENOMEM)
+		if (strncmp(d->formats[i].system, "user_events", 11) != 0)
+			continue;
+		e = uet_formats_add(&formats, d->formats[i].system, d->formats[i].text,
+				    d->formats[i].len);
+		if (e == -ENOMEM)
 			goto out;
 	}
 	cpus = calloc(d->ncpus + 1, sizeof(*cpus));
@@ -443,41 +470,34 @@ int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, FILE *out)
 	}
 	for (size_t i = nheap / 2; i-- > 0;)
 		heap_down(heap, nheap, i);
-	while (nheap) {
+	e = 0;
+	while (nheap && e == 0) {
 		struct dat_cpu *best = heap[0];
-		const struct uet_format *f = NULL;
+		struct uet_sink_rec r = { .data = best->rec, .len = best->len };
 		struct ue_entry_hdr hdr;
 		char comm[64];
-		int w;
 
 		if (best->len >= sizeof(hdr)) {
 			memcpy(&hdr, best->rec, sizeof(hdr));
-			f = uet_formats_find(&formats, hdr.type);
+			r.format = uet_formats_find(&formats, hdr.type);
 		}
-		if (f && dat_wanted(o, f, hdr.pid)) {
-			struct ue_record_ctx ctx = {
+		if (r.format && dat_wanted(o, r.format, hdr.pid)) {
+			r.ctx = (struct ue_record_ctx){
 				.comm = comm_find(comms, ncomms, hdr.pid, comm, sizeof(comm)),
 				.pid = hdr.pid, .cpu = best->cpu, .ts_ns = best->ts };
-
-			w = uet_render_record(f, &ctx, best->rec, best->len, o->json, &line,
-					      &line_cap);
-			if (w >= 0)
-				fwrite(line, 1, (size_t)w, out);
-			else
-				uet_err("report: cannot render a record of %s: %s", f->desc->name,
-					strerror(-w));
+			e = uet_sinks_record(sinks, &r);
 		}
 		if (!dat_advance(best, d->page_size))
 			heap[0] = heap[--nheap];
 		heap_down(heap, nheap, 0);
 	}
-	e = ferror(out) ? -EIO : 0;
+	if (e == 0)
+		e = uet_sinks_flush(sinks);
 out:
 	uet_formats_free(&formats);
 	free(cpus);
 	free(heap);
 	free(comms);
-	free(line);
 	return e;
 }
 

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * userevents report: the user events of a trace.dat (ours, or trace-cmd's,
- * compressed or not) in time order over the CPUs, printed as the trace file
- * shows them (--fields: the same, the style user events always print in) or
- * as JSON, filtered by event and pid.  The printing is uet_dat_report().
+ * compressed or not) in time order over the CPUs, filtered by event and
+ * pid, to the sink of the output format asked for (text, --fields: the
+ * same, the style user events always print in; --json).  The reading is
+ * uet_dat_report().
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "sink.h"
 #include "tool.h"
 #include "tracedat.h"
 
@@ -16,6 +18,7 @@ static const char usage[] = "report [-e GLOB]... [--pid N] [--fields | --json] F
 
 int uet_cmd_report(int argc, char **argv)
 {
+	struct uet_sinks sinks = { 0 };
 	struct uet_dat d = { 0 };
 	struct uet_opts o;
 	char err[256] = "";
@@ -35,14 +38,21 @@ int uet_cmd_report(int argc, char **argv)
 		uet_err("report: %s: %s", argv[o.rest], err);
 		goto out;
 	}
-	e = uet_dat_report(&d, &o, stdout);
-	if (e == 0 && fflush(stdout) != 0)
-		e = -errno;
+	e = uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL));
+	if (e == 0)
+		e = uet_sinks_begin(&sinks, &(struct uet_sink_env){ .who = "report" });
+	if (e < 0)
+		goto out;
+	e = uet_dat_report(&d, &o, &sinks);
 	if (e < 0)
 		uet_err("report: %s: %s", argv[o.rest], strerror(-e));
 	else
 		exit_code = UET_EXIT_OK;
 out:
+	if (uet_sinks_end(&sinks, exit_code == UET_EXIT_OK) < 0 && exit_code == UET_EXIT_OK) {
+		uet_err("report: %s", strerror(EIO));
+		exit_code = UET_EXIT_FAIL;
+	}
 	uet_dat_free(&d);
 	uet_opts_free(&o);
 	return exit_code;

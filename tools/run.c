@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sink.h"
 #include "tool.h"
 
 static const char usage[] = "run [-e GLOB [-f FILTER]]... [-o FILE] [-q] -- CMD [ARGS]";
@@ -27,6 +28,12 @@ static void run_tick(void *arg)
 	struct run *r = arg;
 
 	uet_autoenable_tick(&r->ae);
+	if (r->ae.failed) {
+		/* A refused filter: the run cannot trace what was asked. */
+		uet_child_end(&r->child);
+		run_stop = 1;
+		return;
+	}
 	if (!r->child.done && uet_child_poll(&r->child)) {
 		/* Whatever it left in native rings, and what registered last, then drain. */
 		uet_settle(r->tracefs);
@@ -46,7 +53,8 @@ static void summary(struct uet_stream *s, struct uet_drops *d, const char *trace
 
 	if (s->ncounts)
 		qsort(s->counts, s->ncounts, sizeof(*s->counts), cmp_count);
-	fprintf(stderr, "\n%-32s %12s %12s\n", "EVENT", "EVENTS", "BYTES");
+	fprintf(stderr, "\n%s%-32s %12s %12s%s\n", uet_bold(stderr), "EVENT", "EVENTS", "BYTES",
+		uet_bold_end(stderr));
 	for (size_t i = 0; i < s->ncounts; i++) {
 		fprintf(stderr, "%-32s %12llu %12llu\n", s->counts[i].name, s->counts[i].events,
 			s->counts[i].bytes);
@@ -63,8 +71,9 @@ static void summary(struct uet_stream *s, struct uet_drops *d, const char *trace
 
 int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 {
-	struct uet_stream s = { .out = stdout, .stop = &run_stop };
+	struct uet_stream s = { .stop = &run_stop };
 	struct uet_private *priv = NULL;
+	struct uet_sinks sinks = { 0 };
 	struct uet_drops drops;
 	struct run r = { 0 };
 	struct uet_opts o;
@@ -84,49 +93,55 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 		return UET_EXIT_USAGE;
 	}
 	uet_opts_all_user_events(&o);
-	if (o.output) {
-		s.copy = fopen(o.output, "we");
-		if (!s.copy) {
-			uet_err("run: %s: %s", o.output, strerror(errno));
-			goto out;
-		}
-	}
-	if (o.quiet)
-		s.out = NULL;
+	/* Every output first: nothing starts when one cannot be written. */
+	if (!o.quiet && uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL)) < 0)
+		goto out;
+	if (o.output && uet_sinks_add(&sinks, uet_sink_new(o.format, NULL, o.output)) < 0)
+		goto out;
 	uet_catch_signals();
 	if (uet_private_start("run", &priv, r.tracefs, sizeof(r.tracefs)) < 0)
 		goto out;
+	if (uet_sinks_begin(&sinks, &(struct uet_sink_env){ "run", r.tracefs, 0 }) < 0)
+		goto out;
 	uet_drops_begin(&drops, r.tracefs);
-	r.ae = (struct uet_autoenable){ .tracefs = r.tracefs, .globs = o.globs,
-					.filters = o.filters, .nglobs = o.nglobs };
+	r.ae = (struct uet_autoenable){ .tracefs = r.tracefs, .who = "run", .globs = o.globs,
+					.filters = o.filters, .nglobs = o.nglobs,
+					.default_globs = o.default_globs };
+	if (uet_autoenable_start(&r.ae, false) < 0)
+		goto out;
 	s.tracefs = r.tracefs;
 	s.globs = o.globs;
 	s.nglobs = o.nglobs;
+	s.sinks = &sinks;
 	s.tick = run_tick;
 	s.tick_arg = &r;
 	if (uet_child_start(&r.child, "run", r.tracefs, argv + o.rest) < 0)
 		goto out;
 	e = uet_stream_loop(&s);
 	if (e < 0) {
-		uet_err("run: %s/trace_pipe: %s", r.tracefs, strerror(-e));
+		uet_err("run: %s: %s", e == -ENOENT || e == -EIO ? r.tracefs : "output",
+			strerror(-e));
 		/* The stream broke: the command is still ours to wait for. */
 		while (!uet_child_poll(&r.child))
 			uet_sleep_ms(50);
 	}
 	uet_autoenable_undo(&r.ae);
 	summary(&s, &drops, r.tracefs);
+	if (r.ae.failed) {
+		uet_err("run: stopped the command: it cannot be traced as asked");
+		goto out;
+	}
 	exit_code = uet_child_exit_code(&r.child, "run");
 	if (e < 0 && exit_code == 0)
 		exit_code = UET_EXIT_RUN_FAIL;
+	else if (exit_code == 0 && uet_autoenable_unmatched(&r.ae))
+		exit_code = UET_EXIT_NO_MATCH;
 out:
 	uet_child_end(&r.child);
 	uet_private_stop(priv);
-	free(r.ae.done);
-	if (s.copy && fclose(s.copy) != 0) {
-		uet_err("run: %s: %s", o.output, strerror(errno));
-		if (exit_code == 0)
-			exit_code = UET_EXIT_RUN_FAIL;
-	}
+	uet_autoenable_free(&r.ae);
+	if (uet_sinks_end(&sinks, exit_code == 0) < 0 && exit_code == 0)
+		exit_code = UET_EXIT_RUN_FAIL;
 	uet_stream_free(&s);
 	uet_opts_free(&o);
 	return exit_code;

@@ -21,6 +21,28 @@
 
 volatile sig_atomic_t uet_signal;
 
+int uet_color = -1;
+
+static bool color_on(FILE *f)
+{
+	const char *no = getenv("NO_COLOR");
+
+	if (uet_color >= 0)
+		return uet_color;
+	/* https://no-color.org: set and not empty, no colour. */
+	return !(no && *no) && isatty(fileno(f));
+}
+
+const char *uet_bold(FILE *f)
+{
+	return color_on(f) ? "\033[1m" : "";
+}
+
+const char *uet_bold_end(FILE *f)
+{
+	return color_on(f) ? "\033[0m" : "";
+}
+
 static void on_signal(int sig)
 {
 	uet_signal = sig;
@@ -135,10 +157,14 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			o->quiet = true;
 			break;
 		case 'F':
-			o->fields = true;
-			break;
 		case 'j':
-			o->json = true;
+			/* Each names an output format (sink.h); one of them. */
+			if (o->format) {
+				uet_err("%s: --fields and --json exclude each other", argv[0]);
+				uet_opts_free(o);
+				return UET_EXIT_USAGE;
+			}
+			o->format = c == 'F' ? "fields" : "json";
 			break;
 		case 'p':
 			errno = 0;
@@ -156,11 +182,8 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			return UET_EXIT_OK;
 		}
 	}
-	if (o->fields && o->json) {
-		uet_err("%s: --fields and --json exclude each other", argv[0]);
-		uet_opts_free(o);
-		return UET_EXIT_USAGE;
-	}
+	if (!o->format)
+		o->format = "text";
 	o->rest = optind;
 	return -1;
 }
@@ -169,8 +192,10 @@ void uet_opts_all_user_events(struct uet_opts *o)
 {
 	static char all[] = "user_events*:*";
 
-	if (!o->nglobs)
+	if (!o->nglobs) {
 		o->globs[o->nglobs++] = all;
+		o->default_globs = true;
+	}
 }
 
 void uet_opts_free(struct uet_opts *o)
@@ -341,24 +366,51 @@ static bool autoenable_add(struct uet_autoenable *a, const char *key, bool filte
 	return true;
 }
 
+/* What a refused filter means, for a person, when the filter file does not say. */
+static const char *filter_why(int e)
+{
+	switch (-e) {
+	case ESRCH:
+		/* The kernel's parser returns it for an unterminated string, among others. */
+		return "the filter does not parse: check its quotes and parentheses";
+	case EINVAL:
+		return "the filter does not parse";
+	case ENOENT:
+		return "no such field";
+	default:
+		return NULL;
+	}
+}
+
 /*
  * Set @filter on the event at events/@key before it is enabled.  A filter
  * the tracefs refuses is reported with the text the filter file then shows
- * (the kernel's caret and reason), and the event stays off.
+ * (the kernel's caret and reason) and fails the command: it stops rather
+ * than trace nothing.
  */
 static int autoenable_filter(struct uet_autoenable *a, const char *key, const char *filter)
 {
 	char rel[320];
-	char *why;
+	const char *hint;
+	char *shown;
+	size_t n;
 	int e;
 
 	snprintf(rel, sizeof(rel), "events/%s/filter", key);
 	e = uet_write(a->tracefs, rel, filter);
 	if (e == 0)
 		return 0;
-	why = uet_read(a->tracefs, rel, NULL);
-	uet_err("filter of %s refused (%s):\n%s", key, strerror(-e), why ? why : filter);
-	free(why);
+	/* The kernel's words (the caret, "parse_error: ..."), not its errno (ESRCH...). */
+	shown = uet_read(a->tracefs, rel, NULL);
+	for (n = shown ? strlen(shown) : 0; n && (shown[n - 1] == '\n' || shown[n - 1] == ' ');)
+		shown[--n] = '\0';
+	hint = filter_why(e);
+	if (shown && strstr(shown, "parse_error"))
+		uet_err("%s: filter of %s refused:\n%s", a->who, key, shown);
+	else
+		uet_err("%s: filter of %s refused: %s\n  filter: %s", a->who, key,
+			hint ? hint : strerror(-e), filter);
+	free(shown);
 	return e;
 }
 
@@ -367,7 +419,7 @@ void uet_autoenable_tick(void *arg)
 	struct uet_autoenable *a = arg;
 	struct uet_events evs;
 
-	if (uet_events_load(a->tracefs, &evs) < 0)
+	if (a->failed || uet_events_load(a->tracefs, &evs) < 0)
 		return;
 	if (a->formats)
 		uet_formats_add_events(a->formats, &evs);
@@ -377,25 +429,59 @@ void uet_autoenable_tick(void *arg)
 		char key[300], rel[320];
 		bool match = false;
 
-		for (size_t g = 0; g < a->nglobs && !match; g++) {
-			match = uet_glob_match(a->globs[g], ev->system, ev->name);
-			if (match && a->filters)
+		for (size_t g = 0; g < a->nglobs; g++) {
+			if (!uet_glob_match(a->globs[g], ev->system, ev->name))
+				continue;
+			if (a->matched)
+				a->matched[g] = true;
+			if (!match && a->filters)
 				filter = a->filters[g];
+			match = true;
 		}
 		snprintf(key, sizeof(key), "%s/%s", ev->system, ev->name);
 		if (!match || ev->enabled == 1 || autoenable_has(a, key))
 			continue;
-		if (filter && autoenable_filter(a, key, filter) < 0) {
-			/* Not again at every tick. */
-			if (!autoenable_add(a, key, true))
+		if (filter) {
+			int e = autoenable_filter(a, key, filter);
+
+			if (e < 0) {
+				/* Remembered: the end clears the filter file's error. */
+				autoenable_add(a, key, true);
+				a->failed = e;
 				break;
-			continue;
+			}
 		}
 		snprintf(rel, sizeof(rel), "events/%s/enable", key);
 		if (uet_write(a->tracefs, rel, "1") == 0 && !autoenable_add(a, key, filter != NULL))
 			break;
 	}
 	uet_events_free(&evs);
+}
+
+int uet_autoenable_start(struct uet_autoenable *a, bool warn)
+{
+	a->matched = calloc(a->nglobs + 1, sizeof(*a->matched));
+	if (!a->matched)
+		return -ENOMEM;
+	uet_autoenable_tick(a);
+	for (size_t g = 0; warn && !a->failed && !a->default_globs && g < a->nglobs; g++)
+		if (!a->matched[g])
+			uet_err("%s: warning: no event matches '%s' yet (waiting for one)", a->who,
+				a->globs[g]);
+	return a->failed;
+}
+
+size_t uet_autoenable_unmatched(const struct uet_autoenable *a)
+{
+	size_t n = 0;
+
+	for (size_t g = 0; a->matched && !a->default_globs && g < a->nglobs; g++) {
+		if (a->matched[g])
+			continue;
+		uet_err("%s: no event matched '%s' (see " UET_PROG " list)", a->who, a->globs[g]);
+		n++;
+	}
+	return n;
 }
 
 void uet_autoenable_undo(struct uet_autoenable *a)
@@ -415,4 +501,11 @@ void uet_autoenable_undo(struct uet_autoenable *a)
 	a->done = NULL;
 	a->filtered = NULL;
 	a->ndone = 0;
+}
+
+void uet_autoenable_free(struct uet_autoenable *a)
+{
+	uet_autoenable_undo(a);
+	free(a->matched);
+	a->matched = NULL;
 }

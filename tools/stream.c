@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * stream: `userevents stream`, and the live copy of trace_pipe it shares
- * with run (lines filtered by event glob, counted per event name, lost-event
- * notes counted); --json renders trace_pipe_raw's records instead.  Also the
- * per-CPU buffer counters that stats and the summaries print.
+ * stream: `userevents stream`, and the two sources of records it hands to
+ * its sink: the live copy of trace_pipe it shares with run (lines filtered
+ * by event glob, counted per event name, lost-event notes counted), and,
+ * for a sink that needs binary records (--json), every CPU's
+ * trace_pipe_raw, in time order within each pass.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,45 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sink.h"
 #include "tool.h"
-
-int uet_buf_stats_read(const char *tracefs, struct uet_buf_stats *ret)
-{
-	struct uet_buf_stats st = { 0 };
-
-	for (unsigned int cpu = 0;; cpu++) {
-		char rel[64], *text, *line, *save = NULL;
-
-		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/stats", cpu);
-		text = uet_read(tracefs, rel, NULL);
-		if (!text) {
-			if (errno == ENOENT && cpu > 0)
-				break;
-			return -errno;
-		}
-		st.ncpus++;
-		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			unsigned long long v;
-			char key[32];
-
-			if (sscanf(line, "%31[^:]: %llu", key, &v) != 2)
-				continue;
-			if (strcmp(key, "entries") == 0)
-				st.entries += v;
-			else if (strcmp(key, "overrun") == 0)
-				st.overrun += v;
-			else if (strcmp(key, "bytes") == 0)
-				st.bytes += v;
-			else if (strcmp(key, "dropped events") == 0)
-				st.dropped += v;
-			else if (strcmp(key, "read events") == 0)
-				st.read += v;
-		}
-		free(text);
-	}
-	*ret = st;
-	return 0;
-}
 
 /*
  * The event name of a trace line: the word after the context
@@ -123,12 +87,11 @@ static int count(struct uet_stream *s, const char *name, size_t bytes)
 	return 0;
 }
 
-static void emit(struct uet_stream *s, const char *line, size_t len)
+static int emit(struct uet_stream *s, const char *line, size_t len)
 {
-	if (s->out)
-		fwrite(line, 1, len, s->out);
-	if (s->copy)
-		fwrite(line, 1, len, s->copy);
+	struct uet_sink_rec r = { .line = line, .line_len = len };
+
+	return s->sinks ? uet_sinks_record(s->sinks, &r) : 0;
 }
 
 static int one_line(struct uet_stream *s, const char *line, size_t len)
@@ -137,21 +100,20 @@ static int one_line(struct uet_stream *s, const char *line, size_t len)
 	unsigned long long lost;
 	unsigned int cpu;
 
+	int e;
+
 	if (sscanf(line, "CPU:%u [LOST %llu EVENTS]", &cpu, &lost) == 2) {
 		s->lost += lost;
-		emit(s, line, len);
-		return 0;
+		return emit(s, line, len);
 	}
 	if (!line_event(line, len, name, sizeof(name))) {
 		/* Not a record line we understand: show it, do not count it. */
-		if (!s->nglobs)
-			emit(s, line, len);
-		return 0;
+		return s->nglobs ? 0 : emit(s, line, len);
 	}
 	if (!wanted(s, name))
 		return 0;
-	emit(s, line, len);
-	return count(s, name, len);
+	e = emit(s, line, len);
+	return e < 0 ? e : count(s, name, len);
 }
 
 int uet_stream_loop(struct uet_stream *s)
@@ -214,8 +176,11 @@ int uet_stream_loop(struct uet_stream *s)
 					goto out;
 			}
 		}
-		if (s->out)
-			fflush(s->out);
+		if (s->sinks) {
+			r = uet_sinks_flush(s->sinks);
+			if (r < 0)
+				goto out;
+		}
 	}
 out:
 	if (llen && r == 0) {
@@ -224,8 +189,8 @@ out:
 	}
 	free(line);
 	close(fd);
-	if (s->out)
-		fflush(s->out);
+	if (s->sinks && r == 0)
+		r = uet_sinks_flush(s->sinks);
 	return r;
 }
 
@@ -236,8 +201,8 @@ void uet_stream_free(struct uet_stream *s)
 	s->ncounts = 0;
 }
 
-/* stream --json: records of trace_pipe_raw, in time order within each pass. */
-struct json_rec {
+/* The records of trace_pipe_raw, for a sink that needs them: in time order within each pass. */
+struct raw_rec {
 	uint64_t ts;
 	unsigned int cpu;
 	size_t seq;
@@ -245,156 +210,151 @@ struct json_rec {
 	uint8_t *data;
 };
 
-struct json_stream {
+struct raw_stream {
 	const char *tracefs;
 	struct uet_formats formats;
+	struct uet_sinks *sinks;
 	char **globs;
 	size_t nglobs;
-	struct json_rec *v;
+	struct raw_rec *v;
 	size_t n, cap;
 	unsigned long long missed;
 	unsigned int cpu;		/* of the page being read */
 	char *cmdlines;
-	char *line;
-	size_t line_cap;
 };
 
-static int json_rec(void *arg, uint64_t ts, const void *data, size_t len)
+static int raw_rec(void *arg, uint64_t ts, const void *data, size_t len)
 {
-	struct json_stream *js = arg;
-	struct json_rec *r;
+	struct raw_stream *rs = arg;
+	struct raw_rec *r;
 
-	if (js->n == js->cap) {
-		size_t ncap = js->cap ? js->cap * 2 : 256;
-		struct json_rec *nv = realloc(js->v, ncap * sizeof(*nv));
+	if (rs->n == rs->cap) {
+		size_t ncap = rs->cap ? rs->cap * 2 : 256;
+		struct raw_rec *nv = realloc(rs->v, ncap * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
-		js->v = nv;
-		js->cap = ncap;
+		rs->v = nv;
+		rs->cap = ncap;
 	}
-	r = &js->v[js->n];
+	r = &rs->v[rs->n];
 	r->data = malloc(len ? len : 1);
 	if (!r->data)
 		return -ENOMEM;
 	memcpy(r->data, data, len);
 	r->ts = ts;
-	r->cpu = js->cpu;
-	r->seq = js->n++;
+	r->cpu = rs->cpu;
+	r->seq = rs->n++;
 	r->len = len;
 	return 0;
 }
 
-static int json_page(void *arg, unsigned int cpu, const uint8_t *page, size_t len)
+static int raw_page(void *arg, unsigned int cpu, const uint8_t *page, size_t len)
 {
-	struct json_stream *js = arg;
-	int n;
+	struct raw_stream *rs = arg;
+	int n = uet_sinks_page(rs->sinks, cpu, page, len);
 
-	js->cpu = cpu;
-	n = uet_page_records(page, len, &js->missed, json_rec, js);
+	if (n < 0)
+		return n;
+	rs->cpu = cpu;
+	n = uet_page_records(page, len, &rs->missed, raw_rec, rs);
 	return n < 0 ? n : 0;
 }
 
-static int cmp_json_rec(const void *a, const void *b)
+static int cmp_raw_rec(const void *a, const void *b)
 {
-	const struct json_rec *x = a, *y = b;
+	const struct raw_rec *x = a, *y = b;
 
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static const struct uet_format *json_format(struct json_stream *js, unsigned int id,
-					    bool *rescanned)
+static const struct uet_format *raw_format(struct raw_stream *rs, unsigned int id,
+					   bool *rescanned)
 {
-	const struct uet_format *f = uet_formats_find(&js->formats, id);
+	const struct uet_format *f = uet_formats_find(&rs->formats, id);
 	struct uet_events evs;
 
 	/* A type registered since the last tick: look once per batch. */
-	if (!f && !*rescanned && uet_events_load(js->tracefs, &evs) == 0) {
-		uet_formats_add_events(&js->formats, &evs);
+	if (!f && !*rescanned && uet_events_load(rs->tracefs, &evs) == 0) {
+		uet_formats_add_events(&rs->formats, &evs);
 		uet_events_free(&evs);
-		f = uet_formats_find(&js->formats, id);
+		f = uet_formats_find(&rs->formats, id);
 	}
 	*rescanned = true;
 	return f;
 }
 
-static const char *json_comm(struct json_stream *js, int32_t pid, char *buf, size_t len,
-			     bool *reread)
+static const char *raw_comm(struct raw_stream *rs, int32_t pid, char *buf, size_t len,
+			    bool *reread)
 {
-	const char *c = uet_comm_of(js->cmdlines, pid, buf, len);
+	const char *c = uet_comm_of(rs->cmdlines, pid, buf, len);
 
 	if (!c && !*reread) {
-		free(js->cmdlines);
-		js->cmdlines = uet_read(js->tracefs, "saved_cmdlines", NULL);
+		free(rs->cmdlines);
+		rs->cmdlines = uet_read(rs->tracefs, "saved_cmdlines", NULL);
 		*reread = true;
-		c = uet_comm_of(js->cmdlines, pid, buf, len);
+		c = uet_comm_of(rs->cmdlines, pid, buf, len);
 	}
 	return c;
 }
 
-/* Print the batch sorted by time; the records are freed. */
-static int json_flush(struct json_stream *js)
+/* Hand the batch, sorted by time, to the sinks; the records are freed. */
+static int raw_flush(struct raw_stream *rs)
 {
 	bool rescanned = false, reread = false;
 	int r = 0;
 
-	if (js->n > 1)
-		qsort(js->v, js->n, sizeof(*js->v), cmp_json_rec);
-	for (size_t i = 0; i < js->n; i++) {
-		const struct json_rec *rec = &js->v[i];
-		const struct uet_format *f = NULL;
+	if (rs->n > 1)
+		qsort(rs->v, rs->n, sizeof(*rs->v), cmp_raw_rec);
+	for (size_t i = 0; i < rs->n && r == 0; i++) {
+		const struct raw_rec *rec = &rs->v[i];
+		struct uet_sink_rec sr = { .data = rec->data, .len = rec->len };
 		struct ue_entry_hdr hdr;
-		struct ue_record_ctx ctx;
-		bool match = !js->nglobs;
+		bool match = !rs->nglobs;
 		char comm[64];
-		int w;
 
-		if (r < 0 || rec->len < sizeof(hdr))
+		if (rec->len < sizeof(hdr))
 			continue;
 		memcpy(&hdr, rec->data, sizeof(hdr));
-		f = json_format(js, hdr.type, &rescanned);
-		if (!f)
+		sr.format = raw_format(rs, hdr.type, &rescanned);
+		if (!sr.format)
 			continue;	/* not a user event */
-		for (size_t g = 0; g < js->nglobs && !match; g++)
-			match = uet_glob_match(js->globs[g], f->system, f->desc->name);
+		for (size_t g = 0; g < rs->nglobs && !match; g++)
+			match = uet_glob_match(rs->globs[g], sr.format->system, sr.format->desc->name);
 		if (!match)
 			continue;
-		ctx = (struct ue_record_ctx){ .comm = json_comm(js, hdr.pid, comm, sizeof(comm), &reread),
-					      .pid = hdr.pid, .cpu = rec->cpu, .ts_ns = rec->ts };
-		w = uet_render_record(f, &ctx, rec->data, rec->len, true, &js->line, &js->line_cap);
-		if (w == -ENOMEM)
-			r = w;
-		else if (w < 0)
-			uet_err("stream: cannot render a record of %s: %s", f->desc->name, strerror(-w));
-		else
-			fwrite(js->line, 1, (size_t)w, stdout);
+		sr.ctx = (struct ue_record_ctx){
+			.comm = raw_comm(rs, hdr.pid, comm, sizeof(comm), &reread),
+			.pid = hdr.pid, .cpu = rec->cpu, .ts_ns = rec->ts };
+		r = uet_sinks_record(rs->sinks, &sr);
 	}
-	for (size_t i = 0; i < js->n; i++)
-		free(js->v[i].data);
-	js->n = 0;
-	if (fflush(stdout) != 0 && r == 0)
-		r = -errno;
-	return r;
+	for (size_t i = 0; i < rs->n; i++)
+		free(rs->v[i].data);
+	rs->n = 0;
+	return r < 0 ? r : uet_sinks_flush(rs->sinks);
 }
 
-static int stream_json(const char *tracefs, struct uet_opts *o, struct uet_autoenable *ae)
+static int formats_seen(void *arg, const struct uet_format *f)
 {
-	struct json_stream js = { .tracefs = tracefs, .globs = o->globs, .nglobs = o->nglobs };
-	struct uet_buf_stats st;
+	return uet_sinks_format_seen(arg, f);
+}
+
+static int stream_raw(const char *tracefs, struct uet_opts *o, struct uet_autoenable *ae,
+		      struct uet_sinks *sinks, unsigned int ncpus)
+{
+	struct raw_stream rs = { .tracefs = tracefs, .globs = o->globs, .nglobs = o->nglobs,
+				 .sinks = sinks };
 	struct uet_raw raw = { 0 };
 	int r;
 
-	r = uet_buf_stats_read(tracefs, &st);
-	if (r < 0) {
-		uet_err("stream: %s/per_cpu: %s", tracefs, strerror(-r));
-		return r;
-	}
-	r = uet_raw_open(&raw, tracefs, st.ncpus, "stream");
+	rs.formats.on_new = formats_seen;
+	rs.formats.on_new_arg = sinks;
+	r = uet_raw_open(&raw, tracefs, ncpus, "stream");
 	if (r < 0)
 		return r;
-	ae->formats = &js.formats;
+	ae->formats = &rs.formats;
 	for (uint64_t last_tick = 0;;) {
 		bool stopping = uet_signal != 0;
 		int got;
@@ -403,40 +363,55 @@ static int stream_json(const char *tracefs, struct uet_opts *o, struct uet_autoe
 			uet_autoenable_tick(ae);
 			last_tick = uet_now_ns();
 		}
-		got = uet_raw_pass(&raw, 64, json_page, &js);
-		if (got >= 0)
-			got = json_flush(&js) < 0 ? -EIO : got;
+		got = uet_raw_pass(&raw, 64, raw_page, &rs);
+		if (got >= 0) {
+			r = raw_flush(&rs);
+			got = r < 0 ? r : got;
+		}
 		if (got < 0) {
 			r = got;
 			uet_err("stream: %s/per_cpu: %s", tracefs, strerror(-got));
 			break;
 		}
 		/* After a signal: what was there when it came, then stop. */
-		if (stopping && got == 0)
+		if (ae->failed || (stopping && got == 0))
 			break;
 		if (!got)
 			uet_sleep_ms(50);
 	}
-	if (js.missed)
-		uet_err("stream: %llu records lost (overwritten before they were read)", js.missed);
-	for (size_t i = 0; i < js.n; i++)
-		free(js.v[i].data);
-	free(js.v);
-	free(js.cmdlines);
-	free(js.line);
+	if (rs.missed)
+		uet_err("stream: %llu records lost (overwritten before they were read)", rs.missed);
+	for (size_t i = 0; i < rs.n; i++)
+		free(rs.v[i].data);
+	free(rs.v);
+	free(rs.cmdlines);
 	uet_raw_close(&raw);
 	ae->formats = NULL;
-	uet_formats_free(&js.formats);
+	uet_formats_free(&rs.formats);
 	return r;
+}
+
+static volatile sig_atomic_t stream_stop;
+
+/* A stream tick: enable what appeared; stop on a signal or a refused filter. */
+static void stream_tick(void *arg)
+{
+	struct uet_autoenable *ae = arg;
+
+	if (ae->nglobs)
+		uet_autoenable_tick(ae);
+	if (ae->failed || uet_signal)
+		stream_stop = 1;
 }
 
 int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 {
 	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [--fields | --json]";
 	struct uet_autoenable ae = { .tracefs = tracefs };
-	struct uet_stream s = { .tracefs = tracefs, .out = stdout, .stop = &uet_signal };
+	struct uet_stream s = { .tracefs = tracefs, .stop = &stream_stop };
+	struct uet_sinks sinks = { 0 };
+	struct uet_buf_stats st;
 	struct uet_opts o;
-	char *old_fields = NULL;
 	int r;
 
 	r = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_FIELDS | UET_O_JSON,
@@ -449,38 +424,46 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 		uet_opts_free(&o);
 		return UET_EXIT_USAGE;
 	}
-	if (o.fields) {
-		old_fields = uet_read(tracefs, "options/fields", NULL);
-		if (!old_fields || uet_write(tracefs, "options/fields", "1") < 0) {
-			uet_err("stream: cannot set options/fields: %s", strerror(errno));
-			free(old_fields);
-			uet_opts_free(&o);
-			return UET_EXIT_FAIL;
-		}
+	r = uet_buf_stats_read(tracefs, &st);
+	if (r < 0) {
+		uet_err("stream: %s/per_cpu: %s", tracefs, strerror(-r));
+		uet_opts_free(&o);
+		return UET_EXIT_FAIL;
+	}
+	if (uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL)) < 0 ||
+	    uet_sinks_begin(&sinks, &(struct uet_sink_env){ "stream", tracefs, st.ncpus }) < 0) {
+		uet_sinks_end(&sinks, false);
+		uet_opts_free(&o);
+		return UET_EXIT_FAIL;
 	}
 	uet_catch_signals();
 	ae.globs = o.globs;
 	ae.filters = o.filters;
 	ae.nglobs = o.nglobs;
-	if (o.json) {
-		r = stream_json(tracefs, &o, &ae);
-	} else {
+	ae.who = "stream";
+	ae.default_globs = o.default_globs;
+	r = uet_autoenable_start(&ae, true);
+	if (r == 0 && (sinks.needs & (UET_SINK_RECORDS | UET_SINK_PAGES))) {
+		r = stream_raw(tracefs, &o, &ae, &sinks, st.ncpus);
+	} else if (r == 0) {
 		s.globs = o.globs;
 		s.nglobs = o.nglobs;
-		if (o.nglobs) {
-			s.tick = uet_autoenable_tick;
-			s.tick_arg = &ae;
-		}
+		s.sinks = &sinks;
+		s.tick = stream_tick;
+		s.tick_arg = &ae;
 		r = uet_stream_loop(&s);
-		if (r < 0)
+		if (r < 0 && r != -EPIPE)
 			uet_err("stream: %s/trace_pipe: %s", tracefs, strerror(-r));
 	}
+	if (r == 0 && ae.failed)
+		r = ae.failed;
 	uet_autoenable_undo(&ae);
-	if (old_fields) {
-		uet_write(tracefs, "options/fields", old_fields[0] == '1' ? "1" : "0");
-		free(old_fields);
-	}
+	if (uet_sinks_end(&sinks, r == 0) < 0 && r == 0)
+		r = -EIO;
+	if (r == 0 && uet_autoenable_unmatched(&ae))
+		r = 1;	/* UET_EXIT_NO_MATCH */
+	uet_autoenable_free(&ae);
 	uet_stream_free(&s);
 	uet_opts_free(&o);
-	return r < 0 ? UET_EXIT_FAIL : UET_EXIT_OK;
+	return r < 0 ? UET_EXIT_FAIL : r ? UET_EXIT_NO_MATCH : UET_EXIT_OK;
 }

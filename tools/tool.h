@@ -109,6 +109,15 @@ int uet_buf_stats_read(const char *tracefs, struct uet_buf_stats *ret);
 
 /* session.c: what the tracing commands share. */
 
+/* --color: 1 always, 0 never, -1 auto (a terminal, and no NO_COLOR in the environment). */
+extern int uet_color;
+
+/** uet_bold - the escape that starts bold text on @f, or "" when not in colour */
+const char *uet_bold(FILE *f);
+
+/** uet_bold_end - the escape that ends it, or "" */
+const char *uet_bold_end(FILE *f);
+
 /* The last SIGINT, SIGTERM or SIGHUP received since uet_catch_signals(); 0: none. */
 extern volatile sig_atomic_t uet_signal;
 
@@ -135,7 +144,9 @@ struct uet_opts {
 	char **filters;		/* filters[i]: the -f after globs[i], or NULL */
 	size_t nglobs;
 	const char *output;
-	bool quiet, fields, json, have_pid;
+	bool default_globs;	/* no -e: uet_opts_all_user_events() gave one */
+	const char *format;	/* the output format (sink.h): "text", "fields", "json" */
+	bool quiet, have_pid;
 	long pid;
 	int rest;		/* index in argv of the first operand */
 };
@@ -241,6 +252,13 @@ int uet_private_start(const char *who, struct uet_private **ret, char *tracefs, 
 /** uet_private_stop - unmount, end the daemon, remove the mount point (NULL: nothing) */
 void uet_private_stop(struct uet_private *p);
 
+/**
+ * uet_tracefs_check - whether @dir serves user_events (has user_events_data)
+ *
+ * Return: 0, or -errno with the message printed (exit UET_EXIT_NO_TRACEFS).
+ */
+int uet_tracefs_check(const char *dir);
+
 /* Records seen of one event name. */
 struct uet_count {
 	char name[256];
@@ -253,8 +271,7 @@ struct uet_stream {
 	const char *tracefs;
 	char **globs;			/* show only these events (none: all) */
 	size_t nglobs;
-	FILE *out;			/* where lines go (NULL: count only) */
-	FILE *copy;			/* a second output (run -o), or NULL */
+	struct uet_sinks *sinks;	/* where lines go (none: count only) */
 	volatile sig_atomic_t *stop;	/* set: drain what is there, then return */
 	void (*tick)(void *arg);	/* called between reads, at least every 200 ms */
 	void *tick_arg;
@@ -265,9 +282,9 @@ struct uet_stream {
 };
 
 /**
- * uet_stream_loop - copy trace_pipe to @s->out until *@s->stop is set
+ * uet_stream_loop - copy trace_pipe to @s->sinks until *@s->stop is set
  *
- * Return: 0, or -errno when trace_pipe cannot be opened or read.
+ * Return: 0, or -errno when trace_pipe cannot be opened or read or a sink failed.
  */
 int uet_stream_loop(struct uet_stream *s);
 
@@ -292,9 +309,16 @@ struct uet_formats {
 	size_t n, cap;
 	size_t *by_text, *by_id;	/* indexes of v (records.c) */
 	size_t ix_cap, ix_used;
+	/* If set: told of each format added or replaced (a negative return is returned) */
+	int (*on_new)(void *arg, const struct uet_format *f);
+	void *on_new_arg;
 };
 
-/** uet_formats_add - parse and keep a copy of @text; 0, -EINVAL (not a format), -ENOMEM */
+/**
+ * uet_formats_add - parse and keep a copy of @text
+ *
+ * Return: 0, -EINVAL (not a format), -ENOMEM, or the error of on_new.
+ */
 int uet_formats_add(struct uet_formats *f, const char *system, const char *text, size_t len);
 
 /** uet_formats_add_events - keep the formats of @evs; 0 or -ENOMEM */
@@ -313,36 +337,38 @@ void uet_formats_free(struct uet_formats *f);
 const char *uet_comm_of(const char *cmdlines, int32_t pid, char *buf, size_t len);
 
 /**
- * uet_render_record - one record as a trace line (newline included) or as
- * a JSON object (ue_render_json(), a newline added)
+ * uet_render_line - one record as a trace line, newline included
  * @f: its event's format
  * @ctx: comm, pid, CPU, time stamp
  * @rec: struct trace_entry and payload
  * @len: its size as the ring buffer reports it
- * @json: JSON instead of the trace line
  * @buf: a malloc()ed buffer, grown as needed (may start NULL)
  * @cap: its size
  *
- * Return: the length of the text in *@buf, or -errno.
+ * Return: the length of the text in *@buf (NUL-terminated), or -errno.
  */
-int uet_render_record(const struct uet_format *f, const struct ue_record_ctx *ctx,
-		      const void *rec, size_t len, bool json, char **buf, size_t *cap);
+int uet_render_line(const struct uet_format *f, const struct ue_record_ctx *ctx,
+		    const void *rec, size_t len, char **buf, size_t *cap);
+
+/** uet_render_json - as uet_render_line(), a JSON object (ue_render_json()) and a newline */
+int uet_render_json(const struct uet_format *f, const struct ue_record_ctx *ctx,
+		    const void *rec, size_t len, char **buf, size_t *cap);
 
 struct uet_dat;
+struct uet_sinks;
 
 /**
  * uet_dat_report - the user events of a trace.dat, in time order over its
- * CPUs, as report prints them
+ * CPUs, to the sinks report chose
  * @d: the file (uet_dat_read())
- * @o: the -e GLOBs, --pid and --json given
- * @out: where the lines go
+ * @o: the -e GLOBs and --pid given
+ * @sinks: where they go (begun)
  *
- * A record of an event without a format, or not wanted, is skipped; one that
- * cannot be rendered gets a message.
+ * A record of an event without a format, or not wanted, is skipped.
  *
- * Return: 0; -ENOMEM; -EIO when writing @out failed.
+ * Return: 0; -ENOMEM; a sink's error.
  */
-int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, FILE *out);
+int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet_sinks *sinks);
 
 /* Non-blocking readers of every CPU's per_cpu/cpuN/trace_pipe_raw. */
 struct uet_raw {
@@ -382,19 +408,41 @@ void uet_raw_close(struct uet_raw *r);
  */
 struct uet_autoenable {
 	const char *tracefs;
+	const char *who;		/* the command, for messages */
 	char **globs;
 	char **filters;			/* as uet_opts: written to filter before enabling */
 	size_t nglobs;
+	bool default_globs;		/* the globs are the default, not -e */
 	struct uet_formats *formats;	/* if set: keeps the format of every event seen */
 	char (*done)[300];		/* "SYSTEM/NAME" of each event we enabled */
 	bool *filtered;			/* filtered[i]: we set done[i]'s filter */
 	size_t ndone;
+	bool *matched;			/* matched[g]: globs[g] named an event once */
+	int failed;			/* -errno: a filter was refused (said); stop */
 };
+
+/**
+ * uet_autoenable_start - the first tick; with @warn, a warning for each
+ * -e GLOB that names no event yet (events may still come)
+ *
+ * Return: 0, -ENOMEM, or a->failed.
+ */
+int uet_autoenable_start(struct uet_autoenable *a, bool warn);
 
 /** uet_autoenable_tick - enable what matches now (a uet_stream tick) */
 void uet_autoenable_tick(void *arg);
 
+/**
+ * uet_autoenable_unmatched - say which -e GLOBs never named an event
+ *
+ * Return: their number (the command then exits UET_EXIT_NO_MATCH).
+ */
+size_t uet_autoenable_unmatched(const struct uet_autoenable *a);
+
 /** uet_autoenable_undo - disable the events we enabled, forget them */
 void uet_autoenable_undo(struct uet_autoenable *a);
+
+/** uet_autoenable_free - uet_autoenable_undo(), and release what start() allocated */
+void uet_autoenable_free(struct uet_autoenable *a);
 
 #endif /* UE_TOOLS_TOOL_H */

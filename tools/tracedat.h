@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tools/tracedat: trace-cmd's trace.dat, version 7 (trace-cmd.dat.v7(5)).
- * The writer lays out the metadata sections, one flyrecord buffer of raw
- * ring-buffer pages and one options section, uncompressed; the reader finds
- * the same pieces in files written by us or by trace-cmd, zstd-compressed
- * ones included when built with libzstd.
+ * The writer (tracedat-write.c) lays out the metadata sections, one
+ * flyrecord buffer of raw ring-buffer pages and an options section,
+ * uncompressed, keeping the file valid while it grows; the reader
+ * (tracedat-read.c) finds the same pieces in files written by us or by
+ * trace-cmd, zstd-compressed ones included when built with libzstd.
  */
 #ifndef UE_TOOLS_TRACEDAT_H
 #define UE_TOOLS_TRACEDAT_H
@@ -31,16 +32,72 @@ struct uet_dat_meta {
 	unsigned int ncpus;
 };
 
+/* The file's magic, and the section and option ids of trace-cmd.dat.v7(5). */
+#define UET_DAT_MAGIC "\x17\x08" "Dtracing"
+#define UET_DAT_MAGIC_LEN 10
+enum {
+	UET_DAT_SEC_FL_COMPRESSED = 1,	/* a section's flag */
+	UET_DAT_OPT_DONE = 0,
+	UET_DAT_OPT_BUFFER = 3,
+	UET_DAT_OPT_TRACECLOCK = 4,
+	UET_DAT_OPT_CPUCOUNT = 8,
+	UET_DAT_OPT_VERSION = 9,
+	UET_DAT_SEC_STRINGS = 15,
+	UET_DAT_SEC_HEADER_INFO = 16,
+	UET_DAT_SEC_FTRACE_EVENTS = 17,
+	UET_DAT_SEC_EVENT_FORMATS = 18,
+	UET_DAT_SEC_KALLSYMS = 19,
+	UET_DAT_SEC_PRINTK = 20,
+	UET_DAT_SEC_CMDLINES = 21,
+};
+
+/*
+ * A trace.dat being written, valid at every commit: the metadata first,
+ * then each CPU's pages in a region of its own that moves to a region
+ * twice the size when full (its pages must stay contiguous), and the
+ * options in one of two fixed slots; a commit writes the other slot, then
+ * the 8 bytes of the header that point at it.  Killed at any moment, the
+ * file reads as of the last commit.  uet_dat_writer_compact() writes the
+ * same content without the slack.
+ */
+struct uet_dat_writer;
+
+/* What uet_dat_writer_commit() is to rewrite. */
+#define UET_DAT_FORMATS (1u << 0)
+#define UET_DAT_CMDLINES (1u << 1)
+
 /**
- * uet_dat_write - write a trace.dat v7 file
- * @fd: the file, empty, seekable
- * @m: the metadata
- * @cpu_data: for each of @m->ncpus CPUs, a stream of whole pages (may be NULL: none)
+ * uet_dat_writer_open - start a trace.dat: the metadata of @m, no pages, committed
+ * @ret: the writer (uet_dat_writer_free())
+ * @fd: the file, empty, read-write, seekable
+ * @m: the metadata (kept by the caller, read again at commits)
  * @page_size: the ring buffer's page size
  *
  * Return: 0 or -errno.
  */
-int uet_dat_write(int fd, const struct uet_dat_meta *m, FILE **cpu_data, unsigned int page_size);
+int uet_dat_writer_open(struct uet_dat_writer **ret, int fd, const struct uet_dat_meta *m,
+			unsigned int page_size);
+
+/** uet_dat_writer_page - append a page to @cpu's data (seen at the next commit); 0 or -errno */
+int uet_dat_writer_page(struct uet_dat_writer *w, unsigned int cpu, const void *page, size_t len);
+
+/**
+ * uet_dat_writer_commit - make the pages written so far part of the file
+ * @changed: UET_DAT_FORMATS, UET_DAT_CMDLINES: those sections of @m are new
+ *
+ * Return: 0 or -errno.
+ */
+int uet_dat_writer_commit(struct uet_dat_writer *w, const struct uet_dat_meta *m,
+			  unsigned int changed);
+
+/** uet_dat_writer_compact - the committed file without slack, into @fd (empty); 0 or -errno */
+int uet_dat_writer_compact(struct uet_dat_writer *w, const struct uet_dat_meta *m, int fd);
+
+/** uet_dat_writer_pages - pages appended since the open */
+unsigned long long uet_dat_writer_pages(const struct uet_dat_writer *w);
+
+/** uet_dat_writer_free - release @w (the file stays as of the last commit) */
+void uet_dat_writer_free(struct uet_dat_writer *w);
 
 /* A trace.dat read into memory. */
 struct uet_dat {

@@ -3,7 +3,8 @@
  * tracefs access for the userevents tool: finding a tracefs that serves
  * user_events (usereventsd's or the kernel's), reading and writing its
  * files, listing its user events (parsed from their format files, whose
- * text is kept for recordings) and matching them against globs.
+ * text is kept for recordings), matching them against globs, and summing
+ * the per-CPU buffer counters.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -96,6 +97,23 @@ static int find_daemon_mount(char *out, size_t len)
 	free(line);
 	fclose(f);
 	return r;
+}
+
+int uet_tracefs_check(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		int e = -errno;
+
+		uet_err("%s: %s", dir, strerror(-e));
+		return e;
+	}
+	if (!has_data_file(dir)) {
+		uet_err("%s: not a tracefs with user_events (no user_events_data there)", dir);
+		return -ENOENT;
+	}
+	return 0;
 }
 
 int uet_tracefs_find(const char *opt, char *out, size_t len)
@@ -342,4 +360,42 @@ int uet_set_enable(const char *tracefs, struct uet_events *evs, const char *glob
 		count++;
 	}
 	return count;
+}
+
+int uet_buf_stats_read(const char *tracefs, struct uet_buf_stats *ret)
+{
+	struct uet_buf_stats st = { 0 };
+
+	for (unsigned int cpu = 0;; cpu++) {
+		char rel[64], *text, *line, *save = NULL;
+
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/stats", cpu);
+		text = uet_read(tracefs, rel, NULL);
+		if (!text) {
+			if (errno == ENOENT && cpu > 0)
+				break;
+			return -errno;
+		}
+		st.ncpus++;
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			unsigned long long v;
+			char key[32];
+
+			if (sscanf(line, "%31[^:]: %llu", key, &v) != 2)
+				continue;
+			if (strcmp(key, "entries") == 0)
+				st.entries += v;
+			else if (strcmp(key, "overrun") == 0)
+				st.overrun += v;
+			else if (strcmp(key, "bytes") == 0)
+				st.bytes += v;
+			else if (strcmp(key, "dropped events") == 0)
+				st.dropped += v;
+			else if (strcmp(key, "read events") == 0)
+				st.read += v;
+		}
+		free(text);
+	}
+	*ret = st;
+	return 0;
 }

@@ -61,6 +61,14 @@ expect_rc 2 "unknown command" -- "$tool" frobnicate
 grep -q "^userevents: unknown command 'frobnicate'" "$work/err" || fail "unknown command message"
 expect_rc 2 "no command" -- "$tool"
 expect_rc 3 "--tracefs that does not exist" -- "$tool" --tracefs "$work/none" list
+# A directory that is no tracefs: every command says so, with the same exit code.
+for c in list stats stream 'enable x' 'disable x'; do
+	# shellcheck disable=SC2086
+	expect_rc 3 "--tracefs DIR-that-is-no-tracefs $c" -- "$tool" --tracefs "$work" $c
+	grep -q "^userevents: $work: not a tracefs with user_events" "$work/err" ||
+		fail "--tracefs DIR $c: no message that it is not a tracefs"
+done
+expect_rc 2 "--color of no kind" -- "$tool" --color=bogus list
 expect_rc 2 "run without a command" -- "$tool" run
 expect_rc 2 "enable without a glob" -- "$tool" --tracefs "$mnt" enable
 expect_rc 0 "stream --help" -- "$tool" stream --help
@@ -98,6 +106,26 @@ expect_rc 0 "list -n user_events:*tick" -- "$tool" list -n 'user_events:*tick'
 expect_rc 0 "list example_tick, enabled" -- "$tool" list example_tick
 grep -q 'enabled=1 used-by=ftrace$' "$work/out" || fail "list: example_tick not shown as used by ftrace"
 expect_rc 4 "disable GLOB matching nothing" -- "$tool" disable 'nosuch'
+# stream -e of an event that does not exist: said at once, exit 4 at the end.
+"$tool" stream -e nosuch > "$work/out" 2> "$work/err" &
+spid=$!
+sleep 1
+kill -INT $spid
+wait $spid
+rc=$?
+[ $rc = 4 ] || fail "stream -e nosuch: exit $rc, expected 4"
+grep -q "^userevents: stream: warning: no event matches 'nosuch' yet" "$work/err" ||
+	fail "stream -e nosuch: no warning"
+grep -q "^userevents: stream: no event matched 'nosuch'" "$work/err" ||
+	fail "stream -e nosuch: no closing message"
+# A filter with a missing quote: the parser's words, not the kernel's errno
+# (ESRCH, "No such process"), and stream stops with an error.
+expect_rc 1 "stream -f with a missing quote" -- \
+	timeout 10 "$tool" stream -e example_request -f 'path ~ "abc'
+grep -q 'Missing matching quote' "$work/err" || fail "stream -f: no parse error shown"
+grep -q 'No such process' "$work/err" && fail "stream -f: the raw ESRCH shown"
+[ "$(cat "$mnt/events/user_events/example_request/enable")" = 0 ] ||
+	fail "stream -f: example_request left enabled"
 expect_rc 0 "stats" -- "$tool" stats
 grep -qx 'events: 3' "$work/out" || fail "stats: events"
 grep -qx 'enabled: 1' "$work/out" || fail "stats: enabled"
@@ -178,12 +206,20 @@ TMPDIR=$runtmp expect_rc 0 "run -e example_request -f 'status == 404'" -- \
 n404=$(grep -c ': example_request: status=0x194 (404) ' "$work/out")
 nreq=$(grep -c ': example_request: ' "$work/out")
 [ "$n404" -gt 0 ] && [ "$n404" = "$nreq" ] || fail "run -f: $n404 of $nreq requests are 404s"
-# A filter the tracefs refuses: its reason, as the filter file shows it; nothing enabled.
-TMPDIR=$runtmp expect_rc 0 "run -f with an unknown field" -- \
+# A filter the tracefs refuses: its reason, as the filter file shows it; nothing
+# enabled, and the run stops with an error instead of tracing nothing.
+t0=$(date +%s)
+TMPDIR=$runtmp expect_rc 125 "run -f with an unknown field" -- \
 	"$tool" run -e example_request -f 'nosuch == 1' -- \
-	sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
+	sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 30' "$example"
 grep -q '^parse_error: Field not found$' "$work/err" || fail "run -f: no parse error shown"
+grep -q 'run: stopped the command' "$work/err" || fail "run -f: no word that the run stopped"
+[ $(($(date +%s) - t0)) -lt 20 ] || fail "run -f: the command was not stopped (ran its 30 s)"
 grep -q ': example_request: ' "$work/out" && fail "run -f: an event with a refused filter was enabled"
+# -e of an event the program never registers: said, and exit 4 instead of 0.
+TMPDIR=$runtmp expect_rc 4 "run -q -e nosuch" -- \
+	"$tool" run -q -e nosuch -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
+grep -q "^userevents: run: no event matched 'nosuch'" "$work/err" || fail "run -e nosuch: no message"
 expect_rc 2 "-f before any -e" -- "$tool" run -f 'a == 1' -- true
 expect_rc 2 "two -f for one -e" -- "$tool" run -e x -f 'a == 1' -f 'a == 2' -- true
 
@@ -191,6 +227,36 @@ expect_rc 3 "run returns the command's status" -- "$tool" run -- sh -c 'exit 3'
 expect_rc 127 "run of a missing command" -- "$tool" run -- "$work/nosuch"
 expect_rc 137 "run of a killed command" -- "$tool" run -- sh -c 'kill -9 $$'
 [ -z "$(ls -A "$runtmp")" ] || fail "run left $(ls -A "$runtmp") behind"
+
+# ---- output meant for people -------------------------------------------
+esc=$(printf '\033')
+TMPDIR=$runtmp expect_rc 0 "run on pipes" -- "$tool" run -- true
+grep -q "$esc" "$work/out" "$work/err" && fail "run on pipes: escape codes"
+TMPDIR=$runtmp expect_rc 0 "run --color=always" -- "$tool" --color=always run -- true
+grep -q "$esc\[1m" "$work/err" || fail "run --color=always: no bold summary header"
+if command -v script >/dev/null; then
+	# On a terminal (script's pty): bold, unless NO_COLOR says no.
+	TMPDIR=$runtmp script -qec "'$tool' run -- true" /dev/null > "$work/tty" 2>&1
+	grep -q "$esc\[1m" "$work/tty" || fail "run on a terminal: no bold header"
+	TMPDIR=$runtmp NO_COLOR=1 script -qec "'$tool' run -- true" /dev/null > "$work/tty" 2>&1
+	grep -q "$esc" "$work/tty" && fail "run on a terminal with NO_COLOR: escape codes"
+	# record -- CMD on a terminal: no progress line for CMD's output to run into.
+	TMPDIR=$runtmp script -qec "'$tool' record -o '$work/p.dat' -- sh -c 'sleep 2.5; echo CMD-OUTPUT'" \
+		/dev/null > "$work/tty" 2>&1
+	if grep -q 'CMD-OUTPUT' "$work/tty" && ! tr '\r' '@' < "$work/tty" | grep -q '@[^$]'; then
+		ok "record -- CMD on a terminal: no progress line into CMD's output"
+	else
+		fail "record -- CMD on a terminal: $(tr '\r' '@' < "$work/tty" | head -3)"
+	fi
+else
+	echo "SKIP: no script(1): terminal checks not run"
+fi
+# make demo, piped: no escape codes either.
+build=$(dirname "$(dirname "$tool")")
+TMPDIR=$runtmp "$(dirname "$0")/../../scripts/demo" "$build" > "$work/demo" 2>&1 ||
+	fail "scripts/demo failed: $(tail -2 "$work/demo")"
+grep -q "$esc" "$work/demo" && fail "scripts/demo on a pipe: escape codes"
+grep -q '^== userevents run' "$work/demo" || fail "scripts/demo: no banner"
 
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all passed"

@@ -128,10 +128,44 @@ record_rc() {	# WANT WHAT -- ARGS...
 record_rc 3 "returns the command's status" -- -q -o "$W/x.dat" -- sh -c 'exit 3'
 record_rc 137 "of a killed command" -- -q -o "$W/x.dat" -- sh -c 'kill -9 $$'
 record_rc 127 "of a missing command" -- -q -o "$W/x.dat" -- "$W/nosuch"
-record_rc 125 "that cannot write its file" -- -q -o "$W/nodir/x.dat" -- true
+# An output that cannot be written is found before anything starts: CMD never runs.
+record_rc 125 "that cannot write its file" -- -q -o "$W/nodir/x.dat" -- touch "$W/ran"
+[ -e "$W/ran" ] && { echo "not ok - record -o into no directory ran CMD"; fail=1; }
+grep -q "^userevents: $W/nodir/x.dat: No such file or directory" "$W/err" ||
+	{ echo "not ok - record -o into no directory: no message naming the file"; fail=1; }
 record_rc 2 "without -o" -- -- true
 record_rc 2 "with an option of another command" -- --json -o "$W/x.dat" -- true
 [ -z "$(ls -A "$W/tmp")" ] || { echo "not ok - record -- CMD left $(ls -A "$W/tmp")"; fail=1; }
+
+# 4d. Without CMD, a bad output fails at once (it used to record until ^C).
+timeout 10 "$TOOL" record -q -o "$W/nodir/x.dat" > /dev/null 2> "$W/err"
+r=$?
+if [ $r = 1 ] && grep -q 'No such file or directory' "$W/err"; then
+	echo "ok - record -o into no directory, no CMD: exit 1 at once"
+else
+	echo "not ok - record -o into no directory, no CMD: exit $r"; fail=1
+fi
+[ -e "$W/nodir" ] && { echo "not ok - record created $W/nodir"; fail=1; }
+
+# 4e. kill -9 of record: the file holds what was read until then, and both
+# readers read it (it is valid after every flush, once a second).
+echo 0 > $T/events/user_events/enable
+"$TOOL" record -q -o "$W/killed.dat" -e 'user_events:*' & rec=$!
+sleep 0.5
+"$EXAMPLE" "$T" 2 > "$W/killed.log" || { echo "not ok: example failed"; exit 1; }
+sleep 2.5	# two flushes after the last record
+kill -9 $rec
+wait $rec 2>/dev/null
+wrote=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$W/killed.log")
+ours_n=$("$TOOL" report "$W/killed.dat" 2> "$W/err" | grep -c ' example_')
+got=$(trace-cmd report "$W/killed.dat" 2>/dev/null | grep -c ' example_')
+if [ -n "$wrote" ] && [ "$wrote" -gt 0 ] && [ "$ours_n" = "$wrote" ] && [ "$got" = "$wrote" ]; then
+	echo "ok - record killed by SIGKILL: its file has the $wrote records, in both reports"
+else
+	echo "not ok - record killed by SIGKILL: wrote ${wrote:-?}, ours $ours_n, trace-cmd $got"
+	head -3 "$W/err"; fail=1
+fi
+echo 0 > $T/events/user_events/enable
 
 # 5. A foreign file is refused with a reason.
 printf 'not a trace' > "$W/bad.dat"

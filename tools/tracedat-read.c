@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * tools/tracedat: trace-cmd's trace.dat version 7: the initial header, the
- * header-info, ftrace-events, event-formats, kallsyms, printk and cmdlines
- * sections, one flyrecord buffer, the options section that points at them,
- * and the strings section.  Written uncompressed; read compressed with zstd
- * too (sections and CPU data chunks) when libzstd was found at build time.
+ * The trace.dat v7 reader of userevents report (and of the fuzz target):
+ * bounds-checked cursors over the file in memory, the options sections and
+ * the sections they point at (event formats, cmdlines, the flyrecord
+ * buffer), zstd-compressed sections and CPU data when built with libzstd.
+ * Every size and offset a file claims is checked before use.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,335 +19,6 @@
 #endif
 
 #include "tracedat.h"
-
-/* Section and option ids of trace-cmd.dat.v7(5), and the section flag. */
-enum {
-	SEC_FL_COMPRESSED = 1,
-	OPT_DONE = 0,
-	OPT_BUFFER = 3,
-	OPT_TRACECLOCK = 4,
-	OPT_CPUCOUNT = 8,
-	OPT_VERSION = 9,
-	SEC_STRINGS = 15,
-	SEC_HEADER_INFO = 16,
-	SEC_FTRACE_EVENTS = 17,
-	SEC_EVENT_FORMATS = 18,
-	SEC_KALLSYMS = 19,
-	SEC_PRINTK = 20,
-	SEC_CMDLINES = 21,
-};
-
-static const uint8_t magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-
-/* A growing byte buffer; a failed allocation sticks until the end. */
-struct bytes {
-	uint8_t *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void put(struct bytes *b, const void *data, size_t len)
-{
-	if (b->failed)
-		return;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 4096;
-		uint8_t *np;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->failed = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-}
-
-/* Numbers go in the host's order: the header says which that is. */
-static void put16(struct bytes *b, uint16_t v) { put(b, &v, 2); }
-static void put32(struct bytes *b, uint32_t v) { put(b, &v, 4); }
-static void put64(struct bytes *b, uint64_t v) { put(b, &v, 8); }
-static void putstr(struct bytes *b, const char *s) { put(b, s, strlen(s) + 1); }
-
-static void set64(struct bytes *b, size_t at, uint64_t v)
-{
-	if (!b->failed)
-		memcpy(b->p + at, &v, 8);
-}
-
-/* Section header; returns where its size goes (set64() it when known). */
-static size_t section(struct bytes *b, uint16_t id, uint32_t desc)
-{
-	size_t at;
-
-	put16(b, id);
-	put16(b, 0);
-	put32(b, desc);
-	at = b->len;
-	put64(b, 0);
-	return at;
-}
-
-static void section_end(struct bytes *b, size_t size_at)
-{
-	set64(b, size_at, b->len - (size_at + 8));
-}
-
-static void option(struct bytes *b, uint16_t id, const void *data, uint32_t len)
-{
-	put16(b, id);
-	put32(b, len);
-	put(b, data, len);
-}
-
-static void option64(struct bytes *b, uint16_t id, uint64_t v)
-{
-	option(b, id, &v, 8);
-}
-
-static int write_all(int fd, const void *p, size_t len)
-{
-	const uint8_t *c = p;
-
-	while (len) {
-		ssize_t n = write(fd, c, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		c += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* The selected clock of a trace_clock file ("local [mono] boot" -> mono). */
-static void clock_name(const struct uet_dat_text *t, char *out, size_t len)
-{
-	const char *o = t->text ? memchr(t->text, '[', t->len) : NULL;
-	const char *c = o ? memchr(o, ']', t->len - (size_t)(o - t->text)) : NULL;
-
-	if (o && c && (size_t)(c - o) < len)
-		snprintf(out, len, "%.*s", (int)(c - o - 1), o + 1);
-	else
-		snprintf(out, len, "local");
-}
-
-/* The descriptions of the sections, offsets into the strings section. */
-static const char strings[] = "headers\0ftrace events\0events format\0kallsyms\0printk\0"
-			      "command lines\0options\0flyrecord data\0";
-
-static uint32_t str_id(const char *s)
-{
-	for (size_t i = 0; i < sizeof(strings) - 1; i += strlen(strings + i) + 1)
-		if (strcmp(strings + i, s) == 0)
-			return (uint32_t)i;
-	return 0;
-}
-
-int uet_dat_write(int fd, const struct uet_dat_meta *m, FILE **cpu_data, unsigned int page_size)
-{
-	struct bytes b = { 0 };
-	uint64_t off_hdr, off_ftrace, off_formats, off_kallsyms, off_printk, off_cmdlines, off_fly;
-	uint64_t *cpu_off = NULL, *cpu_size = NULL, pos;
-	size_t at, opts_at;
-	char clock[32];
-	uint32_t ncpus = m->ncpus;
-	int e = 0;
-
-	cpu_off = calloc(ncpus + 1, sizeof(*cpu_off));
-	cpu_size = calloc(ncpus + 1, sizeof(*cpu_size));
-	if (!cpu_off || !cpu_size) {
-		e = -ENOMEM;
-		goto out;
-	}
-
-	put(&b, magic, sizeof(magic));
-	putstr(&b, "7");
-	put(&b, (uint8_t[]){ __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ }, 1);
-	put(&b, (uint8_t[]){ sizeof(long) }, 1);
-	put32(&b, page_size);
-	putstr(&b, "none");
-	putstr(&b, "");
-	opts_at = b.len;
-	put64(&b, 0);
-
-	off_hdr = b.len;
-	at = section(&b, SEC_HEADER_INFO, str_id("headers"));
-	putstr(&b, "header_page");
-	put64(&b, m->header_page.len);
-	put(&b, m->header_page.text, m->header_page.len);
-	putstr(&b, "header_event");
-	put64(&b, m->header_event.len);
-	put(&b, m->header_event.text, m->header_event.len);
-	section_end(&b, at);
-
-	off_ftrace = b.len;
-	at = section(&b, SEC_FTRACE_EVENTS, str_id("ftrace events"));
-	put32(&b, (uint32_t)m->nftrace);
-	for (size_t i = 0; i < m->nftrace; i++) {
-		put64(&b, m->ftrace[i].len);
-		put(&b, m->ftrace[i].text, m->ftrace[i].len);
-	}
-	section_end(&b, at);
-
-	off_formats = b.len;
-	at = section(&b, SEC_EVENT_FORMATS, str_id("events format"));
-	{
-		uint32_t nsys = 0;
-		size_t nsys_at = b.len;
-
-		put32(&b, 0);
-		for (size_t i = 0; i < m->nformats;) {
-			size_t j = i;
-
-			while (j < m->nformats && strcmp(m->formats[j].system, m->formats[i].system) == 0)
-				j++;
-			putstr(&b, m->formats[i].system);
-			put32(&b, (uint32_t)(j - i));
-			for (; i < j; i++) {
-				put64(&b, m->formats[i].len);
-				put(&b, m->formats[i].text, m->formats[i].len);
-			}
-			nsys++;
-		}
-		if (!b.failed)
-			memcpy(b.p + nsys_at, &nsys, 4);
-	}
-	section_end(&b, at);
-
-	off_kallsyms = b.len;
-	at = section(&b, SEC_KALLSYMS, str_id("kallsyms"));
-	put32(&b, 0);
-	section_end(&b, at);
-
-	off_printk = b.len;
-	at = section(&b, SEC_PRINTK, str_id("printk"));
-	put32(&b, 0);
-	section_end(&b, at);
-
-	off_cmdlines = b.len;
-	at = section(&b, SEC_CMDLINES, str_id("command lines"));
-	put64(&b, m->cmdlines.len);
-	put(&b, m->cmdlines.text, m->cmdlines.len);
-	section_end(&b, at);
-
-	/* The flyrecord buffer: its pages start on a page boundary of the file. */
-	off_fly = b.len;
-	at = section(&b, OPT_BUFFER, str_id("flyrecord data"));
-	pos = (b.len + page_size - 1) / page_size * page_size;
-	for (uint32_t c = 0; c < ncpus; c++) {
-		long sz = 0;
-
-		if (cpu_data && cpu_data[c]) {
-			if (fflush(cpu_data[c]) != 0 || (sz = ftell(cpu_data[c])) < 0) {
-				e = -errno;
-				goto out;
-			}
-		}
-		cpu_off[c] = pos;
-		cpu_size[c] = (uint64_t)sz;
-		pos += (uint64_t)sz;
-	}
-	set64(&b, at, pos - (at + 8));
-	if (b.failed) {
-		e = -ENOMEM;
-		goto out;
-	}
-	e = write_all(fd, b.p, b.len);
-	if (e < 0)
-		goto out;
-	for (uint32_t c = 0; c < ncpus; c++) {
-		char page[4096];
-		size_t n;
-
-		if (!cpu_size[c])
-			continue;
-		if (lseek(fd, (off_t)cpu_off[c], SEEK_SET) < 0) {
-			e = -errno;
-			goto out;
-		}
-		rewind(cpu_data[c]);
-		while ((n = fread(page, 1, sizeof(page), cpu_data[c])) > 0) {
-			e = write_all(fd, page, n);
-			if (e < 0)
-				goto out;
-		}
-		if (ferror(cpu_data[c])) {
-			e = -EIO;
-			goto out;
-		}
-	}
-
-	/* The options, after the data; the initial header points at them. */
-	b.len = 0;
-	section(&b, 0, str_id("options"));
-	option64(&b, SEC_HEADER_INFO, off_hdr);
-	option64(&b, SEC_FTRACE_EVENTS, off_ftrace);
-	option64(&b, SEC_EVENT_FORMATS, off_formats);
-	option64(&b, SEC_KALLSYMS, off_kallsyms);
-	option64(&b, SEC_PRINTK, off_printk);
-	option64(&b, SEC_CMDLINES, off_cmdlines);
-	if (m->trace_clock.text) {
-		/* The option holds a string: the file's text, NUL-terminated. */
-		put16(&b, OPT_TRACECLOCK);
-		put32(&b, (uint32_t)m->trace_clock.len + 1);
-		put(&b, m->trace_clock.text, m->trace_clock.len);
-		put(&b, "", 1);
-	}
-	option(&b, OPT_VERSION, "userevents", sizeof("userevents"));
-	option(&b, OPT_CPUCOUNT, &ncpus, 4);
-	{
-		struct bytes buf = { 0 };
-
-		clock_name(&m->trace_clock, clock, sizeof(clock));
-		put64(&buf, off_fly);
-		putstr(&buf, "");
-		putstr(&buf, clock);
-		put32(&buf, page_size);
-		put32(&buf, ncpus);
-		for (uint32_t c = 0; c < ncpus; c++) {
-			put32(&buf, c);
-			put64(&buf, cpu_off[c]);
-			put64(&buf, cpu_size[c]);
-		}
-		if (buf.failed)
-			b.failed = true;
-		else
-			option(&b, OPT_BUFFER, buf.p, (uint32_t)buf.len);
-		free(buf.p);
-	}
-	option64(&b, OPT_DONE, 0);
-	set64(&b, 8, b.len - 16);
-	at = section(&b, SEC_STRINGS, 0);
-	put(&b, strings, sizeof(strings) - 1);
-	section_end(&b, at);
-	if (b.failed) {
-		e = -ENOMEM;
-		goto out;
-	}
-	if (lseek(fd, (off_t)pos, SEEK_SET) < 0) {
-		e = -errno;
-		goto out;
-	}
-	e = write_all(fd, b.p, b.len);
-	if (e < 0)
-		goto out;
-	if (pwrite(fd, &pos, 8, (off_t)opts_at) != 8)
-		e = errno ? -errno : -EIO;
-out:
-	free(b.p);
-	free(cpu_off);
-	free(cpu_size);
-	return e;
-}
 
 /* Reading: bounds-checked cursors over the file in memory. */
 struct cur {
@@ -489,7 +161,7 @@ static int open_section(struct uet_dat *d, uint64_t off, uint16_t id, struct cur
 		return -EINVAL;
 	*ret = (struct cur){ c.p + c.pos, (size_t)size, 0, false };
 	/* A flyrecord buffer's flag says its CPU data comes in chunks (unpack_cpu()). */
-	if ((flags & SEC_FL_COMPRESSED) && id != OPT_BUFFER) {
+	if ((flags & UET_DAT_SEC_FL_COMPRESSED) && id != UET_DAT_OPT_BUFFER) {
 		uint32_t zlen = (uint32_t)get(ret, 4), len = (uint32_t)get(ret, 4);
 		const void *z = take(ret, zlen);
 		uint8_t *out;
@@ -582,7 +254,8 @@ static int read_formats(struct uet_dat *d, uint64_t off, bool ftrace)
 {
 	struct cur c;
 	uint32_t nsys;
-	int e = open_section(d, off, ftrace ? SEC_FTRACE_EVENTS : SEC_EVENT_FORMATS, &c);
+	int e = open_section(d, off, ftrace ? UET_DAT_SEC_FTRACE_EVENTS : UET_DAT_SEC_EVENT_FORMATS,
+			     &c);
 
 	if (e < 0)
 		return e;
@@ -662,7 +335,7 @@ static int read_buffer_option(struct uet_dat *d, struct cur *o, char *err, size_
 		snprintf(err, errlen, "buffer option: %u CPUs in %zu bytes", ncpus, o->len);
 		return -EINVAL;
 	}
-	e = open_section(d, fly, OPT_BUFFER, &sec);
+	e = open_section(d, fly, UET_DAT_OPT_BUFFER, &sec);
 	if (e < 0)
 		return e;
 	d->cpus = calloc(ncpus ? ncpus : 1, sizeof(*d->cpus));
@@ -727,7 +400,7 @@ static void no_unpack(const struct uet_dat *d, char *err, size_t errlen)
  */
 static bool once(struct uet_dat *d, uint16_t id)
 {
-	unsigned int bit = 1u << (id - SEC_STRINGS);
+	unsigned int bit = 1u << (id - UET_DAT_SEC_STRINGS);
 	bool first = !(d->seen & bit);
 
 	d->seen |= bit;
@@ -753,17 +426,17 @@ static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errle
 
 			if (c.bad)
 				break;
-			if (id == OPT_DONE) {
+			if (id == UET_DAT_OPT_DONE) {
 				next = get(&o, 8);
 				break;
 			}
 			e = 0;
-			if ((id == SEC_FTRACE_EVENTS || id == SEC_EVENT_FORMATS) && once(d, id)) {
-				e = read_formats(d, get(&o, 8), id == SEC_FTRACE_EVENTS);
-			} else if (id == SEC_CMDLINES && once(d, id)) {
+			if ((id == UET_DAT_SEC_FTRACE_EVENTS || id == UET_DAT_SEC_EVENT_FORMATS) && once(d, id)) {
+				e = read_formats(d, get(&o, 8), id == UET_DAT_SEC_FTRACE_EVENTS);
+			} else if (id == UET_DAT_SEC_CMDLINES && once(d, id)) {
 				struct cur s;
 
-				e = open_section(d, get(&o, 8), SEC_CMDLINES, &s);
+				e = open_section(d, get(&o, 8), UET_DAT_SEC_CMDLINES, &s);
 				if (e == 0) {
 					uint64_t n = get(&s, 8);
 					const void *t = take(&s, (size_t)n);
@@ -772,7 +445,7 @@ static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errle
 					if (t && !d->cmdlines)
 						e = -ENOMEM;
 				}
-			} else if (id == OPT_BUFFER && !d->cpus) {
+			} else if (id == UET_DAT_OPT_BUFFER && !d->cpus) {
 				e = read_buffer_option(d, &o, err, errlen);
 			}
 			if (e == -ENOTSUP) {
@@ -816,7 +489,8 @@ static int parse(struct uet_dat *d, char *err, size_t errlen)
 
 	if (errlen)
 		err[0] = '\0';
-	if (d->len < sizeof(magic) || memcmp(take(&c, sizeof(magic)), magic, sizeof(magic))) {
+	if (d->len < UET_DAT_MAGIC_LEN ||
+	    memcmp(take(&c, UET_DAT_MAGIC_LEN), UET_DAT_MAGIC, UET_DAT_MAGIC_LEN)) {
 		snprintf(err, errlen, "not a trace.dat file");
 		return -EINVAL;
 	}

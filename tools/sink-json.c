@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The JSON sink: one object a line per user event record (ue_render_json(),
+ * the keys of userevents(1) JSON OUTPUT).  It needs binary records: stream
+ * reads trace_pipe_raw for it instead of trace_pipe.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink.h"
+#include "tool.h"
+
+struct json_sink {
+	struct uet_sink s;
+	char *line;
+	size_t cap;
+	const char *who;
+};
+
+static int json_begin(struct uet_sink *s, const struct uet_sink_env *env)
+{
+	((struct json_sink *)s)->who = env->who;
+	return 0;
+}
+
+static int json_record(struct uet_sink *s, const struct uet_sink_rec *r)
+{
+	struct json_sink *j = (struct json_sink *)s;
+	int w;
+
+	if (!r->format)
+		return 0;	/* a text line: nothing to say in JSON */
+	w = uet_render_json(r->format, &r->ctx, r->data, r->len, &j->line, &j->cap);
+	return uet_sink_put(s, w, j->line, r->format, j->who);
+}
+
+static int json_end(struct uet_sink *s, bool ok)
+{
+	free(((struct json_sink *)s)->line);
+	return uet_sink_stream_end(s, ok);
+}
+
+static const struct uet_sink_ops json_ops = {
+	.name = "json",
+	.needs = UET_SINK_RECORDS,
+	.begin = json_begin,
+	.record = json_record,
+	.flush = uet_sink_stream_flush,
+	.end = json_end,
+};
+
+struct uet_sink *uet_sink_json_new(FILE *out, const char *path)
+{
+	struct json_sink *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		uet_err("%s", strerror(ENOMEM));
+		return NULL;
+	}
+	j->s.ops = &json_ops;
+	j->who = "";
+	if (uet_sink_stream_open(&j->s, out, path) < 0) {
+		free(j);
+		return NULL;
+	}
+	return &j->s;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The trace.dat sink of record: the pages of every CPU's trace_pipe_raw
+ * into a trace-cmd trace.dat v7 (tracedat-write.c).  The file is created
+ * when the sink is made, holds the tracefs' metadata from begin() on, and
+ * is valid at every flush (a SIGKILL leaves what was flushed); at a good
+ * end it is replaced by its compact copy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rbpage.h"
+#include "sink.h"
+#include "tool.h"
+#include "tracedat.h"
+
+/* A format kept for the file (the event may be gone by the end). */
+struct kept {
+	unsigned int id;
+	struct uet_dat_text t;
+};
+
+struct dat_sink {
+	struct uet_sink s;
+	char real[PATH_MAX];		/* the file, symbolic links resolved */
+	int fd;
+	const char *who, *tracefs;
+	struct uet_dat_meta m;
+	struct kept *fmts;
+	size_t nfmts;
+	unsigned int changed;		/* UET_DAT_* since the last commit */
+	bool pages;			/* pages since the last commit */
+	struct uet_dat_writer *w;
+};
+
+static void meta_free(struct uet_dat_meta *m)
+{
+	free(m->header_page.text);
+	free(m->header_event.text);
+	free(m->cmdlines.text);
+	free(m->trace_clock.text);
+	if (m->ftrace)
+		free(m->ftrace[0].text);
+	free(m->ftrace);
+	free(m->formats);
+	memset(m, 0, sizeof(*m));
+}
+
+static int dat_begin(struct uet_sink *s, const struct uet_sink_env *env)
+{
+	struct dat_sink *d = (struct dat_sink *)s;
+	struct uet_dat_meta *m = &d->m;
+	size_t len;
+	char *t;
+	int e;
+
+	d->who = env->who;
+	d->tracefs = env->tracefs;
+	m->ncpus = env->ncpus;
+	m->header_page.text = uet_read(env->tracefs, "events/header_page", &m->header_page.len);
+	m->header_event.text = uet_read(env->tracefs, "events/header_event", &m->header_event.len);
+	if (!m->header_page.text || !m->header_event.text) {
+		e = -errno;
+		uet_err("%s: %s/events/header_page: %s", d->who, env->tracefs, strerror(-e));
+		return e;
+	}
+	m->cmdlines.text = uet_read(env->tracefs, "saved_cmdlines", &m->cmdlines.len);
+	m->trace_clock.text = uet_read(env->tracefs, "trace_clock", &m->trace_clock.len);
+	t = uet_read(env->tracefs, "events/ftrace/print/format", &len);
+	if (t) {
+		m->ftrace = calloc(1, sizeof(*m->ftrace));
+		if (!m->ftrace) {
+			free(t);
+			return -ENOMEM;
+		}
+		m->ftrace[0] = (struct uet_dat_text){ "ftrace", t, len };
+		m->nftrace = 1;
+	}
+	e = uet_dat_writer_open(&d->w, d->fd, m, UE_RB_PAGE_SIZE);
+	if (e < 0)
+		uet_err("%s: writing %s: %s", d->who, d->s.path, strerror(-e));
+	return e;
+}
+
+/* Keep @f's text by type id (a type seen again with another text: the new one). */
+static int dat_format_seen(struct uet_sink *s, const struct uet_format *f)
+{
+	struct dat_sink *d = (struct dat_sink *)s;
+	struct kept *k = NULL, *nv;
+	char *text = malloc(f->len + 1);
+
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, f->text, f->len);
+	text[f->len] = '\0';
+	for (size_t i = 0; i < d->nfmts && !k; i++)
+		if (d->fmts[i].id == f->id)
+			k = &d->fmts[i];
+	if (!k) {
+		nv = realloc(d->fmts, (d->nfmts + 1) * sizeof(*nv));
+		if (!nv) {
+			free(text);
+			return -ENOMEM;
+		}
+		d->fmts = nv;
+		k = &d->fmts[d->nfmts++];
+	} else {
+		free(k->t.text);
+		free((char *)k->t.system);
+	}
+	k->id = f->id;
+	k->t = (struct uet_dat_text){ strdup(f->system), text, f->len };
+	if (!k->t.system)
+		return -ENOMEM;
+	d->changed |= UET_DAT_FORMATS;
+	return 0;
+}
+
+static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, size_t len)
+{
+	struct dat_sink *d = (struct dat_sink *)s;
+
+	d->pages = true;
+	return uet_dat_writer_page(d->w, cpu, page, len);
+}
+
+static int cmp_kept(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+	int c = strcmp(x->t.system, y->t.system);
+
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+/* The formats kept, grouped by system as the file wants, into d->m. */
+static int formats_to_meta(struct dat_sink *d)
+{
+	struct uet_dat_text *v = calloc(d->nfmts + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	if (d->nfmts > 1)
+		qsort(d->fmts, d->nfmts, sizeof(*d->fmts), cmp_kept);
+	for (size_t i = 0; i < d->nfmts; i++)
+		v[i] = d->fmts[i].t;
+	free(d->m.formats);
+	d->m.formats = v;
+	d->m.nformats = d->nfmts;
+	return 0;
+}
+
+/* Task names as they are now, when they changed. */
+static void cmdlines_update(struct dat_sink *d)
+{
+	size_t len;
+	char *t = uet_read(d->tracefs, "saved_cmdlines", &len);
+
+	if (!t)
+		return;
+	if (d->m.cmdlines.text && len == d->m.cmdlines.len &&
+	    memcmp(t, d->m.cmdlines.text, len) == 0) {
+		free(t);
+		return;
+	}
+	free(d->m.cmdlines.text);
+	d->m.cmdlines = (struct uet_dat_text){ NULL, t, len };
+	d->changed |= UET_DAT_CMDLINES;
+}
+
+static int dat_flush(struct uet_sink *s)
+{
+	struct dat_sink *d = (struct dat_sink *)s;
+	int e;
+
+	if (!d->w)
+		return 0;
+	cmdlines_update(d);
+	if (!d->pages && !d->changed)
+		return 0;
+	if ((d->changed & UET_DAT_FORMATS) && formats_to_meta(d) < 0)
+		return -ENOMEM;
+	e = uet_dat_writer_commit(d->w, &d->m, d->changed);
+	if (e < 0) {
+		uet_err("%s: writing %s: %s", d->who, s->path, strerror(-e));
+		return e;
+	}
+	d->changed = 0;
+	d->pages = false;
+	return 0;
+}
+
+/* The compact copy of the file, put in its place. */
+static int compact(struct dat_sink *d)
+{
+	char tmp[PATH_MAX + 16];
+	struct stat st;
+	int fd, e;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d~", d->real, (int)getpid());
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	/* The mode the file was given (umask, or an existing file's). */
+	if (fstat(d->fd, &st) == 0)
+		fchmod(fd, st.st_mode & 07777);
+	e = uet_dat_writer_compact(d->w, &d->m, fd);
+	if (close(fd) < 0 && e == 0)
+		e = -errno;
+	if (e == 0 && rename(tmp, d->real) < 0)
+		e = -errno;
+	if (e < 0)
+		unlink(tmp);
+	return e;
+}
+
+static int dat_end(struct uet_sink *s, bool ok)
+{
+	struct dat_sink *d = (struct dat_sink *)s;
+	int e = 0;
+
+	if (d->w && ok) {
+		/* Formats and task names while the events are still enabled, so still there. */
+		e = dat_flush(s);
+		/* Without its compact copy (a directory we cannot write) the file is still whole. */
+		if (e == 0 && (e = compact(d)) < 0) {
+			uet_err("%s: warning: %s: no compact copy (%s): kept as written, with room to grow",
+				d->who, s->path, strerror(-e));
+			e = 0;
+		}
+	} else if (d->w) {
+		/* What was read is in the file: keep it, as of the last flush. */
+		if (uet_dat_writer_pages(d->w) == 0)
+			unlink(d->real);
+		else
+			dat_flush(s);
+	} else {
+		unlink(d->real);	/* nothing begun: no file */
+	}
+	if (close(d->fd) < 0 && e == 0)
+		e = -errno;
+	uet_dat_writer_free(d->w);
+	for (size_t i = 0; i < d->nfmts; i++) {
+		free(d->fmts[i].t.text);
+		free((char *)d->fmts[i].t.system);
+	}
+	free(d->fmts);
+	meta_free(&d->m);
+	free(d);
+	return e;
+}
+
+static const struct uet_sink_ops dat_ops = {
+	.name = "trace.dat",
+	.needs = UET_SINK_PAGES,
+	.begin = dat_begin,
+	.format_seen = dat_format_seen,
+	.page = dat_page,	/* the pages hold the records: no .record */
+	.flush = dat_flush,
+	.end = dat_end,
+};
+
+struct uet_sink *uet_sink_tracedat_new(FILE *out, const char *path)
+{
+	struct dat_sink *d = calloc(1, sizeof(*d));
+	struct stat st = { 0 };
+
+	if (!d || out || !path) {
+		uet_err("trace.dat: %s", d ? "needs a file" : strerror(ENOMEM));
+		free(d);
+		return NULL;
+	}
+	d->s.ops = &dat_ops;
+	d->s.path = path;
+	d->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (d->fd < 0) {
+		uet_err("%s: %s", path, strerror(errno));
+		free(d);
+		return NULL;
+	}
+	/* Written in place, then replaced by its compact copy: a plain file only. */
+	if (fstat(d->fd, &st) < 0 || !S_ISREG(st.st_mode) || !realpath(path, d->real)) {
+		uet_err("%s: %s", path, S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
+		close(d->fd);
+		free(d);
+		return NULL;
+	}
+	return &d->s;
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The output formats by name, and a command's set of sinks: each call goes
+ * to every sink in turn; the helpers the stream sinks (text, fields, json)
+ * share to flush and close their FILE.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sink.h"
+#include "tool.h"
+
+/* The output formats.  A new one: its sink-NAME.c and a row here. */
+static const struct {
+	const char *name;
+	struct uet_sink *(*make)(FILE *out, const char *path);
+} uet_sink_types[] = {
+	{ "text", uet_sink_text_new },		/* trace lines, as trace_pipe */
+	{ "fields", uet_sink_fields_new },	/* the same, options/fields set while live */
+	{ "json", uet_sink_json_new },		/* one JSON object a record */
+	{ "trace.dat", uet_sink_tracedat_new },	/* trace-cmd's file, version 7 */
+};
+
+struct uet_sink *uet_sink_new(const char *name, FILE *out, const char *path)
+{
+	for (size_t i = 0; i < sizeof(uet_sink_types) / sizeof(uet_sink_types[0]); i++) {
+		if (strcmp(uet_sink_types[i].name, name) == 0)
+			return uet_sink_types[i].make(out, path);
+	}
+	uet_err("no output format '%s'", name);
+	return NULL;
+}
+
+int uet_sinks_add(struct uet_sinks *ss, struct uet_sink *s)
+{
+	if (!s || ss->n == UET_SINKS_MAX)
+		return -EINVAL;
+	ss->v[ss->n++] = s;
+	ss->needs |= s->ops->needs;
+	return 0;
+}
+
+int uet_sinks_begin(struct uet_sinks *ss, const struct uet_sink_env *env)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		int e = ss->v[i]->ops->begin(ss->v[i], env);
+
+		if (e < 0)
+			return e;
+	}
+	ss->begun = true;
+	return 0;
+}
+
+int uet_sinks_format_seen(struct uet_sinks *ss, const struct uet_format *f)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		int e = ss->v[i]->ops->format_seen ? ss->v[i]->ops->format_seen(ss->v[i], f) : 0;
+
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+int uet_sinks_page(struct uet_sinks *ss, unsigned int cpu, const uint8_t *page, size_t len)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		int e = ss->v[i]->ops->page ? ss->v[i]->ops->page(ss->v[i], cpu, page, len) : 0;
+
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+int uet_sinks_record(struct uet_sinks *ss, const struct uet_sink_rec *r)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		int e = ss->v[i]->ops->record ? ss->v[i]->ops->record(ss->v[i], r) : 0;
+
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+int uet_sinks_flush(struct uet_sinks *ss)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		int e = ss->v[i]->ops->flush ? ss->v[i]->ops->flush(ss->v[i]) : 0;
+
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+int uet_sinks_end(struct uet_sinks *ss, bool ok)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < ss->n; i++) {
+		int e = ss->v[i]->ops->end(ss->v[i], ok && ss->begun);
+
+		if (e < 0 && r == 0)
+			r = e;
+	}
+	ss->n = 0;
+	ss->begun = false;
+	return r;
+}
+
+int uet_sink_stream_flush(struct uet_sink *s)
+{
+	if (fflush(s->out) != 0 || ferror(s->out))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int uet_sink_stream_end(struct uet_sink *s, bool ok)
+{
+	int e = 0;
+
+	(void)ok;
+	if (s->out) {
+		e = uet_sink_stream_flush(s);
+		if (s->path && fclose(s->out) != 0 && e == 0)
+			e = -errno;
+		if (e < 0 && s->path)
+			uet_err("%s: %s", s->path, strerror(-e));
+	}
+	free(s);
+	return e;
+}
+
+/* Shared by the stream sinks' constructors: @out, or @path opened for writing. */
+int uet_sink_stream_open(struct uet_sink *s, FILE *out, const char *path)
+{
+	s->out = out;
+	s->path = NULL;
+	if (!out) {
+		s->out = fopen(path, "we");
+		if (!s->out) {
+			int e = -errno;
+
+			uet_err("%s: %s", path, strerror(-e));
+			return e;
+		}
+		s->path = path;
+	}
+	return 0;
+}
+
+int uet_sink_put(struct uet_sink *s, int w, const char *text, const struct uet_format *f,
+		 const char *who)
+{
+	if (w == -ENOMEM)
+		return w;
+	if (w < 0)
+		uet_err("%s: cannot render a record of %s: %s", who, f->desc->name, strerror(-w));
+	else
+		fwrite(text, 1, (size_t)w, s->out);
+	return 0;
+}

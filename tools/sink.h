@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The output seam of the userevents tool: where records go.  A sink is one
+ * output format (trace lines, --fields, --json, a trace.dat); run, stream,
+ * record and report read records from their source and hand them to the
+ * sinks they chose.  A new output format is one sink-*.c file and one row
+ * of uet_sink_types[] (sink.c).
+ */
+#ifndef UE_TOOLS_SINK_H
+#define UE_TOOLS_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core.h"
+
+struct uet_format;
+struct uet_sink;
+
+/* What a sink needs from its source (uet_sink_ops.needs). */
+#define UET_SINK_RECORDS (1u << 0)	/* binary records: trace_pipe's text lines will not do */
+#define UET_SINK_PAGES	 (1u << 1)	/* the raw ring-buffer pages (ops.page) */
+
+/* One record.  A text source (trace_pipe) gives @line; a binary one the rest. */
+struct uet_sink_rec {
+	const char *line;		/* a trace line, newline included, or NULL */
+	size_t line_len;
+	const struct uet_format *format;	/* binary: its event's format */
+	struct ue_record_ctx ctx;	/* binary: comm, pid, CPU, time stamp */
+	const void *data;		/* binary: struct trace_entry and payload */
+	size_t len;
+};
+
+/* Where the records come from, for begin(). */
+struct uet_sink_env {
+	const char *who;		/* the command, for messages */
+	const char *tracefs;		/* a live tracefs, or NULL (report: a file) */
+	unsigned int ncpus;		/* its CPUs (UET_SINK_PAGES sinks) */
+};
+
+/*
+ * The operations of a sink.  Each returns 0 or -errno; after an error the
+ * command stops and calls end().  Only begin and end are required.
+ */
+struct uet_sink_ops {
+	const char *name;
+	unsigned int needs;		/* UET_SINK_* */
+	/* Before anything is read (and before run's or record's CMD starts). */
+	int (*begin)(struct uet_sink *s, const struct uet_sink_env *env);
+	/* An event format met for the first time, or with a new text. */
+	int (*format_seen)(struct uet_sink *s, const struct uet_format *f);
+	/* A ring-buffer page of @cpu as read (UET_SINK_PAGES). */
+	int (*page)(struct uet_sink *s, unsigned int cpu, const uint8_t *page, size_t len);
+	int (*record)(struct uet_sink *s, const struct uet_sink_rec *r);
+	/* After each batch: what was handed over is out (readable if we die now). */
+	int (*flush)(struct uet_sink *s);
+	/* Finish (@ok: the command succeeded so far) and release the sink. */
+	int (*end)(struct uet_sink *s, bool ok);
+};
+
+/* Every sink starts with this; its own state follows. */
+struct uet_sink {
+	const struct uet_sink_ops *ops;
+	FILE *out;			/* stream sinks: where they write */
+	const char *path;		/* file sinks: the file */
+};
+
+/* The sinks a command writes to, in order (run: the terminal and -o FILE). */
+#define UET_SINKS_MAX 4
+struct uet_sinks {
+	struct uet_sink *v[UET_SINKS_MAX];
+	size_t n;
+	unsigned int needs;		/* the union of their needs */
+	bool begun;
+};
+
+/**
+ * uet_sink_new - a sink of the output format @name
+ * @name: a uet_sink_types[] name: "text", "fields", "json", "trace.dat"
+ * @out: where a stream sink writes (stdout); NULL: to @path
+ * @path: the file to write, created now (an unwritable one fails here,
+ *        before anything starts), or NULL with @out
+ *
+ * Return: the sink, or NULL with a message printed.
+ */
+struct uet_sink *uet_sink_new(const char *name, FILE *out, const char *path);
+
+/** uet_sinks_add - add @s (NULL: out of memory or refused) to @ss; 0 or -EINVAL */
+int uet_sinks_add(struct uet_sinks *ss, struct uet_sink *s);
+
+/** uet_sinks_begin - begin every sink; 0 or the first error */
+int uet_sinks_begin(struct uet_sinks *ss, const struct uet_sink_env *env);
+
+/** uet_sinks_format_seen - tell every sink of @f; 0 or the first error */
+int uet_sinks_format_seen(struct uet_sinks *ss, const struct uet_format *f);
+
+/** uet_sinks_page - hand a raw page to the sinks that take pages */
+int uet_sinks_page(struct uet_sinks *ss, unsigned int cpu, const uint8_t *page, size_t len);
+
+/** uet_sinks_record - hand @r to every sink */
+int uet_sinks_record(struct uet_sinks *ss, const struct uet_sink_rec *r);
+
+/** uet_sinks_flush - flush every sink; 0 or the first error */
+int uet_sinks_flush(struct uet_sinks *ss);
+
+/**
+ * uet_sinks_end - end and release every sink (whether begun or not)
+ * @ok: whether the command succeeded so far
+ *
+ * Return: 0 or the first error (the message is printed).
+ */
+int uet_sinks_end(struct uet_sinks *ss, bool ok);
+
+/* The sinks, one file each: constructors for uet_sink_types[]. */
+struct uet_sink *uet_sink_text_new(FILE *out, const char *path);
+struct uet_sink *uet_sink_fields_new(FILE *out, const char *path);
+struct uet_sink *uet_sink_json_new(FILE *out, const char *path);
+struct uet_sink *uet_sink_tracedat_new(FILE *out, const char *path);
+
+/** uet_sink_stream_open - a stream sink's FILE: @out, or @path created; 0 or -errno (said) */
+int uet_sink_stream_open(struct uet_sink *s, FILE *out, const char *path);
+
+/**
+ * uet_sink_put - write what uet_render_line() or uet_render_json() returned
+ * @w: its return: the length of @text, or -errno (said, but for -ENOMEM)
+ *
+ * Return: 0, or -ENOMEM (the command stops).
+ */
+int uet_sink_put(struct uet_sink *s, int w, const char *text, const struct uet_format *f,
+		 const char *who);
+
+/** uet_sink_stream_flush - fflush a stream sink's FILE; 0 or -errno (EPIPE...) */
+int uet_sink_stream_flush(struct uet_sink *s);
+
+/** uet_sink_stream_end - flush it, close it unless stdout, free @s */
+int uet_sink_stream_end(struct uet_sink *s, bool ok);
+
+#endif /* UE_TOOLS_SINK_H */
