@@ -147,6 +147,7 @@ enum ue_node {
 	UE_N_TRACE_MARKER,	/* trace_marker (fs-marker.c) */
 	UE_N_TRACE_MARKER_RAW,	/* trace_marker_raw (fs-marker.c) */
 	UE_N_FTRACE_RAW_FORMAT,	/* events/ftrace/raw_data/format (fs-marker.c) */
+	UE_N_SESSION,		/* usereventsd_session: enables undone at release (fs-session.c) */
 };
 
 /* The trace options, in the order of the kernel's trace_options file. */
@@ -239,6 +240,7 @@ struct ue_fh {
 		struct ue_data_file data;
 		struct ue_pipe_reader pipe;
 		struct ue_raw_reader *raw;	/* UE_N_CPU_PIPE_RAW */
+		struct ue_session *session;	/* UE_N_SESSION */
 		struct {
 			struct ue_dirent *ents;
 			size_t n;
@@ -414,6 +416,18 @@ int ue_textfile_open(fuse_req_t req, struct ue_fh *fh);
 void ue_textfile_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off);
 /** ue_textfile_write - lines of dynamic_events, a word of set_event */
 void ue_textfile_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size);
+
+/* fs-session.c: usereventsd_session */
+
+struct ue_session;
+/** ue_session_open - a new session: holds nothing yet */
+int ue_session_open(struct ue_fh *fh);
+/** ue_session_write - one command: "enable|disable SYSTEM/NAME", "filter SYSTEM/NAME EXPR" */
+void ue_session_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size);
+/** ue_session_read - what the session holds, one "enable|filter SYSTEM/NAME" a line */
+void ue_session_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off);
+/** ue_session_release - undo what the session set (unless another holds it too) */
+void ue_session_release(struct ue_daemon *d, struct ue_fh *fh);
 
 /* fs-marker.c: trace_marker, trace_marker_raw, events/ftrace/raw_data/format */
 

@@ -62,6 +62,7 @@ enum {
 	INO_FTRACE_PRINT_TRIGGER,
 	INO_FTRACE_RAW_DATA,
 	INO_FTRACE_RAW_DATA_FORMAT,
+	INO_USEREVENTSD_SESSION,
 	INO_STATIC_END,
 };
 
@@ -155,6 +156,9 @@ static const struct static_node static_nodes[] = {
 	{ INO_FTRACE_RAW_DATA, INO_FTRACE, "raw_data", UE_N_FTRACE_DIR, S_IFDIR | 0755, false },
 	{ INO_FTRACE_RAW_DATA_FORMAT, INO_FTRACE_RAW_DATA, "format", UE_N_FTRACE_RAW_FORMAT,
 	  S_IFREG | 0440, false },
+	/* Ours: enables and filters that end with the descriptor that set them. */
+	{ INO_USEREVENTSD_SESSION, INO_ROOT, "usereventsd_session", UE_N_SESSION,
+	  S_IFREG | 0640, false },
 };
 
 /* The files of an event directory, in the order of their inode numbers. */
@@ -535,6 +539,8 @@ static void fh_close(struct ue_daemon *d, struct ue_fh *fh)
 		ue_trace_release(d, fh);
 	else if (fh->kind == UE_N_CPU_PIPE_RAW)
 		ue_raw_release(d, fh);
+	else if (fh->kind == UE_N_SESSION)
+		ue_session_release(d, fh);
 	fh_free(d, fh);
 }
 
@@ -710,7 +716,8 @@ static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 }
 
 /* The fs-*.c file that opens and reads the files of a kind. */
-enum fs_area { AREA_DATA, AREA_EVENTS, AREA_TRACE, AREA_RAW, AREA_MARKER, AREA_TEXT };
+enum fs_area { AREA_DATA, AREA_EVENTS, AREA_TRACE, AREA_RAW, AREA_MARKER, AREA_SESSION,
+	       AREA_TEXT };
 
 static enum fs_area area_of(enum ue_node kind)
 {
@@ -753,6 +760,8 @@ static enum fs_area area_of(enum ue_node kind)
 	case UE_N_TRACE_MARKER_RAW:
 	case UE_N_FTRACE_RAW_FORMAT:
 		return AREA_MARKER;
+	case UE_N_SESSION:
+		return AREA_SESSION;
 	default:
 		return AREA_TEXT;
 	}
@@ -825,6 +834,9 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			fi->nonseekable = 1;
 		err = 0;
 		break;
+	case AREA_SESSION:
+		err = ue_session_open(fh);
+		break;
 	case AREA_TEXT:
 		err = ue_textfile_open(req, fh);
 		break;
@@ -854,6 +866,9 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		break;
 	case AREA_MARKER:
 		ue_marker_read(req, fh, size, off);
+		break;
+	case AREA_SESSION:
+		ue_session_read(req, fh, size, off);
 		break;
 	case AREA_TEXT:
 		ue_textfile_read(req, fh, size, off);
@@ -902,6 +917,9 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	case UE_N_TRACE_MARKER:
 	case UE_N_TRACE_MARKER_RAW:
 		ue_marker_write(req, fh, buf, size);
+		break;
+	case UE_N_SESSION:
+		ue_session_write(req, fh, buf, size);
 		break;
 	default:
 		/* No write method (read-only files opened by root): EINVAL, as vfs_write(). */

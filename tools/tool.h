@@ -109,10 +109,10 @@ int uet_buf_stats_read(const char *tracefs, struct uet_buf_stats *ret);
 
 /* session.c: what the tracing commands share. */
 
-/* The last SIGINT, SIGTERM or SIGHUP received since uet_catch_signals(); 0: none. */
+/* The last SIGINT, SIGTERM, SIGHUP or SIGPIPE since uet_catch_signals(); 0: none. */
 extern volatile sig_atomic_t uet_signal;
 
-/** uet_catch_signals - SIGINT, SIGTERM and SIGHUP set uet_signal (and interrupt reads) */
+/** uet_catch_signals - SIGINT, SIGTERM, SIGHUP, SIGPIPE set uet_signal (and interrupt reads) */
 void uet_catch_signals(void);
 
 /** uet_sleep_ms - sleep @ms milliseconds (a signal may cut it short) */
@@ -379,6 +379,8 @@ void uet_raw_close(struct uet_raw *r);
 /*
  * Events enabled on the fly: every tick, the events matching the globs
  * that are not enabled yet get enabled; at the end those are disabled again.
+ * On usereventsd they are set through usereventsd_session, which undoes
+ * them itself if the tool dies before it can (SIGKILL).
  */
 struct uet_autoenable {
 	const char *tracefs;
@@ -389,6 +391,8 @@ struct uet_autoenable {
 	char (*done)[300];		/* "SYSTEM/NAME" of each event we enabled */
 	bool *filtered;			/* filtered[i]: we set done[i]'s filter */
 	size_t ndone;
+	int session;			/* usereventsd_session, open; -1: none */
+	bool session_tried;		/* opened it, or found there is none */
 };
 
 /** uet_autoenable_tick - enable what matches now (a uet_stream tick) */
