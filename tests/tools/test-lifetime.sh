@@ -182,6 +182,19 @@ while [ "$(cat "$en")" != 0 ] && [ $i -lt 20 ]; do sleep 0.05; i=$((i + 1)); don
 [ "$(cat "$en")" = 0 ] && ok "usereventsd_session: closed, the enable is undone" ||
 	fail "usereventsd_session: the enable outlived the descriptor"
 
+# ---- list shows an event's filter and triggers (issue 18, item 8) ---------
+echo 'count > 3' >"$flt"
+echo 'traceoff if count > 1000000' >"$mnt/events/user_events/example_tick/trigger"
+"$tool" --tracefs "$mnt" list example_tick >"$work/out"
+grep -qx "	filter: count > 3" "$work/out" && ok "list shows the filter" ||
+	fail "list: no filter line: $(cat "$work/out")"
+grep -qx "	trigger: traceoff:unlimited if count > 1000000" "$work/out" && ok "list shows the trigger" ||
+	fail "list: no trigger line: $(cat "$work/out")"
+echo 0 >"$flt"
+echo '!traceoff' >"$mnt/events/user_events/example_tick/trigger"
+"$tool" --tracefs "$mnt" list example_tick | grep -q "filter:\|trigger:" &&
+	fail "list shows a filter or trigger after both were removed"
+
 # ---- mounting twice -------------------------------------------------------
 "$daemon" "$mnt" 2>"$work/err"
 rc=$?
