@@ -216,5 +216,17 @@ sleep 0.3
 umount "$mnt"
 [ -n "$first" ] && kill "$first" 2>/dev/null
 
+# mountinfo escapes a space (\040): a mount point with one is recognised too.
+sp="$work/with space"
+mkdir "$sp"
+if "$daemon" "$sp"; then
+	"$daemon" "$sp" 2>/dev/null && fail "mounting twice on a path with a space: accepted" ||
+		ok "mounting twice on a path with a space: refused"
+	umount "$sp" 2>/dev/null
+	umount "$sp" 2>/dev/null
+else
+	fail "usereventsd did not mount on a path with a space"
+fi
+
 [ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all passed"
