@@ -165,23 +165,6 @@ static int parse_opts(const char *list, struct ue_daemon_opts *o, char *fuse_opt
 	return err;
 }
 
-/* Undo mountinfo's octal escapes (\040 for a space ...) in place. */
-static void unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
-
 /*
  * Whether the mount on top of @mountpoint is a usereventsd mount (fstype and
  * source ours, mounted at its root): the mount's id from the descriptor's
@@ -214,7 +197,7 @@ static bool usereventsd_mount_on(const char *mountpoint, const char *at)
 		if (sscanf(line, "%d %*s %*s %4095s %4095s", &id, root, mp) != 3 || id != mnt_id ||
 		    !sep)
 			continue;
-		unescape(mp);
+		ue_mountinfo_unescape(mp);
 		found = sscanf(sep, " - %255s %255s", fstype, source) == 2 &&
 			strcmp(root, "/") == 0 && strcmp(fstype, "fuse.usereventsd") == 0 &&
 			strcmp(source, "usereventsd") == 0 && (!at || strcmp(mp, at) == 0);
