@@ -145,7 +145,7 @@ until ls -l "/proc/$s2/fd" 2>/dev/null | grep -q usereventsd_session || [ $i -ge
 	sleep 0.05
 	i=$((i + 1))
 done
-sleep 0.5
+sleep 1
 kill -KILL "$s1"
 wait "$s1" 2>/dev/null
 sleep 0.5
