@@ -132,6 +132,19 @@ for sig in HUP KILL; do
 		fail "stream killed by SIG$sig left the filter: $(cat "$flt")"
 done
 
+# wait_session PID: the stream opened usereventsd_session (right before it
+# enables through it), and had time to write.
+wait_session() {
+	i=0
+	until ls -l "/proc/$1/fd" 2>/dev/null | grep -q usereventsd_session || [ $i -ge 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	ls -l "/proc/$1/fd" 2>/dev/null | grep -q usereventsd_session ||
+		fail "stream $1 never opened usereventsd_session"
+	sleep 1
+}
+
 # Two streams share an enable: it stays on until the last one ends.
 "$tool" --tracefs "$mnt" stream -e example_tick >/dev/null 2>&1 &
 s1=$!
@@ -139,13 +152,7 @@ wait_enabled
 # (trace_pipe has one reader at a time: the second reads trace_pipe_raw.)
 "$tool" --tracefs "$mnt" stream --json -e example_tick >/dev/null 2>&1 &
 s2=$!
-# It opens the session right before it enables through it.
-i=0
-until ls -l "/proc/$s2/fd" 2>/dev/null | grep -q usereventsd_session || [ $i -ge 100 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-sleep 1
+wait_session "$s2"
 kill -KILL "$s1"
 wait "$s1" 2>/dev/null
 sleep 0.5
@@ -160,7 +167,7 @@ wait "$s2" 2>/dev/null
 echo 1 >"$en"
 "$tool" --tracefs "$mnt" stream -e example_tick >/dev/null 2>&1 &
 s1=$!
-sleep 0.6
+wait_session "$s1"
 kill -KILL "$s1"
 wait "$s1" 2>/dev/null
 sleep 0.3
