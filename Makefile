@@ -11,8 +11,10 @@
 #   make stress   tests/stress: STRESS_PROCS (200) processes fork/exec/exit under
 #                 STRESS_TOGGLES (1000) toggles for STRESS_SECONDS (300); its
 #                 short form (stress-short) runs in make check
-#   make bench    install LTTng (bench/deps.txt), build, and run bench/run:
-#                 libuserevents vs writev vs LTTng-UST vs write(2)
+#   make bench    install LTTng (bench/deps.txt), build (reconfigured when
+#                 LTTng-UST came in since), and run bench/run: libuserevents
+#                 vs writev vs LTTng-UST vs write(2); fails when a comparison
+#                 cannot run
 #   make refkernel-check  run the conformance program on the reference
 #                 kernel and compare with tests/conformance/refkernel.out
 BUILD ?= build
@@ -27,11 +29,16 @@ REFKERNEL ?= ../shared/refkernel
 
 .PHONY: all deps check test asan-check fuzz soak stress refkernel-check demo clean
 
+# A package installed since the build directory was configured (make check,
+# make bench install some) reconfigures it: meson looks for optional
+# dependencies only at setup (scripts/reconfigure-if-deps).
 all: $(BUILD)/build.ninja
+	scripts/reconfigure-if-deps $(BUILD)
 	ninja -C $(BUILD)
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD)
+	scripts/reconfigure-if-deps --configured $(BUILD)
 
 deps:
 	scripts/install-deps
@@ -46,8 +53,10 @@ check: deps
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false \
 		-Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
+	scripts/reconfigure-if-deps --configured $(ASAN_BUILD)
 
 asan-check: $(ASAN_BUILD)/build.ninja
+	scripts/reconfigure-if-deps $(ASAN_BUILD)
 	ninja -C $(ASAN_BUILD)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C $(ASAN_BUILD) --print-errorlogs

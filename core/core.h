@@ -371,6 +371,13 @@ int ue_render_json(const struct ue_event *event, const char *system, const char 
 /** ue_errno_name - "EINVAL" for EINVAL, ... ; NULL when unknown (tools, tests) */
 const char *ue_errno_name(int err);
 
+/**
+ * ue_mountinfo_unescape - decode a field of /proc/PID/mountinfo in place
+ * @s: the field; its \ooo escapes (space, tab, newline, backslash) become
+ *     the bytes they stand for
+ */
+void ue_mountinfo_unescape(char *s);
+
 /*
  * Event filters (core/filter.c): the expression language of
  * events/<system>/<event>/filter, as Linux 6.12 parses, shows and applies it.

@@ -53,7 +53,7 @@ static const struct fixed_dir fixed_dirs[UE_DIR_FIXED] = {
 /* Every fs-*.c's files; the order fixes inode numbers and listings. */
 static const struct ue_fs_files *const areas[] = {
 	&ue_text_files, &ue_trace_files,  &ue_pipe_files,   &ue_data_files,
-	&ue_events_files, &ue_raw_files, &ue_marker_files,
+	&ue_events_files, &ue_raw_files, &ue_marker_files, &ue_session_files,
 };
 #define N_AREAS (sizeof(areas) / sizeof(areas[0]))
 

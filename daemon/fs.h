@@ -107,6 +107,7 @@ extern const struct ue_fs_files ue_data_files;		/* user_events_data */
 extern const struct ue_fs_files ue_events_files;	/* events/ */
 extern const struct ue_fs_files ue_raw_files;		/* trace_pipe_raw, saved_cmdlines ... */
 extern const struct ue_fs_files ue_marker_files;	/* trace_marker, trace_marker_raw */
+extern const struct ue_fs_files ue_session_files;	/* usereventsd_session */
 /* options/<name>: one file per trace option, ue_fh.option its index (fs-trace.c). */
 extern const struct ue_file_ops ue_option_fops;
 
@@ -156,6 +157,7 @@ struct ue_fh {
 		struct ue_data_file data;
 		struct ue_pipe_reader pipe;
 		struct ue_raw_reader *raw;	/* trace_pipe_raw */
+		struct ue_session *session;	/* usereventsd_session */
 		struct {
 			struct ue_dirent *ents;
 			size_t n;

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,7 +33,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: " UE_DAEMON_NAME " [-f] [-d] [-o OPTION[,OPTION...]] MOUNTPOINT\n"
+		"usage: " UE_DAEMON_NAME " [-f] [-d] [-o OPTION[,OPTION...]] [--replace]\n"
+		"       [--exit-with-parent] [--rmdir] MOUNTPOINT\n"
 		"\n"
 		"Serves Linux user_events from user space: mounts a tracefs-like file\n"
 		"system on MOUNTPOINT (usually /sys/kernel/tracing in a private mount\n"
@@ -57,6 +60,11 @@ static void usage(FILE *out)
 		"       max_file_events=N  most events one open user_events_data may\n"
 		"                       hold (default: %u); more fail with ENOMEM\n"
 		"       other options go to FUSE (e.g. allow_other, which is set when root)\n"
+		"  --replace            detach a usereventsd already mounted on MOUNTPOINT\n"
+		"                       (refused otherwise: its events would be hidden)\n"
+		"  --exit-with-parent   end, unmounting, when the process that started it\n"
+		"                       ends, however it ends (implies -f)\n"
+		"  --rmdir              remove MOUNTPOINT (an empty directory) at the end\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n",
 		UE_REGISTRY_DEFAULT_MAX_EVENTS, UE_DEFAULT_BUFFER_KB, DEFAULT_MAX_THREADS,
@@ -159,20 +167,22 @@ static int parse_opts(const char *list, struct ue_daemon_opts *o, char *fuse_opt
 }
 
 /*
- * Our mount on @mountpoint whose daemon died (statfs fails with ENOTCONN): the
- * mount's id from the descriptor's fdinfo, its fstype and source from
- * mountinfo. Only a dead usereventsd mount is detached, so a restart serves at
- * once; anything else is left as it is.
+ * Whether the mount on top of @mountpoint is a usereventsd mount (fstype and
+ * source ours, mounted at its root): the mount's id from the descriptor's
+ * fdinfo, its fields from mountinfo.  @at, when not NULL, is the path the
+ * mount must sit on (mountinfo's mount point); a dead mount cannot be
+ * resolved, so that check is only made on a live one.
  */
-static int recover_stale_mount(const char *mountpoint)
+static bool usereventsd_mount_on(const char *mountpoint, const char *at)
 {
-	char line[4096], fstype[256], source[256], root[PATH_MAX];
-	int fd, id, mnt_id = -1, found = 0;
+	char line[4096], fstype[256], source[256], root[PATH_MAX], mp[PATH_MAX];
+	int fd, id, mnt_id = -1;
+	bool found = false;
 	FILE *f;
 
 	fd = open(mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return false;
 	snprintf(line, sizeof(line), "/proc/self/fdinfo/%d", fd);
 	f = fopen(line, "re");
 	while (f && fgets(line, sizeof(line), f))
@@ -185,34 +195,104 @@ static int recover_stale_mount(const char *mountpoint)
 	while (f && fgets(line, sizeof(line), f)) {
 		const char *sep = strstr(line, " - ");
 
-		if (sscanf(line, "%d %*s %*s %4095s", &id, root) != 2 || id != mnt_id || !sep)
+		if (sscanf(line, "%d %*s %*s %4095s %4095s", &id, root, mp) != 3 || id != mnt_id ||
+		    !sep)
 			continue;
+		ue_mountinfo_unescape(mp);
 		found = sscanf(sep, " - %255s %255s", fstype, source) == 2 &&
 			strcmp(root, "/") == 0 && strcmp(fstype, "fuse.usereventsd") == 0 &&
-			strcmp(source, "usereventsd") == 0;
+			strcmp(source, "usereventsd") == 0 && (!at || strcmp(mp, at) == 0);
 		break;
 	}
 	if (f)
 		fclose(f);
-	if (!found)
-		return -ENOTCONN;
-	if (umount2(mountpoint, MNT_DETACH) < 0)
+	return found;
+}
+
+/* Detach the mount on @mountpoint: umount2() as root, fusermount3 -u -z otherwise. */
+static int detach_mount(const char *mountpoint)
+{
+	int st;
+	pid_t pid;
+
+	if (geteuid() == 0)
+		return umount2(mountpoint, MNT_DETACH) < 0 ? -errno : 0;
+	pid = fork();
+	if (pid < 0)
 		return -errno;
+	if (pid == 0) {
+		execlp("fusermount3", "fusermount3", "-u", "-z", mountpoint, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EPERM;
+}
+
+/*
+ * Our mount on @mountpoint whose daemon died (statfs fails with ENOTCONN):
+ * only a dead usereventsd mount is detached, so a restart serves at once;
+ * anything else is left as it is.
+ */
+static int recover_stale_mount(const char *mountpoint)
+{
+	int r;
+
+	if (!usereventsd_mount_on(mountpoint, NULL))
+		return -ENOTCONN;
+	r = detach_mount(mountpoint);
+	if (r < 0)
+		return r;
 	fprintf(stderr, UE_DAEMON_NAME ": %s: detached the mount of a usereventsd that died\n",
 		mountpoint);
 	return 0;
 }
 
+/*
+ * A live usereventsd on @mountpoint: mounting over it would hide its events
+ * from everyone who looks there.  Refused, unless @replace: then it is
+ * detached (its daemon ends when its last open file is closed).
+ */
+static int check_live_mount(const char *mountpoint, bool replace)
+{
+	char real[PATH_MAX];
+	int r;
+
+	if (!realpath(mountpoint, real) || !usereventsd_mount_on(mountpoint, real))
+		return 0;
+	if (!replace) {
+		fprintf(stderr,
+			UE_DAEMON_NAME ": %s: a usereventsd is already mounted there and serving; "
+				       "a second mount would hide its events (unmount it first, or "
+				       "use --replace)\n",
+			mountpoint);
+		return -EBUSY;
+	}
+	r = detach_mount(mountpoint);
+	if (r < 0) {
+		fprintf(stderr, UE_DAEMON_NAME ": %s: cannot detach the usereventsd there: %s\n",
+			mountpoint, strerror(-r));
+		return r;
+	}
+	fprintf(stderr, UE_DAEMON_NAME ": %s: replaced the usereventsd mounted there\n",
+		mountpoint);
+	return 0;
+}
+
 /* Say what is wrong in terms a user can act on, before libfuse tries. */
-static int check_environment(const char *mountpoint)
+static int check_environment(const char *mountpoint, bool replace)
 {
 	struct statfs sfs;
 	struct stat st;
 	int fd;
 
 	/* statfs, unlike stat, is never answered from FUSE's cache: it finds a dead mount. */
-	if (statfs(mountpoint, &sfs) < 0 && errno == ENOTCONN)
-		recover_stale_mount(mountpoint);
+	if (statfs(mountpoint, &sfs) < 0) {
+		if (errno == ENOTCONN)
+			recover_stale_mount(mountpoint);
+	} else if (check_live_mount(mountpoint, replace) < 0) {
+		return -1;
+	}
 	if (stat(mountpoint, &st) < 0) {
 		fprintf(stderr, UE_DAEMON_NAME ": mount point %s: %s\n", mountpoint,
 			strerror(errno));
@@ -351,6 +431,9 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "replace", no_argument, NULL, 'R' },
+		{ "exit-with-parent", no_argument, NULL, 'P' },
+		{ "rmdir", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ue_daemon_opts opts = {
@@ -368,6 +451,8 @@ int main(int argc, char **argv)
 	struct ue_daemon *d = NULL;
 	struct sweeper sweeper;
 	bool sweeping = false, mounted = false, signals = false;
+	bool replace = false, with_parent = false, remove_dir = false;
+	pid_t parent = getppid();
 	const char *mountpoint;
 	long ncpus;
 	int c, r, status = EXIT_FAILURE;
@@ -385,6 +470,16 @@ int main(int argc, char **argv)
 			if (parse_opts(optarg, &opts, fuse_opts, sizeof(fuse_opts)) < 0)
 				return EXIT_FAILURE;
 			break;
+		case 'R':
+			replace = true;
+			break;
+		case 'P':
+			with_parent = true;
+			opts.foreground = true;
+			break;
+		case 'D':
+			remove_dir = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_SUCCESS;
@@ -401,8 +496,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mountpoint = argv[optind];
-	if (check_environment(mountpoint) < 0)
+	if (check_environment(mountpoint, replace) < 0) {
+		if (remove_dir)
+			rmdir(mountpoint);
 		return EXIT_FAILURE;
+	}
 
 	d = calloc(1, sizeof(*d));
 	if (!d)
@@ -460,6 +558,14 @@ int main(int argc, char **argv)
 	if (fuse_set_signal_handlers(d->se) != 0)
 		goto out;
 	signals = true;
+	/*
+	 * A private daemon (userevents run) goes with its tool, even one killed
+	 * by SIGKILL: SIGTERM when the parent ends, through the handlers just
+	 * set, so the mount is undone as on any SIGTERM.  A parent gone already
+	 * sent nothing: look once the signal is armed.
+	 */
+	if (with_parent && (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent))
+		goto out;
 	if (fuse_session_mount(d->se, mountpoint) != 0) {
 		mount_failed(mountpoint);
 		goto out;
@@ -530,6 +636,8 @@ out:
 		pthread_cond_destroy(&d->release_cond);
 		free(d);
 	}
+	if (remove_dir)
+		rmdir(mountpoint);
 	if (loop)
 		fuse_loop_cfg_destroy(loop);
 	fuse_opt_free_args(&args);

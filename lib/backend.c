@@ -12,6 +12,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "lib.h"
 
 #define FUSE_SUPER_MAGIC 0x65735546
@@ -36,23 +37,6 @@ static int try_dir(const char *dir, char *ret_dir, int *ret_backend)
 	*ret_backend = sfs.f_type == FUSE_SUPER_MAGIC ? UE_BACKEND_DAEMON : UE_BACKEND_KERNEL;
 	snprintf(ret_dir, PATH_MAX, "%s", dir);
 	return fd;
-}
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w = '\0';
 }
 
 /* The first mount whose type is fuse.usereventsd (or source usereventsd). */
@@ -88,7 +72,7 @@ static int try_mountinfo(char *ret_dir, int *ret_backend, int err)
 		if (strcmp(type, "fuse.usereventsd") != 0 &&
 		    !(strncmp(type, "fuse", 4) == 0 && src && strcmp(src, "usereventsd") == 0))
 			continue;
-		unescape(mp);
+		ue_mountinfo_unescape(mp);
 		int fd = try_dir(mp, ret_dir, ret_backend);
 
 		if (fd >= 0) {

@@ -22,7 +22,8 @@ static void usage(FILE *out)
 	      "Traces Linux user_events, from usereventsd or from the kernel.\n"
 	      "\n"
 	      "Commands:\n"
-	      "  list [-n] [GLOB...]          events, their fields, enabled state and users\n"
+	      "  list [-n] [GLOB...]          events, their fields, enabled state, users,\n"
+	      "                               filter and triggers\n"
 	      "  enable GLOB...               enable the events GLOB names\n"
 	      "  disable GLOB...              disable them\n"
 	      "  stream [-e GLOB [-f FILTER]]... [--fields | --json]\n"
@@ -80,6 +81,31 @@ static const char *used_by(const char *status, const char *name, char *buf, size
 		s = *e ? e + 1 : e;
 	}
 	return buf;
+}
+
+/*
+ * The event's filter and triggers, when it has any: "\tfilter: EXPR" and one
+ * "\ttrigger: LINE" per trigger (the file's "#" lines say none is set).
+ */
+static void show_filter_triggers(const char *tracefs, const struct uet_event *ev)
+{
+	char rel[600], *text, *line, *save = NULL;
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/filter", ev->system, ev->name);
+	text = uet_read(tracefs, rel, NULL);
+	if (text) {
+		text[strcspn(text, "\n")] = '\0';
+		if (*text && strcmp(text, "none") != 0)
+			printf("\tfilter: %s\n", text);
+		free(text);
+	}
+	snprintf(rel, sizeof(rel), "events/%s/%s/trigger", ev->system, ev->name);
+	text = uet_read(tracefs, rel, NULL);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (line[0] != '#')
+			printf("\ttrigger: %s\n", line);
+	free(text);
 }
 
 static bool any_match(char **globs, int n, const struct uet_event *ev)
@@ -141,6 +167,7 @@ int uet_cmd_list(const char *tracefs, int argc, char **argv)
 			printf("\t%s %s\toffset:%u size:%u signed:%d\n", fl->type, fl->name,
 			       fl->offset, fl->size, fl->is_signed ? 1 : 0);
 		}
+		show_filter_triggers(tracefs, ev);
 	}
 	free(status);
 	uet_events_free(&evs);

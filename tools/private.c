@@ -2,7 +2,8 @@
 /*
  * A private usereventsd for run and record -- CMD: as root in a private mount
  * namespace, also bound over /sys/kernel/tracing (raw-ABI programs hard-code
- * it); as another user through fusermount3.  Stopping it leaves nothing behind.
+ * it); as another user through fusermount3.  Stopping it leaves nothing behind,
+ * and neither does our death: the daemon watches us (--exit-with-parent).
  */
 #include <errno.h>
 #include <limits.h>
@@ -89,7 +90,12 @@ static int start_daemon(struct uet_private *p)
 	if (p->daemon == 0) {
 		/* A ^C is for the traced command; the tool ends the daemon. */
 		signal(SIGINT, SIG_IGN);
-		execlp(daemon, "usereventsd", "-f", p->mnt, (char *)NULL);
+		/*
+		 * It goes with us however we end (SIGKILL included): unmounted,
+		 * its directory removed (docs/ARCHITECTURE.md, "Lifetimes").
+		 */
+		execlp(daemon, "usereventsd", "-f", "--exit-with-parent", "--rmdir", p->mnt,
+		       (char *)NULL);
 		fprintf(stderr, UET_PROG ": cannot execute %s: %s\n", daemon, strerror(errno));
 		_exit(127);
 	}

@@ -5,6 +5,7 @@
  * as they get registered, the wait for native rings to drain, drop counters.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,6 +59,8 @@ void uet_catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* A reader that went away (| head): end as on SIGTERM, undoing what we set. */
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 void uet_sleep_ms(long ms)
@@ -241,10 +244,11 @@ bool uet_child_poll(struct uet_child *c)
 	/*
 	 * A ^C reaches the whole foreground group, the command included: the
 	 * tool waits for it.  A SIGTERM or SIGHUP sent to the tool alone is
-	 * passed on.
+	 * passed on; the tool's output gone (SIGPIPE) ends the command with
+	 * SIGTERM: nobody reads what it is traced for.
 	 */
-	if (sig == SIGTERM || sig == SIGHUP) {
-		kill(c->pid, sig);
+	if (sig == SIGTERM || sig == SIGHUP || sig == SIGPIPE) {
+		kill(c->pid, sig == SIGPIPE ? SIGTERM : sig);
 		uet_signal = 0;
 	}
 	if (waitpid(c->pid, &c->status, WNOHANG) == c->pid)
@@ -382,6 +386,44 @@ static const char *filter_why(int e)
 	}
 }
 
+/* usereventsd_session of @a's tracefs, opened the first time; -1 when there is none. */
+static int autoenable_session(struct uet_autoenable *a)
+{
+	char p[4096];
+
+	if (!a->session_tried) {
+		snprintf(p, sizeof(p), "%s/usereventsd_session", a->tracefs);
+		a->session = open(p, O_WRONLY | O_CLOEXEC);
+		a->session_tried = true;
+	}
+	return a->session;
+}
+
+/*
+ * "@cmd @key[ @arg]" through the session, else @val to events/@key/@file.
+ * Return: 0 or -errno.
+ */
+static int autoenable_set(struct uet_autoenable *a, const char *cmd, const char *key,
+			  const char *file, const char *val)
+{
+	int fd = autoenable_session(a);
+	char *line = NULL, rel[320];
+	ssize_t n;
+	int len;
+
+	if (fd < 0) {
+		snprintf(rel, sizeof(rel), "events/%s/%s", key, file);
+		return uet_write(a->tracefs, rel, val);
+	}
+	len = asprintf(&line, "%s %s%s%s", cmd, key, strcmp(cmd, "filter") ? "" : " ",
+		       strcmp(cmd, "filter") ? "" : val);
+	if (len < 0)
+		return -ENOMEM;
+	n = write(fd, line, (size_t)len);
+	free(line);
+	return n < 0 ? -errno : 0;
+}
+
 /*
  * Set @filter on the event at events/@key before it is enabled.  A filter
  * the tracefs refuses is reported with the text the filter file then shows
@@ -396,10 +438,10 @@ static int autoenable_filter(struct uet_autoenable *a, const char *key, const ch
 	size_t n;
 	int e;
 
-	snprintf(rel, sizeof(rel), "events/%s/filter", key);
-	e = uet_write(a->tracefs, rel, filter);
+	e = autoenable_set(a, "filter", key, "filter", filter);
 	if (e == 0)
 		return 0;
+	snprintf(rel, sizeof(rel), "events/%s/filter", key);
 	/* The kernel's words (the caret, "parse_error: ..."), not its errno (ESRCH...). */
 	shown = uet_read(a->tracefs, rel, NULL);
 	for (n = shown ? strlen(shown) : 0; n && (shown[n - 1] == '\n' || shown[n - 1] == ' ');)
@@ -426,7 +468,7 @@ void uet_autoenable_tick(void *arg)
 	for (size_t i = 0; i < evs.n; i++) {
 		struct uet_event *ev = &evs.v[i];
 		const char *filter = NULL;
-		char key[300], rel[320];
+		char key[300];
 		bool match = false;
 
 		for (size_t g = 0; g < a->nglobs; g++) {
@@ -439,9 +481,16 @@ void uet_autoenable_tick(void *arg)
 			match = true;
 		}
 		snprintf(key, sizeof(key), "%s/%s", ev->system, ev->name);
-		if (!match || ev->enabled == 1 || autoenable_has(a, key))
+		if (!match || autoenable_has(a, key))
 			continue;
-		if (filter) {
+		/*
+		 * On already: the file cannot say whose it is.  The session can:
+		 * it shares an enable another tool's session holds (undone after
+		 * the last of them), and leaves one made by hand alone.
+		 */
+		if (ev->enabled == 1 && autoenable_session(a) < 0)
+			continue;
+		if (filter && ev->enabled != 1) {
 			int e = autoenable_filter(a, key, filter);
 
 			if (e < 0) {
@@ -451,8 +500,8 @@ void uet_autoenable_tick(void *arg)
 				break;
 			}
 		}
-		snprintf(rel, sizeof(rel), "events/%s/enable", key);
-		if (uet_write(a->tracefs, rel, "1") == 0 && !autoenable_add(a, key, filter != NULL))
+		if (autoenable_set(a, "enable", key, "enable", "1") == 0 &&
+		    !autoenable_add(a, key, filter != NULL))
 			break;
 	}
 	uet_events_free(&evs);
@@ -487,15 +536,17 @@ size_t uet_autoenable_unmatched(const struct uet_autoenable *a)
 void uet_autoenable_undo(struct uet_autoenable *a)
 {
 	for (size_t i = 0; i < a->ndone; i++) {
-		char rel[320];
-
-		snprintf(rel, sizeof(rel), "events/%s/enable", a->done[i]);
-		uet_write(a->tracefs, rel, "0");
-		if (a->filtered[i]) {
-			snprintf(rel, sizeof(rel), "events/%s/filter", a->done[i]);
-			uet_write(a->tracefs, rel, "0");
-		}
+		/* The session's "disable" undoes its enable and its filter alike. */
+		if (autoenable_set(a, "disable", a->done[i], "enable", "0") == 0 &&
+		    a->session >= 0)
+			continue;
+		if (a->filtered[i])
+			autoenable_set(a, "disable", a->done[i], "filter", "0");
 	}
+	if (a->session_tried && a->session >= 0)
+		close(a->session);
+	a->session = -1;
+	a->session_tried = false;
 	free(a->done);
 	free(a->filtered);
 	a->done = NULL;

@@ -118,10 +118,10 @@ const char *uet_bold(FILE *f);
 /** uet_bold_end - the escape that ends it, or "" */
 const char *uet_bold_end(FILE *f);
 
-/* The last SIGINT, SIGTERM or SIGHUP received since uet_catch_signals(); 0: none. */
+/* The last SIGINT, SIGTERM, SIGHUP or SIGPIPE since uet_catch_signals(); 0: none. */
 extern volatile sig_atomic_t uet_signal;
 
-/** uet_catch_signals - SIGINT, SIGTERM and SIGHUP set uet_signal (and interrupt reads) */
+/** uet_catch_signals - SIGINT, SIGTERM, SIGHUP, SIGPIPE set uet_signal (and interrupt reads) */
 void uet_catch_signals(void);
 
 /** uet_sleep_ms - sleep @ms milliseconds (a signal may cut it short) */
@@ -405,6 +405,8 @@ void uet_raw_close(struct uet_raw *r);
 /*
  * Events enabled on the fly: every tick, the events matching the globs
  * that are not enabled yet get enabled; at the end those are disabled again.
+ * On usereventsd they are set through usereventsd_session, which undoes
+ * them itself if the tool dies before it can (SIGKILL).
  */
 struct uet_autoenable {
 	const char *tracefs;
@@ -419,6 +421,8 @@ struct uet_autoenable {
 	size_t ndone;
 	bool *matched;			/* matched[g]: globs[g] named an event once */
 	int failed;			/* -errno: a filter was refused (said); stop */
+	int session;			/* usereventsd_session, open; -1: none */
+	bool session_tried;		/* opened it, or found there is none */
 };
 
 /**

@@ -41,23 +41,6 @@ static bool has_data_file(const char *dir)
 	return access(p, F_OK) == 0;
 }
 
-/* Undo mountinfo's octal escapes (\040 for a space ...) in place. */
-static void unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
-
 /* The last (most recent) usereventsd mount of this mount namespace. */
 static int find_daemon_mount(char *out, size_t len)
 {
@@ -87,7 +70,7 @@ static int find_daemon_mount(char *out, size_t len)
 			continue;
 		if (strcmp(fstype, "fuse.usereventsd") == 0 ||
 		    (source && strcmp(source, "usereventsd") == 0 && strncmp(fstype, "fuse", 4) == 0)) {
-			unescape(mnt);
+			ue_mountinfo_unescape(mnt);
 			if (strlen(mnt) < len && has_data_file(mnt)) {
 				strcpy(out, mnt);
 				r = 0;

@@ -203,7 +203,16 @@ static inline bool ue_tracepoint_enabled(const struct ue_tracepoint *tp)
 #define UE_CHARS(n, N) (CHARS, const char *, "char[" #N "]", n, N)
 #define UE_BYTES(n) (BYTES, const void *, "__rel_loc u8[]", n, 0)
 
-/* Preprocessor plumbing (not API). */
+/* Plumbing (not API). */
+
+/* strnlen() is POSIX, not ISO C: -std=c11 does not declare it. */
+static inline __attribute__((unused)) size_t ue__strnlen(const char *s, size_t max)
+{
+	const char *z = (const char *)memchr(s, 0, max);
+
+	return z ? (size_t)(z - s) : max;
+}
+
 #define UE__CAT_(a, b) a##b
 #define UE__CAT(a, b) UE__CAT_(a, b)
 #define UE__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, \
@@ -264,7 +273,7 @@ static inline bool ue_tracepoint_enabled(const struct ue_tracepoint *tp)
 #define UE__PUT_CHARS(ct, n, N)                                \
 	do {                                                   \
 		const char *ue__s = (n);                       \
-		size_t ue__l = ue__s ? strnlen(ue__s, (N)) : 0; \
+		size_t ue__l = ue__s ? ue__strnlen(ue__s, (N)) : 0; \
 		memcpy(ue__fx + ue__off, ue__s, ue__l);        \
 		memset(ue__fx + ue__off + ue__l, 0, (N) - ue__l); \
 		ue__off += (N);                                \
@@ -300,9 +309,8 @@ static inline bool ue_tracepoint_enabled(const struct ue_tracepoint *tp)
  * @...: one to 16 fields: UE_U32(len), UE_STR(dev), ...
  */
 #define UE_EVENT(name, ...)                                                                   \
-	static struct ue_tracepoint ue_##name##_tp                                            \
-		__attribute__((unused)) = {                                                   \
-			.name_args = #name " " UE__FOREACH(UE__DECL, UE__SEMISTR, __VA_ARGS__),      \
+	static struct ue_tracepoint ue_##name##_tp __attribute__((unused)) = {               \
+		0, 0, #name " " UE__FOREACH(UE__DECL, UE__SEMISTR, __VA_ARGS__), 0, 0, 0, 0,  \
 	};                                                                                    \
 	static inline __attribute__((unused)) bool ue_##name##_enabled(void)                  \
 	{                                                                                     \

@@ -1,0 +1,50 @@
+#compdef userevents usereventsd
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# zsh completion of userevents(1) and usereventsd(8): commands, options, and
+# the event names of the tracefs the command would use (userevents list -n).
+
+_userevents_events() {
+	local -a evs tf
+	[[ -n $opt_args[--tracefs] ]] && tf=(--tracefs $opt_args[--tracefs])
+	evs=(${(f)"$(_call_program events userevents $tf list -n 2>/dev/null)"})
+	compadd -a evs
+}
+
+_userevents_cmd() {
+	local -a ev=('*'{-e,--event}'[events: SYSTEM:NAME glob]:event:_userevents_events'
+		'*'{-f,--filter}'[filter of the -e before it]:filter:')
+	case $words[1] in
+	list) _arguments '(-n --names)'{-n,--names}'[names only]' '*:event:_userevents_events' ;;
+	enable|disable) _arguments '*:event:_userevents_events' ;;
+	stream) _arguments $ev '(--json)--fields[fields as name=value]' '(--fields)--json[one JSON object a record]' ;;
+	stats) _arguments '--help[usage]' ;;
+	run) _arguments $ev {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
+		'(-):command:_command_names -e' '*::args:_normal' ;;
+	record) _arguments $ev {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
+		'(-):command:_command_names -e' '*::args:_normal' ;;
+	report) _arguments $ev '--pid[only this process]:pid:' '(--json)--fields[fields as name=value]' \
+		'(--fields)--json[one JSON object a record]' ':trace.dat:_files' ;;
+	esac
+}
+
+_userevents() {
+	local curcontext=$curcontext state line
+	typeset -A opt_args
+	if [[ $service == usereventsd ]]; then
+		_arguments -s '-f[stay in the foreground]' '-d[print every FUSE request]' \
+			'*-o[options]:options:(uid= gid= mode= max_events= buffer_size_kb= threads= max_files= max_text_mb= max_enablers= max_enabler_processes= max_file_events= allow_other)' \
+			'--replace[detach a usereventsd mounted there]' \
+			'--exit-with-parent[end with the process that started it]' \
+			'--rmdir[remove the mount point at the end]' \
+			'(- *)'{-h,--help}'[usage]' '(- *)'{-V,--version}'[version]' \
+			':mount point:_directories'
+		return
+	fi
+	_arguments -C '--tracefs[tracefs directory]:directory:_directories' \
+		'(- *)'{-h,--help}'[usage]' '(- *)'{-V,--version}'[version]' \
+		'1:command:((list\:"events, fields, state, filter, triggers" enable\:"enable events" disable\:"disable events" stream\:"records as they come" stats\:"counters" run\:"trace one program privately" record\:"record a trace.dat" report\:"print a trace.dat" help\:"usage"))' \
+		'*::arg:->args'
+	[[ $state == args ]] && _userevents_cmd
+}
+
+_userevents "$@"
