@@ -358,6 +358,8 @@ void ue_task_lookup(struct ue_tasks *tasks, pid_t tid, struct ue_rec_meta *meta)
 void ue_data_open(struct ue_daemon *d, struct ue_fh *fh);
 /** ue_data_write - a write(): [u32 write_index][payload] into the trace buffer */
 void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size, off_t off);
+/** ue_data_writes - write requests user_events_data received through FUSE so far */
+unsigned long long ue_data_writes(void);
 /** ue_data_ioctl - DIAG_IOCSREG, DIAG_IOCSDEL, DIAG_IOCSUNREG; ENOTTY otherwise */
 void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg,
 		   unsigned int flags);

@@ -593,6 +593,14 @@ static bool split_piece(struct ue_daemon *d, struct ue_fh *fh, size_t size, off_
 	return cont;
 }
 
+/* Writes that came through FUSE, for usereventsd_stats (the native ones count in native.c). */
+static unsigned long long data_writes;
+
+unsigned long long ue_data_writes(void)
+{
+	return __atomic_load_n(&data_writes, __ATOMIC_RELAXED);
+}
+
 void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size, off_t off)
 {
 	struct ue_daemon *d = ue_req_daemon(req);
@@ -610,6 +618,7 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	int32_t idx;
 	int cpu, r;
 
+	__atomic_fetch_add(&data_writes, 1, __ATOMIC_RELAXED);
 	data_unflush(d, fh);
 	if (split_piece(d, fh, size, off)) {
 		/* The rest of a write too large for any record: taken, as the first piece. */

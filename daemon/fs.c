@@ -458,6 +458,8 @@ static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 {
 	struct ue_daemon *d = ue_req_daemon(req);
 	const struct static_node *sn = find_static(ino);
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync();
 
 	if (sn) {
 		size_t i = ino - INO_ROOT;
@@ -764,6 +766,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct ue_fh *fh;
 	struct node n;
 	int err;
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync();
 
 	err = resolve(d, ino, &n);
 	if (err < 0) {
@@ -836,6 +840,8 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct ue_fh *fh = get_fh(fi);
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync();
 
 	(void)ino;
 	switch (area_of(fh->kind)) {
@@ -865,6 +871,8 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		     struct fuse_file_info *fi)
 {
 	struct ue_fh *fh = get_fh(fi);
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync();
 
 	(void)ino;
 	switch (fh->kind) {
@@ -926,6 +934,8 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 {
 	struct ue_daemon *d = ue_req_daemon(req);
 	struct ue_fh *fh = get_fh(fi);
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync();
 
 	(void)ino;
 	fh_close(d, fh);
@@ -937,6 +947,8 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg
 		     size_t in_bufsz, size_t out_bufsz)
 {
 	struct ue_fh *fh = get_fh(fi);
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync();
 
 	(void)ino;
 	(void)in_buf;

@@ -43,6 +43,7 @@ struct nring {
 	unsigned char *data;
 	uint32_t size;
 	pid_t tid;
+	bool ended;		/* its thread ended (END_RING): freed once drained */
 	char comm[16];
 	size_t map_len;
 };
@@ -69,6 +70,7 @@ struct nsession {
 	struct nsession *next;
 	int sock;
 	bool hello;		/* the peer showed a writable user_events_data */
+	bool preload;		/* the peer is libuserevents-preload.so */
 	pid_t pid;
 	pthread_t thread;
 	bool closing;		/* the client hung up: drain, then free */
@@ -94,6 +96,7 @@ static struct {
 	unsigned int nsessions;
 	unsigned int nrings;		/* all sessions */
 	uint64_t records, invalid, dropped_gone, sessions_total;
+	uint64_t records_preload;	/* of records: from interposed programs */
 } N = { .lsock = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* MOUNTPOINT/user_events_data as /proc shows a descriptor of it. */
@@ -180,6 +183,23 @@ static int hello(struct nsession *s, int fdnum)
 	return 0;
 }
 
+/* The ring of thread @tid ends: the drain frees it once it has taken its records. */
+static int end_ring(struct nsession *s, struct ue_native_msg *m)
+{
+	int r = -ESRCH;
+
+	pthread_mutex_lock(&N.lock);
+	for (struct nring *g = s->rings; g; g = g->next) {
+		if (g->tid == m->tid && !g->ended) {
+			g->ended = true;
+			r = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&N.lock);
+	return r;
+}
+
 static int add_event(struct nsession *s, struct ue_native_msg *m)
 {
 	struct ue_native_check *check;
@@ -210,6 +230,14 @@ static int add_event(struct nsession *s, struct ue_native_msg *m)
 	if (ue_revent_dead(ev) || !ue_event_match_args(ue_revent_desc(ev), args)) {
 		ue_revent_release(ev);
 		return -EADDRINUSE;
+	}
+	/* The same event again (another file, another registration): its slot. */
+	for (slot = 1; slot <= s->nev; slot++) {
+		if (s->ev[slot].ev == ev) {
+			ue_revent_release(ev);
+			m->id = slot;
+			return 0;
+		}
 	}
 	check = ue_native_check_new(ue_revent_desc(ev));
 	if (!check) {
@@ -337,6 +365,11 @@ static void *session_main(void *arg)
 		switch (m.cmd) {
 		case UE_NATIVE_HELLO:
 			r = s->hello ? -EALREADY : hello(s, (int)m.write_index);
+			if (r == 0)
+				s->preload = m.id == UE_NATIVE_CLIENT_PRELOAD;
+			break;
+		case UE_NATIVE_END_RING:
+			r = end_ring(s, &m);
 			break;
 		case UE_NATIVE_ADD_EVENT:
 			r = add_event(s, &m);
@@ -413,15 +446,18 @@ static void *listener_main(void *arg)
 }
 
 /* Hands the staged records to their CPU ring, with one lock round trip. */
-static void stage_flush(struct drain_stage *st)
+static void stage_flush(struct drain_stage *st, const struct nsession *s)
 {
 	int r;
 
 	if (!st->n)
 		return;
 	r = ue_buffer_write_many(N.d->buf, st->cpu, st->w, st->n);
-	if (r > 0)
+	if (r > 0) {
 		N.records += (uint64_t)r;
+		if (s->preload)
+			N.records_preload += (uint64_t)r;
+	}
 	st->n = 0;
 	st->used = 0;
 }
@@ -493,7 +529,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		cpu = hdr.cpu < ncpus ? hdr.cpu : hdr.cpu % ncpus;
 		len = UE_ENTRY_HDR_SIZE + hdr.payload_len;
 		if (st->n && st->cpu != cpu)
-			stage_flush(st);
+			stage_flush(st, s);
 		/* The one read of the payload: checked and stored from this copy only. */
 		rec = st->bytes + st->used;
 		eh.type = ev->type;
@@ -527,16 +563,16 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		st->used += (len + 7) & ~(size_t)7;
 		if (post) {
 			/* traceoff acts once its record is in the buffer, before the next one. */
-			stage_flush(st);
+			stage_flush(st, s);
 			ue_revent_triggers_post(ev->ev, N.d->buf);
 		}
 		if (st->n == DRAIN_FLUSH || st->used + UE_BUFFER_MAX_RECORD > sizeof(st->bytes)) {
-			stage_flush(st);
+			stage_flush(st, s);
 			/* Copied out: the producer may reuse the space already. */
 			__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 		}
 	}
-	stage_flush(st);
+	stage_flush(st, s);
 	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 	return n;
 }
@@ -580,8 +616,24 @@ static void *drain_main(void *arg)
 			struct nsession *s = *ps;
 			unsigned int m = 0;
 
-			for (struct nring *r = s->rings; r; r = r->next)
+			for (struct nring **pr = &s->rings; *pr;) {
+				struct nring *r = *pr;
+				bool ended = r->ended;
+
 				m += drain_ring(s, r, N.stage);
+				/* Its thread is gone and wrote nothing since we read its end. */
+				if (ended && r->hdr->tail == __atomic_load_n(&r->hdr->head,
+									     __ATOMIC_ACQUIRE)) {
+					*pr = r->next;
+					N.dropped_gone += r->hdr->dropped;
+					s->nrings--;
+					N.nrings--;
+					munmap(r->hdr, r->map_len);
+					free(r);
+					continue;
+				}
+				pr = &r->next;
+			}
 			moved += m;
 			if (s->closing && m == 0) {
 				*ps = s->next;
@@ -609,6 +661,25 @@ static void *drain_main(void *arg)
 			sleep_us *= 2;
 	}
 	return NULL;
+}
+
+void ue_native_sync(void)
+{
+	if (!__atomic_load_n(&N.started, __ATOMIC_ACQUIRE) ||
+	    !__atomic_load_n(&N.nsessions, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&N.lock);
+	for (struct nsession *s = N.sessions; s; s = s->next) {
+		for (struct nring *r = s->rings; r; r = r->next) {
+			uint64_t head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
+
+			/* What was written before the request came; a busy writer does not hold us. */
+			for (int k = 0; k < 64 && (int64_t)(head - r->hdr->tail) > 0; k++)
+				if (!drain_ring(s, r, N.stage))
+					break;
+		}
+	}
+	pthread_mutex_unlock(&N.lock);
 }
 
 /*
@@ -723,10 +794,12 @@ int ue_native_stats_text(char *buf, size_t len)
 	r = snprintf(buf, len,
 		     "native_sessions: %u\nnative_sessions_total: %llu\nnative_rings: %llu\n"
 		     "native_records: %llu\nnative_dropped_ring_full: %llu\n"
-		     "native_invalid: %llu\nnative_pending_bytes: %llu\n",
+		     "native_invalid: %llu\nnative_pending_bytes: %llu\n"
+		     "native_records_interposed: %llu\n",
 		     sessions, (unsigned long long)N.sessions_total, (unsigned long long)rings,
 		     (unsigned long long)N.records, (unsigned long long)dropped,
-		     (unsigned long long)N.invalid, (unsigned long long)pending);
+		     (unsigned long long)N.invalid, (unsigned long long)pending,
+		     (unsigned long long)N.records_preload);
 	pthread_mutex_unlock(&N.lock);
 	return r;
 }

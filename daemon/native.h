@@ -44,6 +44,14 @@ void ue_native_stop(void);
 const char *ue_native_name(void);
 
 /**
+ * ue_native_sync - take every record the rings hold now into the trace buffer
+ *
+ * Called before each request of the file system: a request sees every
+ * native write that returned before it, as it would see a kernel write.
+ */
+void ue_native_sync(void);
+
+/**
  * ue_native_stats_text - the native path's counters, one "name: value" a line
  * @buf: where to write (NUL-terminated, cut to @len)
  * @len: bytes at @buf
