@@ -131,6 +131,8 @@ static void atfork_child(void)
 {
 	if (S.wipe)
 		after_fork();
+	else
+		S.pid = getpid();
 }
 
 __attribute__((constructor)) static void write_init(void)
