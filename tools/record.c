@@ -16,7 +16,7 @@
 #include "tool.h"
 #include "tracedat.h"
 
-static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-q] [-- CMD [ARGS]]";
+static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-q] [--no-preload] [-- CMD [ARGS]]";
 
 struct rec {
 	char tracefs[4096];
@@ -141,7 +141,8 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	uint64_t last_progress = uet_now_ns();
 	int e, exit_code;
 
-	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_FILTER | UET_O_QUIET,
+	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_FILTER | UET_O_QUIET |
+				   UET_O_NO_PRELOAD,
 			   usage);
 	if (e >= 0)
 		return e;
@@ -192,7 +193,8 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 			if (!strpbrk(o.globs[i], "*?["))
 				uet_err("record: warning: no event matches '%s' yet", o.globs[i]);
 	}
-	if (with_cmd && uet_child_start(&child, "record", r.tracefs, argv + o.rest) < 0)
+	if (with_cmd && uet_child_start(&child, "record", r.tracefs, argv + o.rest,
+					   o.no_preload) < 0)
 		goto out;
 	for (uint64_t last_tick = uet_now_ns();;) {
 		/* Decided before the pass: a pass that then reads nothing ends it. */
