@@ -86,6 +86,7 @@ static struct {
 	struct sockaddr_un addr;	/* abstract: sun_path[0] is NUL, the name follows */
 	socklen_t addr_len;
 	char data_path[PATH_MAX];	/* MOUNTPOINT/user_events_data, as /proc shows it */
+	char mnt_dev[32];		/* our mount's "major:minor" in mountinfo, once known */
 	int lsock;
 	pthread_t listener, drain;
 	struct drain_stage *stage;	/* the drain thread's */
@@ -143,6 +144,61 @@ static int send_reply(int sock, struct ue_native_msg *m, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -EPIPE;
 }
 
+/* Field 3 ("major:minor") of the mountinfo line of @pid whose field @key_field is @key. */
+static bool mountinfo_dev(pid_t pid, int key_field, const char *key, char *dev, size_t len)
+{
+	char path[64], line[4096];
+	bool found = false;
+	FILE *f;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/mountinfo");
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *tok, *d = NULL, *k = NULL;
+		int i = 1;
+
+		for (tok = strtok_r(line, " ", &save); tok && (!d || !k);
+		     tok = strtok_r(NULL, " ", &save), i++) {
+			if (i == 3)
+				d = tok;
+			if (i == key_field)
+				k = tok;
+		}
+		found = d && k && strcmp(k, key) == 0 && strlen(d) < len;
+		if (found)
+			strcpy(dev, d);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Another path to our user_events_data: a bind mount of ours (record --
+ * CMD binds the mount over /sys/kernel/tracing).  Ours when its name is
+ * user_events_data and its mount (fdinfo's mnt_id) shows our device.
+ */
+static bool bound_data(pid_t pid, const char *link, const char *fdinfo)
+{
+	const char *base = strrchr(link, '/'), *m = strstr(fdinfo, "mnt_id:");
+	char id[24], dev[32], mnt[PATH_MAX];
+
+	if (!base || strcmp(base, "/user_events_data") != 0 || !m)
+		return false;
+	if (!N.mnt_dev[0]) {
+		snprintf(mnt, sizeof(mnt), "%.*s", (int)(strlen(N.data_path) - strlen(base)),
+			 N.data_path);
+		if (!mountinfo_dev(0, 5, mnt, N.mnt_dev, sizeof(N.mnt_dev)))
+			return false;
+	}
+	snprintf(id, sizeof(id), "%lu", strtoul(m + 7, NULL, 10));
+	return mountinfo_dev(pid, 1, id, dev, sizeof(dev)) && strcmp(dev, N.mnt_dev) == 0;
+}
+
 /*
  * HELLO names a descriptor of the peer: it must be user_events_data of our
  * mount, open for writing.  Checked in /proc: a system call on a file of
@@ -162,8 +218,6 @@ static int hello(struct nsession *s, int fdnum)
 	if (n < 0)
 		return -EBADF;
 	link[n] = '\0';
-	if (strcmp(link, N.data_path) != 0)
-		return -EBADF;
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)s->pid, fdnum);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -173,6 +227,8 @@ static int hello(struct nsession *s, int fdnum)
 	if (n <= 0)
 		return -EBADF;
 	buf[n] = '\0';
+	if (strcmp(link, N.data_path) != 0 && !bound_data(s->pid, link, buf))
+		return -EBADF;
 	f = strstr(buf, "flags:");
 	if (!f)
 		return -EBADF;
