@@ -478,7 +478,7 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 	size_t payload, off = 0;
 	ssize_t ret;
 	int32_t idx;
-	int i = 0, err;
+	int i = 0;
 
 	/* The kernel checks the vector before anything else. */
 	if (iovcnt < 0 || iovcnt > PL_MAX_IOV)
@@ -589,9 +589,13 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 	}
 	t->catch = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	err = ue_native_check_record(x->ev->check, rec->entry, UE_ENTRY_HDR_SIZE + payload);
-	if (err < 0) {
-		ret = err;
+	/*
+	 * A record the validator refuses: the kernel says EFAULT only when it
+	 * would store it (recording on, the event not soft-disabled), which
+	 * the daemon knows.  Rare: it answers, nothing is committed here.
+	 */
+	if (ue_native_check_record(x->ev->check, rec->entry, UE_ENTRY_HDR_SIZE + payload) < 0) {
+		ret = -ENOSYS;
 		goto out;
 	}
 	rec->len = (uint32_t)need;

@@ -15,10 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -657,6 +662,31 @@ PL_EXPORT int pipe2(int p[2], int flags)
 	}
 	return r;
 }
+
+#define FRESH(name, params, args)                                                      \
+	PL_EXPORT int name params                                                      \
+	{                                                                              \
+		static int(*real) params;                                              \
+                                                                                       \
+		if (!real)                                                             \
+			real = (typeof(real))dlsym(RTLD_NEXT, #name);                  \
+		if (!real) {                                                           \
+			errno = ENOSYS;                                                \
+			return -1;                                                     \
+		}                                                                      \
+		return fd_fresh(real args);                                            \
+	}
+
+FRESH(eventfd, (unsigned int v, int flags), (v, flags))
+FRESH(memfd_create, (const char *name, unsigned int flags), (name, flags))
+FRESH(epoll_create, (int size), (size))
+FRESH(epoll_create1, (int flags), (flags))
+FRESH(timerfd_create, (int clock, int flags), (clock, flags))
+FRESH(inotify_init, (void), ())
+FRESH(inotify_init1, (int flags), (flags))
+FRESH(signalfd, (int fd, const sigset_t *mask, int flags), (fd, mask, flags))
+FRESH(creat, (const char *path, mode_t mode), (path, mode))
+FRESH(creat64, (const char *path, mode_t mode), (path, mode))
 
 /* ---- SIGSEGV and SIGBUS stay ours while the program believes they are its own ---- */
 
