@@ -385,7 +385,26 @@ int pl_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *ol
 
 /* ---- the write ---- */
 
-/* Copies @n bytes of the iovecs from (*i, *off) on, at most what @room allows. */
+/* Events are made of small pieces: inline moves for them, memcpy() beyond. */
+static inline void copy(unsigned char *d, const unsigned char *src, size_t k)
+{
+	if (k > 64) {
+		memcpy(d, src, k);
+		return;
+	}
+	for (; k >= 8; k -= 8, d += 8, src += 8)
+		__builtin_memcpy(d, src, 8);
+	if (k >= 4) {
+		__builtin_memcpy(d, src, 4);
+		k -= 4;
+		d += 4;
+		src += 4;
+	}
+	while (k--)
+		*d++ = *src++;
+}
+
+/* Copies @n bytes of the iovecs from (*i, *off) on. */
 static size_t iov_take(const struct iovec *iov, int cnt, int *i, size_t *off, void *dst, size_t n)
 {
 	unsigned char *d = dst;
@@ -400,7 +419,7 @@ static size_t iov_take(const struct iovec *iov, int cnt, int *i, size_t *off, vo
 			continue;
 		}
 		k = len - *off < n - done ? len - *off : n - done;
-		memcpy(d + done, (const unsigned char *)iov[*i].iov_base + *off, k);
+		copy(d + done, (const unsigned char *)iov[*i].iov_base + *off, k);
 		done += k;
 		*off += k;
 	}
@@ -496,24 +515,23 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 	}
 	t->catch = &jb;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* The kernel's copy of the vector: a negative length first, then access_ok(). */
-	for (int k = 0; k < iovcnt; k++) {
-		if ((ssize_t)iov[k].iov_len < 0) {
-			ret = -EINVAL;
-			goto out;
-		}
-	}
+	/* The kernel's copy of the vector: any negative length first, then access_ok(). */
+	ret = 0;
 	for (int k = 0; k < iovcnt; k++) {
 		uint64_t b = (uint64_t)(uintptr_t)iov[k].iov_base, l = iov[k].iov_len;
 
-		if (b > PL_USER_END || l > PL_USER_END - b) {
-			ret = -EFAULT;
+		if ((ssize_t)l < 0) {
+			ret = -EINVAL;
 			goto out;
 		}
+		if (b > PL_USER_END || l > PL_USER_END - b)
+			ret = -EFAULT;
 		total += l;
 		if (total > PL_MAX_RW)
 			total = PL_MAX_RW;
 	}
+	if (ret)
+		goto out;
 	if (total == 0) {
 		ret = 0;
 		goto out;
