@@ -6,7 +6,7 @@
  * word says enabled.  Run as is it writes through FUSE; under
  * LD_PRELOAD=libuserevents-preload.so through the interposer.
  *   bench_raw latency NAME ROUNDS PER_ROUND
- *   bench_raw throughput NAME THREADS EVENTS_PER_THREAD RUNS
+ *   bench_raw throughput NAME THREADS EVENTS_PER_ROUND_AND_THREAD ROUNDS
  * Prints "bench: NAME VALUE" lines ($USEREVENTS_TRACEFS: the mount).
  */
 #include <errno.h>
@@ -118,54 +118,79 @@ static void latency(const char *name, int rounds, int per_round)
 	free(ns);
 }
 
-static long per_thread;
+/*
+ * Rounds: every thread writes PER_ROUND events between two barriers (a
+ * round fits in a thread's 1 MiB ring), then a 3 ms pause lets the drain
+ * empty the rings, as the latency rounds do; the rate of a round is its
+ * events over the time between the barriers.  At the end, every event must
+ * be in the trace buffer or counted as dropped.
+ */
+static long per_round;
+static int nrounds;
+static pthread_barrier_t bar;
+static uint64_t t_start[64][256], t_end[64][256];	/* [thread][round], each its own clock reads */
 
 static void *producer(void *arg)
 {
 	unsigned long errors = 0;
+	long me = (long)arg;
 
-	(void)arg;
-	for (long i = 0; i < per_thread; i++)
-		errors += event_write((uint32_t)i) != 0;
+	for (int r = 0; r < nrounds; r++) {
+		pthread_barrier_wait(&bar);
+		t_start[me][r] = now_ns();
+		for (long i = 0; i < per_round; i++)
+			errors += event_write((uint32_t)i) != 0;
+		t_end[me][r] = now_ns();
+		pthread_barrier_wait(&bar);
+	}
 	return (void *)errors;
 }
 
-static void throughput(const char *name, int threads, long events, int runs)
+static void throughput(const char *name, int threads, long events, int rounds)
 {
-	unsigned long long want = (unsigned long long)threads * (unsigned long long)events, lost = 0;
-	double *rate = calloc((size_t)runs, sizeof(*rate));
+	unsigned long long want = (unsigned long long)threads * (unsigned long long)events *
+				  (unsigned long long)rounds, entries, dropped, lost;
+	double *rate = calloc((size_t)rounds, sizeof(*rate));
 	pthread_t th[64];
 	unsigned long errors = 0;
+	void *res;
 
-	per_thread = events;
+	per_round = events;
+	nrounds = rounds;
 	tfs_write("options/overwrite", "0");
 	tfs_write("buffer_size_kb", "65536");
-	for (int run = 0; run < runs; run++) {
-		unsigned long long entries, dropped;
-		uint64_t t0, t1;
-		void *res;
+	tfs_write("trace", "");
+	pthread_barrier_init(&bar, NULL, (unsigned int)threads + 1);
+	for (long i = 0; i < threads; i++)
+		pthread_create(&th[i], NULL, producer, (void *)i);
+	for (int r = 0; r < rounds; r++) {
+		uint64_t t0 = UINT64_MAX, t1 = 0;
 
-		tfs_write("trace", "");
-		t0 = now_ns();
-		for (int i = 0; i < threads; i++)
-			pthread_create(&th[i], NULL, producer, NULL);
+		pthread_barrier_wait(&bar);
+		pthread_barrier_wait(&bar);
+		/* From the first thread's start to the last one's end. */
 		for (int i = 0; i < threads; i++) {
-			pthread_join(th[i], &res);
-			errors += (unsigned long)res;
+			t0 = t_start[i][r] < t0 ? t_start[i][r] : t0;
+			t1 = t_end[i][r] > t1 ? t_end[i][r] : t1;
 		}
-		t1 = now_ns();
-		/* Reading the stats takes what the rings still hold (the daemon syncs first). */
-		entries = stat_sum("entries: ");
-		dropped = stat_sum("dropped events: ");
-		rate[run] = (double)want * 1e3 / (double)(t1 - t0);
-		lost += want - entries - dropped;
-		printf("# %s run %d: %.3f M events/s, %llu of %llu recorded, %llu counted dropped\n",
-		       name, run + 1, rate[run], entries, want, dropped);
+		rate[r] = (double)threads * (double)events * 1e3 / (double)(t1 - t0);
+		usleep(3000);
 	}
-	qsort(rate, (size_t)runs, sizeof(*rate), cmp_d);
-	printf("%s: %.3f M events/s (%d thread%s, median of %d runs), %llu lost, %lu errors\n",
-	       name, rate[runs / 2], threads, threads > 1 ? "s" : "", runs, lost, errors);
-	printf("bench: %s_meps %.4f\n", name, rate[runs / 2]);
+	for (int i = 0; i < threads; i++) {
+		pthread_join(th[i], &res);
+		errors += (unsigned long)res;
+	}
+	/* Reading the stats takes what the rings still hold (the daemon syncs first). */
+	entries = stat_sum("entries: ");
+	dropped = stat_sum("dropped events: ");
+	lost = want - entries - dropped;
+	qsort(rate, (size_t)rounds, sizeof(*rate), cmp_d);
+	printf("%s: %.3f M events/s (%d thread%s, median of %d rounds of %ld events a thread; "
+	       "min %.3f max %.3f), %llu of %llu recorded, %llu counted dropped, %llu lost, "
+	       "%lu errors\n", name, rate[rounds / 2], threads, threads > 1 ? "s" : "", rounds,
+	       events, rate[0], rate[rounds - 1], entries, want, dropped, lost, errors);
+	printf("bench: %s_meps %.4f\n", name, rate[rounds / 2]);
+	printf("bench: %s_max_meps %.4f\n", name, rate[rounds - 1]);
 	printf("bench: %s_lost %llu\n", name, lost);
 	tfs_write("trace", "");
 	tfs_write("buffer_size_kb", "1410");
@@ -201,7 +226,8 @@ int main(int argc, char **argv)
 		usleep(1000);
 	if (!strcmp(argv[1], "latency"))
 		latency(argv[2], atoi(argv[3]), atoi(argv[4]));
-	else if (argc >= 6 && !strcmp(argv[1], "throughput") && atoi(argv[3]) <= 64)
+	else if (argc >= 6 && !strcmp(argv[1], "throughput") && atoi(argv[3]) <= 64 &&
+		 atoi(argv[5]) <= 256)
 		throughput(argv[2], atoi(argv[3]), atol(argv[4]), atoi(argv[5]));
 	else
 		return 2;
