@@ -235,13 +235,24 @@ static void preload_inject(const char *who)
 	}
 	if (!old || !*old) {
 		setenv("LD_PRELOAD", lib, 1);
-		return;
+	} else {
+		v = malloc(strlen(lib) + strlen(old) + 2);
+		if (!v)
+			return;
+		sprintf(v, "%s:%s", lib, old);
+		setenv("LD_PRELOAD", v, 1);
+		free(v);
 	}
-	v = malloc(strlen(lib) + strlen(old) + 2);
+	/*
+	 * A program built with AddressSanitizer refuses to start when its
+	 * runtime is not the first library; it works with ours first.
+	 */
+	old = getenv("ASAN_OPTIONS");
+	v = malloc((old ? strlen(old) : 0) + sizeof(":verify_asan_link_order=0"));
 	if (!v)
 		return;
-	sprintf(v, "%s:%s", lib, old);
-	setenv("LD_PRELOAD", v, 1);
+	sprintf(v, "%s%sverify_asan_link_order=0", old ? old : "", old && *old ? ":" : "");
+	setenv("ASAN_OPTIONS", v, 1);
 	free(v);
 }
 
