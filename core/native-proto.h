@@ -22,10 +22,16 @@
 
 /* Requests; each gets one reply of the same struct (status 0 or -errno). */
 enum ue_native_cmd {
-	UE_NATIVE_HELLO = 1,	/* write_index: the peer's user_events_data descriptor number */
-	UE_NATIVE_ADD_EVENT,	/* name_args + write_index -> id */
+	UE_NATIVE_HELLO = 1,	/* write_index: the peer's user_events_data descriptor number;
+				 * id: UE_NATIVE_CLIENT_* */
+	UE_NATIVE_ADD_EVENT,	/* name_args + write_index -> id (the same event: the same id) */
 	UE_NATIVE_NEW_RING,	/* tid -> a ring memfd (SCM_RIGHTS) */
+	UE_NATIVE_END_RING,	/* tid: its thread ends; the daemon drains the ring, then frees it */
 };
+
+/* Who opens a session (HELLO's id), for usereventsd_stats. */
+#define UE_NATIVE_CLIENT_LIB 0		/* libuserevents */
+#define UE_NATIVE_CLIENT_PRELOAD 1	/* libuserevents-preload.so */
 
 #define UE_NATIVE_NAME_MAX 512
 

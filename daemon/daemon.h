@@ -98,6 +98,8 @@ struct ue_daemon {
 	_Atomic uint64_t node_gid[UE_STATIC_NODES_MAX];
 	atomic_uint open_files;		/* against opts.max_files */
 	atomic_size_t text_bytes;	/* snapshots held, against opts.max_text_bytes */
+	/* Writes that came through FUSE, for usereventsd_stats (the native ones: native.c). */
+	unsigned long long fuse_writes;
 };
 
 /* The trace options, in the order of the kernel's trace_options file. */

@@ -615,6 +615,7 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	int32_t idx;
 	int cpu, r;
 
+	__atomic_fetch_add(&d->fuse_writes, 1, __ATOMIC_RELAXED);
 	data_unflush(d, fh);
 	if (split_piece(d, fh, size, off)) {
 		/* The rest of a write too large for any record: taken, as the first piece. */

@@ -107,7 +107,7 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 {
 	struct ue_proc_events_stats ps;
 	struct ue_enablers_stats es;
-	char native[512];
+	char native[640];
 
 	ue_enablers_stats(d->enablers, &es);
 	ue_proc_events_stats(d->procev, &ps);
@@ -145,7 +145,7 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       (unsigned long long)ps.overruns, (unsigned long long)ps.sync_timeouts);
 	/* libuserevents' shared-memory rings: records, and drops of full rings. */
 	ue_native_stats_text(d, native, sizeof(native));
-	ue_text_printf(t, "%s", native);
+	ue_text_printf(t, "%sfuse_writes: %llu\n", native, __atomic_load_n(&d->fuse_writes, __ATOMIC_RELAXED));
 }
 
 static int status_show(struct ue_daemon *d, struct ue_fh *fh)

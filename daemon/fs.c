@@ -14,6 +14,7 @@
 #include <sys/statvfs.h>
 
 #include "fs.h"
+#include "native.h"
 
 /* Entries that never change may be cached; the others are looked up each time. */
 #define STATIC_TIMEOUT 3600.0
@@ -89,6 +90,8 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync(ue_req_daemon(req));
 	ue_tree_setattr(ue_req_daemon(req), ino, attr, to_set);
 	fs_getattr(req, ino, fi);
 }
@@ -278,6 +281,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct ue_fh *fh;
 	struct ue_node n;
 	int err;
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync(ue_req_daemon(req));
 
 	err = ue_tree_resolve(d, ino, &n);
 	if (err < 0) {
@@ -316,6 +321,8 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct ue_fh *fh = get_fh(fi);
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync(ue_req_daemon(req));
 
 	(void)ino;
 	if (fh->ops->read)
@@ -334,6 +341,9 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	struct ue_fh *fh = get_fh(fi);
 	unsigned long val;
 	int err;
+
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync(ue_req_daemon(req));
 
 	(void)ino;
 	if (fh->ops->write) {
@@ -360,6 +370,9 @@ static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync(ue_req_daemon(req));
+
 	(void)ino;
 	fh_close(ue_req_daemon(req), get_fh(fi));
 	fuse_reply_err(req, 0);
@@ -370,6 +383,8 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg
 		     size_t in_bufsz, size_t out_bufsz)
 {
 	struct ue_fh *fh = get_fh(fi);
+	/* Native writes that returned before this request are in the buffer first. */
+	ue_native_sync(ue_req_daemon(req));
 
 	(void)ino;
 	(void)in_buf;

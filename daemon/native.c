@@ -43,6 +43,7 @@ struct nring {
 	unsigned char *data;
 	uint32_t size;
 	pid_t tid;
+	bool ended;		/* its thread ended (END_RING): freed once drained */
 	char comm[16];
 	size_t map_len;
 };
@@ -71,6 +72,7 @@ struct nsession {
 	struct ue_native *nat;
 	int sock;
 	bool hello;		/* the peer showed a writable user_events_data */
+	bool preload;		/* the peer is libuserevents-preload.so */
 	pid_t pid;
 	pthread_t thread;
 	bool closing;		/* the client hung up: drain, then free */
@@ -87,6 +89,7 @@ struct ue_native {
 	struct sockaddr_un addr;	/* abstract: sun_path[0] is NUL, the name follows */
 	socklen_t addr_len;
 	char data_path[PATH_MAX];	/* MOUNTPOINT/user_events_data, as /proc shows it */
+	char mnt_dev[32];		/* our mount's "major:minor" in mountinfo, once known */
 	int lsock;
 	pthread_t listener, drain;
 	struct drain_stage *stage;	/* the drain thread's */
@@ -96,6 +99,7 @@ struct ue_native {
 	unsigned int nsessions;
 	unsigned int nrings;		/* all sessions */
 	uint64_t records, invalid, dropped_gone, sessions_total;
+	uint64_t records_preload;	/* of records: from interposed programs */
 };
 
 /* MOUNTPOINT/user_events_data as /proc shows a descriptor of it. */
@@ -142,6 +146,61 @@ static int send_reply(int sock, struct ue_native_msg *m, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -EPIPE;
 }
 
+/* Field 3 ("major:minor") of the mountinfo line of @pid whose field @key_field is @key. */
+static bool mountinfo_dev(pid_t pid, int key_field, const char *key, char *dev, size_t len)
+{
+	char path[64], line[4096];
+	bool found = false;
+	FILE *f;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/mountinfo");
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *tok, *d = NULL, *k = NULL;
+		int i = 1;
+
+		for (tok = strtok_r(line, " ", &save); tok && (!d || !k);
+		     tok = strtok_r(NULL, " ", &save), i++) {
+			if (i == 3)
+				d = tok;
+			if (i == key_field)
+				k = tok;
+		}
+		found = d && k && strcmp(k, key) == 0 && strlen(d) < len;
+		if (found)
+			strcpy(dev, d);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Another path to our user_events_data: a bind mount of ours (record --
+ * CMD binds the mount over /sys/kernel/tracing).  Ours when its name is
+ * user_events_data and its mount (fdinfo's mnt_id) shows our device.
+ */
+static bool bound_data(struct ue_native *nat, pid_t pid, const char *link, const char *fdinfo)
+{
+	const char *base = strrchr(link, '/'), *m = strstr(fdinfo, "mnt_id:");
+	char id[24], dev[32], mnt[PATH_MAX];
+
+	if (!base || strcmp(base, "/user_events_data") != 0 || !m)
+		return false;
+	if (!nat->mnt_dev[0]) {
+		snprintf(mnt, sizeof(mnt), "%.*s", (int)(strlen(nat->data_path) - strlen(base)),
+			 nat->data_path);
+		if (!mountinfo_dev(0, 5, mnt, nat->mnt_dev, sizeof(nat->mnt_dev)))
+			return false;
+	}
+	snprintf(id, sizeof(id), "%lu", strtoul(m + 7, NULL, 10));
+	return mountinfo_dev(pid, 1, id, dev, sizeof(dev)) && strcmp(dev, nat->mnt_dev) == 0;
+}
+
 /*
  * HELLO names a descriptor of the peer: it must be user_events_data of our
  * mount, open for writing.  Checked in /proc: a system call on a file of
@@ -162,8 +221,6 @@ static int hello(struct nsession *s, int fdnum)
 	if (n < 0)
 		return -EBADF;
 	link[n] = '\0';
-	if (strcmp(link, nat->data_path) != 0)
-		return -EBADF;
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)s->pid, fdnum);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -173,6 +230,8 @@ static int hello(struct nsession *s, int fdnum)
 	if (n <= 0)
 		return -EBADF;
 	buf[n] = '\0';
+	if (strcmp(link, nat->data_path) != 0 && !bound_data(nat, s->pid, link, buf))
+		return -EBADF;
 	f = strstr(buf, "flags:");
 	if (!f)
 		return -EBADF;
@@ -181,6 +240,23 @@ static int hello(struct nsession *s, int fdnum)
 		return -EBADF;
 	s->hello = true;
 	return 0;
+}
+
+/* The ring of thread @tid ends: the drain frees it once it has taken its records. */
+static int end_ring(struct nsession *s, struct ue_native_msg *m)
+{
+	int r = -ESRCH;
+
+	pthread_mutex_lock(&s->nat->lock);
+	for (struct nring *g = s->rings; g; g = g->next) {
+		if (g->tid == m->tid && !g->ended) {
+			g->ended = true;
+			r = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&s->nat->lock);
+	return r;
 }
 
 static int add_event(struct nsession *s, struct ue_native_msg *m)
@@ -213,6 +289,14 @@ static int add_event(struct nsession *s, struct ue_native_msg *m)
 	if (ue_revent_dead(ev) || !ue_event_match_args(ue_revent_desc(ev), args)) {
 		ue_revent_release(ev);
 		return -EADDRINUSE;
+	}
+	/* The same event again (another file, another registration): its slot. */
+	for (slot = 1; slot <= s->nev; slot++) {
+		if (s->ev[slot].ev == ev) {
+			ue_revent_release(ev);
+			m->id = slot;
+			return 0;
+		}
 	}
 	slot = s->nev + 1;
 	pthread_mutex_lock(&nat->lock);
@@ -337,6 +421,11 @@ static void *session_main(void *arg)
 		switch (m.cmd) {
 		case UE_NATIVE_HELLO:
 			r = s->hello ? -EALREADY : hello(s, (int)m.write_index);
+			if (r == 0)
+				s->preload = m.id == UE_NATIVE_CLIENT_PRELOAD;
+			break;
+		case UE_NATIVE_END_RING:
+			r = end_ring(s, &m);
 			break;
 		case UE_NATIVE_ADD_EVENT:
 			r = add_event(s, &m);
@@ -415,15 +504,19 @@ static void *listener_main(void *arg)
 }
 
 /* Hands the staged records to their CPU ring, with one lock round trip. */
-static void stage_flush(struct ue_native *nat, struct drain_stage *st)
+static void stage_flush(struct ue_native *nat, struct drain_stage *st,
+			const struct nsession *s)
 {
 	int r;
 
 	if (!st->n)
 		return;
 	r = ue_buffer_write_many(nat->d->buf, st->cpu, st->w, st->n);
-	if (r > 0)
+	if (r > 0) {
 		nat->records += (uint64_t)r;
+		if (s->preload)
+			nat->records_preload += (uint64_t)r;
+	}
 	st->n = 0;
 	st->used = 0;
 }
@@ -488,7 +581,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		cpu = hdr.cpu < ncpus ? hdr.cpu : hdr.cpu % ncpus;
 		len = UE_ENTRY_HDR_SIZE + hdr.payload_len;
 		if (st->n && st->cpu != cpu)
-			stage_flush(nat, st);
+			stage_flush(nat, st, s);
 		/* The one read of the payload: checked and stored from this copy only. */
 		rec = st->bytes + st->used;
 		eh.type = ev->type;
@@ -521,16 +614,16 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		st->used += (len + 7) & ~(size_t)7;
 		if (verdict & UE_COMMIT_THEN_TRIGGER) {
 			/* traceoff acts once its record is in the buffer, before the next one. */
-			stage_flush(nat, st);
+			stage_flush(nat, st, s);
 			ue_commit_trigger(&commit);
 		}
 		if (st->n == DRAIN_FLUSH || st->used + UE_BUFFER_MAX_RECORD > sizeof(st->bytes)) {
-			stage_flush(nat, st);
+			stage_flush(nat, st, s);
 			/* Copied out: the producer may reuse the space already. */
 			__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 		}
 	}
-	stage_flush(nat, st);
+	stage_flush(nat, st, s);
 	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 	return n;
 }
@@ -573,8 +666,24 @@ static void *drain_main(void *arg)
 			struct nsession *s = *ps;
 			unsigned int m = 0;
 
-			for (struct nring *r = s->rings; r; r = r->next)
+			for (struct nring **pr = &s->rings; *pr;) {
+				struct nring *r = *pr;
+				bool ended = r->ended;
+
 				m += drain_ring(s, r, nat->stage);
+				/* Its thread is gone and wrote nothing since we read its end. */
+				if (ended && r->hdr->tail == __atomic_load_n(&r->hdr->head,
+									     __ATOMIC_ACQUIRE)) {
+					*pr = r->next;
+					nat->dropped_gone += r->hdr->dropped;
+					s->nrings--;
+					nat->nrings--;
+					munmap(r->hdr, r->map_len);
+					free(r);
+					continue;
+				}
+				pr = &r->next;
+			}
 			moved += m;
 			if (s->closing && m == 0) {
 				*ps = s->next;
@@ -602,6 +711,27 @@ static void *drain_main(void *arg)
 			sleep_us *= 2;
 	}
 	return NULL;
+}
+
+void ue_native_sync(struct ue_daemon *d)
+{
+	struct ue_native *nat = __atomic_load_n(&d->native, __ATOMIC_ACQUIRE);
+
+	if (!nat ||
+	    !__atomic_load_n(&nat->nsessions, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&nat->lock);
+	for (struct nsession *s = nat->sessions; s; s = s->next) {
+		for (struct nring *r = s->rings; r; r = r->next) {
+			uint64_t head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
+
+			/* What was written before the request came; a busy writer does not hold us. */
+			for (int k = 0; k < 64 && (int64_t)(head - r->hdr->tail) > 0; k++)
+				if (!drain_ring(s, r, nat->stage))
+					break;
+		}
+	}
+	pthread_mutex_unlock(&nat->lock);
 }
 
 /*
@@ -722,6 +852,7 @@ int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
 {
 	struct ue_native *nat = __atomic_load_n(&d->native, __ATOMIC_ACQUIRE);
 	uint64_t rings = 0, dropped = 0, pending = 0, total = 0, records = 0, invalid = 0;
+	uint64_t interposed = 0;
 	unsigned int sessions = 0;
 
 	if (nat) {
@@ -731,6 +862,7 @@ int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
 		total = nat->sessions_total;
 		records = nat->records;
 		invalid = nat->invalid;
+		interposed = nat->records_preload;
 		for (struct nsession *s = nat->sessions; s; s = s->next) {
 			for (struct nring *g = s->rings; g; g = g->next) {
 				rings++;
@@ -744,8 +876,10 @@ int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
 	return snprintf(buf, len,
 			"native_sessions: %u\nnative_sessions_total: %llu\nnative_rings: %llu\n"
 			"native_records: %llu\nnative_dropped_ring_full: %llu\n"
-			"native_invalid: %llu\nnative_pending_bytes: %llu\n",
+			"native_invalid: %llu\nnative_pending_bytes: %llu\n"
+			"native_records_interposed: %llu\n",
 			sessions, (unsigned long long)total, (unsigned long long)rings,
 			(unsigned long long)records, (unsigned long long)dropped,
-			(unsigned long long)invalid, (unsigned long long)pending);
+			(unsigned long long)invalid, (unsigned long long)pending,
+			(unsigned long long)interposed);
 }

@@ -47,6 +47,15 @@ void ue_native_stop(struct ue_daemon *d);
 const char *ue_native_name(struct ue_daemon *d);
 
 /**
+ * ue_native_sync - take every record the rings hold now into the trace buffer
+ * @d: the daemon (nothing is done before ue_native_start())
+ *
+ * Called before each request of the file system: a request sees every
+ * native write that returned before it, as it would see a kernel write.
+ */
+void ue_native_sync(struct ue_daemon *d);
+
+/**
  * ue_native_stats_text - the native path's counters, one "name: value" a line
  * @d: the daemon (all zero when its native path is off)
  * @buf: where to write (NUL-terminated, cut to @len)

@@ -253,6 +253,15 @@ int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 	printf("bytes: %llu\n", st.bytes);
 	printf("dropped: %llu\n", st.dropped);
 	printf("read: %llu\n", st.read);
+	/* usereventsd's own: the writes of user_events_data by the path they took. */
+	if (uet_daemon_stat(tracefs, "fuse_writes") >= 0) {
+		long long native = uet_daemon_stat(tracefs, "native_records"),
+			  pre = uet_daemon_stat(tracefs, "native_records_interposed");
+
+		printf("writes_fuse: %lld\n", uet_daemon_stat(tracefs, "fuse_writes"));
+		printf("records_native: %lld\n", native - (pre > 0 ? pre : 0));
+		printf("records_interposed: %lld\n", pre > 0 ? pre : 0);
+	}
 	uet_events_free(&evs);
 	return UET_EXIT_OK;
 }

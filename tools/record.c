@@ -16,7 +16,7 @@
 #include "sink.h"
 #include "tool.h"
 
-static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-q] [-- CMD [ARGS]]";
+static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-q] [--no-preload] [-- CMD [ARGS]]";
 
 /* How often what was read is committed to the file (and the progress line updated). */
 #define FLUSH_NS 1000000000ull
@@ -137,7 +137,8 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	bool with_cmd, live_progress;
 	int e, exit_code;
 
-	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_FILTER | UET_O_QUIET,
+	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_FILTER | UET_O_QUIET |
+				   UET_O_NO_PRELOAD,
 			   usage);
 	if (e >= 0)
 		return e;
@@ -182,7 +183,8 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	/* Without CMD the events should be there; matching ones may still come. */
 	if (uet_autoenable_start(&ae, !with_cmd) < 0)
 		goto out;
-	if (with_cmd && uet_child_start(&child, "record", r.tracefs, argv + o.rest) < 0)
+	if (with_cmd && uet_child_start(&child, "record", r.tracefs, argv + o.rest,
+					   o.no_preload) < 0)
 		goto out;
 	e = record_loop(&r, &raw, &ae, &child, with_cmd, live_progress);
 	if (e < 0)

@@ -13,7 +13,7 @@
 #include "sink.h"
 #include "tool.h"
 
-static const char usage[] = "run [-e GLOB [-f FILTER]]... [-o FILE] [-q] -- CMD [ARGS]";
+static const char usage[] = "run [-e GLOB [-f FILTER]]... [-o FILE] [-q] [--no-preload] -- CMD [ARGS]";
 
 static volatile sig_atomic_t run_stop;
 
@@ -83,7 +83,8 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 		uet_err("run: --tracefs does not apply: run starts its own usereventsd");
 		return UET_EXIT_USAGE;
 	}
-	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_OUTPUT | UET_O_QUIET,
+	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_OUTPUT | UET_O_QUIET |
+				   UET_O_NO_PRELOAD,
 			   usage);
 	if (e >= 0)
 		return e;
@@ -115,7 +116,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	s.sinks = &sinks;
 	s.tick = run_tick;
 	s.tick_arg = &r;
-	if (uet_child_start(&r.child, "run", r.tracefs, argv + o.rest) < 0)
+	if (uet_child_start(&r.child, "run", r.tracefs, argv + o.rest, o.no_preload) < 0)
 		goto out;
 	e = uet_stream_loop(&s);
 	if (e < 0) {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -89,6 +90,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "json", no_argument, NULL, 'j' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "filter", required_argument, NULL, 'f' },
+		{ "no-preload", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -101,6 +103,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'q', UET_O_QUIET, "-q" },	  { 'F', UET_O_FIELDS, "--fields" },
 		{ 'j', UET_O_JSON, "--json" }, { 'p', UET_O_PID, "--pid" },
 		{ 'f', UET_O_FILTER, "-f" },	  { 'h', 0, "-h" },
+		{ 'P', UET_O_NO_PRELOAD, "--no-preload" },
 	};
 	int c;
 
@@ -159,6 +162,9 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'P':
+			o->no_preload = true;
+			break;
 		case 'F':
 		case 'j':
 			/* Each names an output format (sink.h); one of them. */
@@ -210,7 +216,76 @@ void uet_opts_free(struct uet_opts *o)
 	o->nglobs = 0;
 }
 
-int uet_child_start(struct uet_child *c, const char *who, const char *tracefs, char **argv)
+/*
+ * libuserevents-preload.so: $USEREVENTS_PRELOAD, else beside our own
+ * library directory (the build tree's lib/, or PREFIX/LIBDIR from
+ * PREFIX/bin), else where meson installs it.
+ */
+static bool preload_path(char *buf, size_t len)
+{
+	const char *env = getenv("USEREVENTS_PRELOAD");
+	char exe[PATH_MAX - 64];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return access(buf, R_OK) == 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			if (snprintf(buf, len, "%s/../lib/libuserevents-preload.so", exe) <
+				    (int)len && access(buf, R_OK) == 0)
+				return true;
+			if (snprintf(buf, len, "%s/../%s/libuserevents-preload.so", exe,
+				     UET_LIBDIR) < (int)len && access(buf, R_OK) == 0)
+				return true;
+		}
+	}
+	snprintf(buf, len, "%s/libuserevents-preload.so", UET_PREFIX_LIBDIR);
+	return access(buf, R_OK) == 0;
+}
+
+/* In the child: ours first in LD_PRELOAD, whatever was there after it. */
+static void preload_inject(const char *who)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char lib[PATH_MAX], *v;
+
+	if (!preload_path(lib, sizeof(lib))) {
+		fprintf(stderr, UET_PROG ": %s: %s not found: the command's writes go through FUSE\n",
+			who, "libuserevents-preload.so");
+		return;
+	}
+	if (!old || !*old) {
+		setenv("LD_PRELOAD", lib, 1);
+	} else {
+		v = malloc(strlen(lib) + strlen(old) + 2);
+		if (!v)
+			return;
+		sprintf(v, "%s:%s", lib, old);
+		setenv("LD_PRELOAD", v, 1);
+		free(v);
+	}
+	/*
+	 * A program built with AddressSanitizer refuses to start when its
+	 * runtime is not the first library; it works with ours first.
+	 */
+	old = getenv("ASAN_OPTIONS");
+	v = malloc((old ? strlen(old) : 0) + sizeof(":verify_asan_link_order=0"));
+	if (!v)
+		return;
+	sprintf(v, "%s%sverify_asan_link_order=0", old ? old : "", old && *old ? ":" : "");
+	setenv("ASAN_OPTIONS", v, 1);
+	free(v);
+}
+
+int uet_child_start(struct uet_child *c, const char *who, const char *tracefs, char **argv,
+		    bool no_preload)
 {
 	int e;
 
@@ -227,6 +302,8 @@ int uet_child_start(struct uet_child *c, const char *who, const char *tracefs, c
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		setenv("USEREVENTS_TRACEFS", tracefs, 1);
+		if (!no_preload)
+			preload_inject(who);
 		execvp(argv[0], argv);
 		e = errno;
 		fprintf(stderr, UET_PROG ": %s: %s: %s\n", who, argv[0], strerror(e));
@@ -282,7 +359,7 @@ int uet_child_exit_code(const struct uet_child *c, const char *who)
 }
 
 /* One counter of usereventsd_stats ("key: N" lines); -1 when there is none. */
-static long long daemon_stat(const char *tracefs, const char *key)
+long long uet_daemon_stat(const char *tracefs, const char *key)
 {
 	char *text = uet_read(tracefs, "usereventsd_stats", NULL), *p;
 	size_t n = strlen(key);
@@ -306,7 +383,7 @@ void uet_settle(const char *tracefs)
 	 * The kernel's tracefs has no such file and nothing to wait for.
 	 */
 	for (int waited = 0; waited < SETTLE_MAX_MS; waited += 5) {
-		if (daemon_stat(tracefs, "native_pending_bytes") <= 0)
+		if (uet_daemon_stat(tracefs, "native_pending_bytes") <= 0)
 			return;
 		uet_sleep_ms(5);
 	}
@@ -314,7 +391,7 @@ void uet_settle(const char *tracefs)
 
 static void drops_read(const char *tracefs, struct uet_drops_at *d)
 {
-	long long ring_full = daemon_stat(tracefs, "native_dropped_ring_full");
+	long long ring_full = uet_daemon_stat(tracefs, "native_dropped_ring_full");
 
 	d->have = uet_buf_stats_read(tracefs, &d->st) == 0;
 	d->ring_full = ring_full > 0 ? (unsigned long long)ring_full : 0;

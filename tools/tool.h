@@ -138,6 +138,7 @@ uint64_t uet_now_ns(void);
 #define UET_O_JSON	(1u << 4)	/* --json */
 #define UET_O_PID	(1u << 5)	/* --pid N */
 #define UET_O_FILTER	(1u << 6)	/* -f, --filter EXPR (the -e before it) */
+#define UET_O_NO_PRELOAD (1u << 7)	/* --no-preload */
 
 struct uet_opts {
 	char **globs;		/* the -e GLOBs */
@@ -147,6 +148,7 @@ struct uet_opts {
 	bool default_globs;	/* no -e: uet_opts_all_user_events() gave one */
 	const char *format;	/* the output format (sink.h): "text", "fields", "json" */
 	bool quiet, have_pid;
+	bool no_preload;	/* CMD runs without libuserevents-preload.so */
 	long pid;
 	int rest;		/* index in argv of the first operand */
 };
@@ -181,13 +183,18 @@ struct uet_child {
 };
 
 /**
- * uet_child_start - fork and exec @argv with USEREVENTS_TRACEFS=@tracefs
+ * uet_child_start - fork and exec @argv with USEREVENTS_TRACEFS=@tracefs, and
+ * libuserevents-preload.so in LD_PRELOAD unless @no_preload
  * @who: the command ("run"), for messages
  *
  * The child exits 127 when the program is not found, 126 when it cannot be
  * executed.  Return: 0, or -errno (the message is printed).
  */
-int uet_child_start(struct uet_child *c, const char *who, const char *tracefs, char **argv);
+int uet_child_start(struct uet_child *c, const char *who, const char *tracefs, char **argv,
+		    bool no_preload);
+
+/** uet_daemon_stat - one counter of usereventsd_stats, or -1 when there is none */
+long long uet_daemon_stat(const char *tracefs, const char *key);
 
 /**
  * uet_child_poll - whether the command has exited (reaped when it has)

@@ -223,6 +223,14 @@ grep -q "^userevents: run: no event matched 'nosuch'" "$work/err" || fail "run -
 expect_rc 2 "-f before any -e" -- "$tool" run -f 'a == 1' -- true
 expect_rc 2 "two -f for one -e" -- "$tool" run -e x -f 'a == 1' -f 'a == 2' -- true
 
+# The interposer goes into CMD's LD_PRELOAD, first, unless --no-preload.
+TMPDIR=$runtmp LD_PRELOAD= expect_rc 0 "run injects libuserevents-preload.so" -- \
+	"$tool" run -q -- sh -c 'echo "preload=$LD_PRELOAD" >&2'
+grep -q '^preload=/.*/libuserevents-preload\.so$' "$work/err" || fail "run: no interposer in LD_PRELOAD"
+TMPDIR=$runtmp LD_PRELOAD= expect_rc 0 "run --no-preload" -- \
+	"$tool" run -q --no-preload -- sh -c 'echo "preload=$LD_PRELOAD" >&2'
+grep -q '^preload=$' "$work/err" || fail "run --no-preload: LD_PRELOAD set"
+
 expect_rc 3 "run returns the command's status" -- "$tool" run -- sh -c 'exit 3'
 expect_rc 127 "run of a missing command" -- "$tool" run -- "$work/nosuch"
 expect_rc 137 "run of a killed command" -- "$tool" run -- sh -c 'kill -9 $$'

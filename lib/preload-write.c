@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * preload-write: the write path of libuserevents-preload.so.  One native
+ * session per process (a fork child opens its own), one ring per thread
+ * (handed back when the thread ends), and writes checked in the writer in
+ * the kernel's order, user memory read under a fault catcher so that a bad
+ * pointer gives EFAULT as the kernel's copy would.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "native-proto.h"
+#include "preload.h"
+#include "userevents/userevents.h"
+
+#define PL_MAX_RINGS 256
+#define PL_MAX_IOV 1024		/* UIO_MAXIOV */
+#define PL_MAX_RW 0x7ffff000ul	/* MAX_RW_COUNT */
+#define PL_STALE_NS 500000000ull
+#if defined(__x86_64__)
+#define PL_USER_END 0x00007ffffffff000ull	/* what access_ok() takes, 4-level paging */
+#else
+#define PL_USER_END UINT64_MAX
+#endif
+
+__thread struct pl_thread pl_t __attribute__((tls_model("initial-exec")));
+
+static struct {
+	int lock;
+	pid_t pid;
+	uint32_t gen;
+	int sock;
+	bool dead;
+	int name_len;			/* 0: no daemon chosen yet */
+	char name[UE_NATIVE_SOCK_NAME_MAX + 1];
+	volatile int *wipe;		/* MADV_WIPEONFORK: 0 in a fork child */
+	struct {
+		void *hdr;
+		size_t len;
+	} rings[PL_MAX_RINGS];
+	int nrings;
+	bool faults;
+	struct sigaction old[2];	/* the program's SIGSEGV and SIGBUS actions */
+	pthread_key_t key;
+	bool key_ok;
+} S = { .sock = -1, .gen = 1 };
+
+bool pl_lock(void)
+{
+	if (pl_t.holds)
+		return false;
+	while (__atomic_exchange_n(&S.lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	pl_t.holds = 1;
+	return true;
+}
+
+void pl_unlock(void)
+{
+	pl_t.holds = 0;
+	__atomic_store_n(&S.lock, 0, __ATOMIC_RELEASE);
+}
+
+uint32_t pl_process_gen(void)
+{
+	return __atomic_load_n(&S.gen, __ATOMIC_ACQUIRE);
+}
+
+static void thread_key_end(void *arg)
+{
+	(void)arg;
+	pl_thread_end();
+}
+
+/* Once, from the first recognised file (lock held). */
+static void process_init(void)
+{
+	void *p;
+
+	if (S.wipe)
+		return;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED && madvise(p, 4096, MADV_WIPEONFORK) == 0) {
+		S.wipe = p;
+		*S.wipe = 1;
+	} else if (p != MAP_FAILED) {
+		munmap(p, 4096);
+	}
+	S.pid = getpid();
+	S.key_ok = pthread_key_create(&S.key, thread_key_end) == 0;
+}
+
+/* A fork child: the session and the rings are the parent's. */
+static void after_fork(void)
+{
+	__atomic_store_n(&S.lock, 0, __ATOMIC_RELAXED);
+	pl_t.holds = 0;
+	S.pid = getpid();
+	__atomic_add_fetch(&S.gen, 1, __ATOMIC_RELEASE);
+	if (S.sock >= 0)
+		close(S.sock);
+	S.sock = -1;
+	S.dead = false;
+	for (int i = 0; i < S.nrings; i++)
+		munmap(S.rings[i].hdr, S.rings[i].len);
+	S.nrings = 0;
+	if (S.wipe)
+		*S.wipe = 1;
+}
+
+void pl_check_fork(void)
+{
+	if (__builtin_expect(S.wipe && !*S.wipe, 0))
+		after_fork();
+}
+
+/* From pthread_atfork(), for forks that run it (the lock may be held by a thread now gone). */
+static void atfork_child(void)
+{
+	if (S.wipe)
+		after_fork();
+	else
+		S.pid = getpid();
+}
+
+__attribute__((constructor)) static void write_init(void)
+{
+	S.pid = getpid();
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+bool pl_own_process(void)
+{
+	pl_check_fork();
+	return getpid() == S.pid;
+}
+
+bool pl_recognise(int fd)
+{
+	char name[UE_NATIVE_SOCK_NAME_MAX + 1];
+	ssize_t len;
+
+	len = fgetxattr(fd, UE_NATIVE_XATTR, name, UE_NATIVE_SOCK_NAME_MAX);
+	if (len <= 0)
+		return false;
+	process_init();
+	if (!S.name_len) {
+		memcpy(S.name, name, (size_t)len);
+		S.name_len = (int)len;
+		return true;
+	}
+	/* One daemon per process: files of another mount keep the system call. */
+	return len == S.name_len && memcmp(name, S.name, (size_t)len) == 0;
+}
+
+static int xchg(struct ue_native_msg *m, int *ret_fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
+	ssize_t r;
+
+	m->magic = UE_NATIVE_MAGIC;
+	m->major = UE_NATIVE_MAJOR;
+	m->minor = UE_NATIVE_MINOR;
+	if (sendmsg(S.sock, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(*m))
+		goto dead;
+	memset(cbuf, 0, sizeof(cbuf));
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	do
+		r = recvmsg(S.sock, &mh, MSG_CMSG_CLOEXEC);
+	while (r < 0 && errno == EINTR);
+	if (r != (ssize_t)sizeof(*m) || m->magic != UE_NATIVE_MAGIC || m->major != UE_NATIVE_MAJOR)
+		goto dead;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+			if (ret_fd && *ret_fd < 0)
+				*ret_fd = fd;
+			else
+				close(fd);
+		}
+	}
+	return m->status;
+dead:
+	S.dead = true;
+	return -EPIPE;
+}
+
+/* The session, proven with @fd (lock held). */
+static int session_open(int fd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ue_native_msg m;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	struct stat st;
+	int r;
+
+	if (S.sock >= 0 || S.dead)
+		return S.dead ? -EPIPE : 0;
+	if (!S.name_len || fstat(fd, &st) < 0)
+		return -ENOENT;
+	memcpy(sa.sun_path + 1, S.name, (size_t)S.name_len);
+	S.sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (S.sock < 0)
+		return -errno;
+	if (connect(S.sock, (struct sockaddr *)&sa,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)S.name_len)) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* An abstract name anybody could bind: only the file's owner or root serve it. */
+	if (getsockopt(S.sock, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+	    (cred.uid != 0 && cred.uid != st.st_uid)) {
+		r = -EPERM;
+		goto fail;
+	}
+	memset(&m, 0, sizeof(m));
+	m.cmd = UE_NATIVE_HELLO;
+	m.id = UE_NATIVE_CLIENT_PRELOAD;
+	m.write_index = (uint32_t)fd;
+	r = xchg(&m, NULL);
+	if (r == 0)
+		return 0;
+fail:
+	close(S.sock);
+	S.sock = -1;
+	/* A daemon that refuses once refuses again: keep the system call. */
+	S.dead = true;
+	return r;
+}
+
+uint32_t pl_session_add(int fd, const struct pl_event *ev)
+{
+	struct ue_native_msg m;
+
+	if (strlen(ev->name_args) >= UE_NATIVE_NAME_MAX || session_open(fd) < 0)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.cmd = UE_NATIVE_ADD_EVENT;
+	strcpy(m.name_args, ev->name_args);
+	if (xchg(&m, NULL) < 0 || m.id == 0 || m.id > 4096)
+		return 0;
+	return m.id;
+}
+
+/* This thread's ring, made now (lock held). */
+static bool ring_new(struct pl_thread *t)
+{
+	struct ue_native_msg m;
+	void *p;
+	int fd = -1;
+
+	if (S.sock < 0 || S.dead || S.nrings >= PL_MAX_RINGS)
+		return false;
+	memset(&m, 0, sizeof(m));
+	m.cmd = UE_NATIVE_NEW_RING;
+	m.tid = gettid();
+	if (xchg(&m, &fd) < 0 || fd < 0 || m.ring_bytes < 4096 ||
+	    (m.ring_bytes & (m.ring_bytes - 1))) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	p = mmap(NULL, UE_NATIVE_RING_HDR + (size_t)m.ring_bytes, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return false;
+	t->hdr = p;
+	t->data = (unsigned char *)p + UE_NATIVE_RING_HDR;
+	t->mask = m.ring_bytes - 1;
+	t->map_len = UE_NATIVE_RING_HDR + (size_t)m.ring_bytes;
+	t->gen = S.gen;
+	S.rings[S.nrings].hdr = p;
+	S.rings[S.nrings].len = t->map_len;
+	S.nrings++;
+	if (S.key_ok)
+		pthread_setspecific(S.key, (void *)1);
+	return true;
+}
+
+void pl_thread_end(void)
+{
+	struct pl_thread *t = &pl_t;
+	struct ue_native_msg m;
+
+	if (!t->hdr || t->gen != pl_process_gen() || !pl_lock())
+		return;
+	if (t->gen == S.gen && S.sock >= 0 && !S.dead) {
+		memset(&m, 0, sizeof(m));
+		m.cmd = UE_NATIVE_END_RING;
+		m.tid = gettid();
+		xchg(&m, NULL);
+	}
+	for (int i = 0; i < S.nrings; i++) {
+		if (S.rings[i].hdr == t->hdr) {
+			S.rings[i] = S.rings[--S.nrings];
+			break;
+		}
+	}
+	munmap(t->hdr, t->map_len);
+	t->hdr = NULL;
+	pl_unlock();
+}
+
+/* ---- faults: the copy of user memory jumps back instead of crashing ---- */
+
+static struct sigaction *old_action(int sig)
+{
+	return sig == SIGSEGV ? &S.old[0] : &S.old[1];
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	sigjmp_buf *jb = pl_t.catch;
+	struct sigaction *old;
+
+	if (jb) {
+		pl_t.catch = NULL;
+		siglongjmp(*jb, 1);
+	}
+	/* Not ours: the program's action, as if we were not there. */
+	old = old_action(sig);
+	if (old->sa_flags & SA_SIGINFO) {
+		old->sa_sigaction(sig, si, uc);
+	} else if (old->sa_handler == SIG_IGN || old->sa_handler == SIG_DFL) {
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+		/* Sent, and ignored: nothing.  A fault comes back at once and kills. */
+		if (old->sa_handler == SIG_IGN && si->si_code <= 0)
+			return;
+		pl_real_sigaction(sig, &dfl, NULL);
+		if (si->si_code <= 0)
+			raise(sig);
+	} else {
+		old->sa_handler(sig);
+	}
+}
+
+void pl_catch_faults(void)
+{
+	struct sigaction sa;
+
+	if (S.faults)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (pl_real_sigaction(SIGSEGV, &sa, &S.old[0]) == 0 &&
+	    pl_real_sigaction(SIGBUS, &sa, &S.old[1]) == 0)
+		__atomic_store_n(&S.faults, true, __ATOMIC_RELEASE);
+}
+
+int pl_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction prev;
+
+	if ((sig != SIGSEGV && sig != SIGBUS) || !__atomic_load_n(&S.faults, __ATOMIC_ACQUIRE))
+		return -1;
+	prev = *old_action(sig);
+	if (act)
+		*old_action(sig) = *act;
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+/* ---- the write ---- */
+
+/* Events are made of small pieces: inline moves for them, memcpy() beyond. */
+static inline void copy(unsigned char *d, const unsigned char *src, size_t k)
+{
+	if (k > 64) {
+		memcpy(d, src, k);
+		return;
+	}
+	for (; k >= 8; k -= 8, d += 8, src += 8)
+		__builtin_memcpy(d, src, 8);
+	if (k >= 4) {
+		__builtin_memcpy(d, src, 4);
+		k -= 4;
+		d += 4;
+		src += 4;
+	}
+	while (k--)
+		*d++ = *src++;
+}
+
+/* Copies @n bytes of the iovecs from (*i, *off) on. */
+static size_t iov_take(const struct iovec *iov, int cnt, int *i, size_t *off, void *dst, size_t n)
+{
+	unsigned char *d = dst;
+	size_t done = 0;
+
+	while (done < n && *i < cnt) {
+		size_t len = iov[*i].iov_len, k;
+
+		if (*off >= len) {
+			(*i)++;
+			*off = 0;
+			continue;
+		}
+		k = len - *off < n - done ? len - *off : n - done;
+		copy(d + done, (const unsigned char *)iov[*i].iov_base + *off, k);
+		done += k;
+		*off += k;
+	}
+	return done;
+}
+
+/* Whether one of @x's enable words says the event is on. */
+static bool index_enabled(const struct pl_index *x)
+{
+	uint32_t n = __atomic_load_n(&x->nen, __ATOMIC_ACQUIRE);
+
+	for (uint32_t k = 0; k < n && k < PL_MAX_EN; k++) {
+		const struct pl_enabler *e = &x->en[k];
+		uint64_t w;
+
+		if (e->size == 8)
+			w = __atomic_load_n((const uint64_t *)(uintptr_t)e->addr, __ATOMIC_RELAXED);
+		else
+			w = __atomic_load_n((const uint32_t *)(uintptr_t)e->addr, __ATOMIC_RELAXED);
+		if (w >> e->bit & 1)
+			return true;
+	}
+	return false;
+}
+
+/* The slot of @x in this process's session and this thread's ring, made if need be. */
+static bool ready(struct pl_index *x, int fd, struct pl_thread *t)
+{
+	uint32_t gen = pl_process_gen();
+	bool ok = true;
+
+	if (__builtin_expect(x->gen == gen && t->hdr && t->gen == gen, 1))
+		return true;
+	if (!pl_lock())
+		return false;
+	if (x->gen != S.gen) {
+		uint32_t slot = pl_session_add(fd, x->ev);
+
+		if (slot) {
+			x->slot = slot;
+			__atomic_store_n(&x->gen, S.gen, __ATOMIC_RELEASE);
+		} else {
+			ok = false;
+		}
+	}
+	if (ok && (!t->hdr || t->gen != S.gen))
+		ok = ring_new(t);
+	pl_unlock();
+	return ok;
+}
+
+/* The daemon's heartbeat is old: whether its end of the session is gone. */
+static bool daemon_gone(struct pl_thread *t)
+{
+	char c;
+	ssize_t k;
+
+	if (__atomic_load_n(&t->hdr->state, __ATOMIC_ACQUIRE) == UE_RING_DEAD)
+		return true;
+	k = recv(S.sock, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	return k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+enum { PH_USER, PH_ENABLE };
+
+ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt)
+{
+	struct pl_thread *t = &pl_t;
+	volatile int phase = PH_USER;
+	struct ue_native_rec *rec;
+	struct pl_index *x;
+	struct timespec ts;
+	sigjmp_buf jb;
+	uint64_t total = 0, head, tail, pos, room, need, pad, now;
+	size_t payload, off = 0;
+	ssize_t ret;
+	int32_t idx;
+	int i = 0;
+
+	/* The kernel checks the vector before anything else. */
+	if (iovcnt < 0 || iovcnt > PL_MAX_IOV)
+		return -EINVAL;
+	if (iovcnt == 0)
+		return 0;
+	/* A signal handler on top of our own write: its write takes the system call. */
+	if (t->busy || !f->writable || !__atomic_load_n(&S.faults, __ATOMIC_ACQUIRE))
+		return -ENOSYS;
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (sigsetjmp(jb, 0)) {
+		ret = phase == PH_ENABLE ? -ENOSYS : -EFAULT;
+		goto out;
+	}
+	t->catch = &jb;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* The kernel's copy of the vector: any negative length first, then access_ok(). */
+	ret = 0;
+	for (int k = 0; k < iovcnt; k++) {
+		uint64_t b = (uint64_t)(uintptr_t)iov[k].iov_base, l = iov[k].iov_len;
+
+		if ((ssize_t)l < 0) {
+			ret = -EINVAL;
+			goto out;
+		}
+		if (b > PL_USER_END || l > PL_USER_END - b)
+			ret = -EFAULT;
+		total += l;
+		if (total > PL_MAX_RW)
+			total = PL_MAX_RW;
+	}
+	if (ret)
+		goto out;
+	if (total == 0) {
+		ret = 0;
+		goto out;
+	}
+	if (iov_take(iov, iovcnt, &i, &off, &idx, sizeof(idx)) != sizeof(idx)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (idx < 0) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* An index this process did not see registered: the system call knows it. */
+	x = idx / PL_CHUNK < PL_CHUNKS ? __atomic_load_n(&f->chunks[idx / PL_CHUNK],
+							 __ATOMIC_ACQUIRE) : NULL;
+	if (x)
+		x += idx % PL_CHUNK;
+	if (!x || !__atomic_load_n(&x->ev, __ATOMIC_ACQUIRE)) {
+		ret = -ENOSYS;
+		goto out;
+	}
+	payload = (size_t)total - sizeof(idx);
+	if (payload < x->ev->check->min_size) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* Disabled (or no enable word known): the daemon answers, EBADF or the write. */
+	phase = PH_ENABLE;
+	if (!index_enabled(x) || payload > UE_MAX_PAYLOAD) {
+		ret = -ENOSYS;
+		goto out;
+	}
+	phase = PH_USER;
+	t->catch = NULL;
+	pl_check_fork();
+	if (S.dead || !ready(x, fd, t)) {
+		ret = -ENOSYS;
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (__builtin_expect(now - __atomic_load_n(&t->hdr->heartbeat_ns, __ATOMIC_RELAXED) >
+				     PL_STALE_NS, 0) && daemon_gone(t)) {
+		S.dead = true;
+		ret = -ENOSYS;
+		goto out;
+	}
+	need = (sizeof(*rec) + payload + 7) & ~7ull;
+	head = t->hdr->head;
+	tail = __atomic_load_n(&t->hdr->tail, __ATOMIC_ACQUIRE);
+	pos = head & t->mask;
+	room = (uint64_t)t->mask + 1 - (head - tail);
+	pad = pos + need > (uint64_t)t->mask + 1 ? (uint64_t)t->mask + 1 - pos : 0;
+	/* Full: the daemon's buffer still takes it, through the system call. */
+	if (need + pad > room) {
+		ret = -ENOSYS;
+		goto out;
+	}
+	if (pad) {
+		rec = (struct ue_native_rec *)(t->data + pos);
+		rec->len = (uint32_t)pad;
+		rec->id = 0;
+		head += pad;
+		pos = 0;
+	}
+	rec = (struct ue_native_rec *)(t->data + pos);
+	t->catch = &jb;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* Bounded by what was reserved, whatever another thread does to the vector meanwhile. */
+	if (iov_take(iov, iovcnt, &i, &off, rec + 1, payload) != payload) {
+		ret = -EFAULT;
+		goto out;
+	}
+	t->catch = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/*
+	 * A record the validator refuses: the kernel says EFAULT only when it
+	 * would store it (recording on, the event not soft-disabled), which
+	 * the daemon knows.  Rare: it answers, nothing is committed here.
+	 */
+	if (ue_check_record(x->ev->check, rec->entry, UE_ENTRY_HDR_SIZE + payload) < 0) {
+		ret = -ENOSYS;
+		goto out;
+	}
+	rec->len = (uint32_t)need;
+	rec->id = x->slot;
+	rec->ts_ns = now;
+	rec->cpu = (uint32_t)sched_getcpu();
+	rec->payload_len = (uint32_t)payload;
+	__atomic_store_n(&t->hdr->head, head + need, __ATOMIC_RELEASE);
+	ret = (ssize_t)total;
+out:
+	t->catch = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+	return ret;
+}

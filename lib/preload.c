@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * preload: libuserevents-preload.so, loaded with LD_PRELOAD.  It learns
+ * which descriptors are usereventsd's user_events_data and what their write
+ * indexes name from DIAG_IOCSREG (the ioctl itself still goes to the
+ * daemon), follows them through dup, fcntl, close and fork, and serves their
+ * writes from the native path (preload-write.c), else the system call.
+ */
+#undef _FILE_OFFSET_BITS	/* open and open64, pwrite and pwrite64: distinct symbols here */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "preload.h"
+#include "userevents/abi.h"
+
+#define PL_EXPORT __attribute__((visibility("default")))
+#define PL_EVENT_HASH 256
+
+ssize_t (*pl_real_writev)(int, const struct iovec *, int);
+ssize_t (*pl_real_write)(int, const void *, size_t);
+int (*pl_real_sigaction)(int, const struct sigaction *, struct sigaction *);
+static int (*real_ioctl)(int, unsigned long, ...);
+static int (*real_close)(int);
+static int (*real_dup)(int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
+static int (*real_fcntl)(int, int, ...);
+static int (*real_fcntl64)(int, int, ...);
+static int (*real_close_range)(unsigned int, unsigned int, int);
+static void (*real_closefrom)(int);
+static int (*real_fclose)(FILE *);
+static int (*real_open)(const char *, int, ...);
+static int (*real_open64)(const char *, int, ...);
+static int (*real_openat)(int, const char *, int, ...);
+static int (*real_openat64)(int, const char *, int, ...);
+static int (*real_socket)(int, int, int);
+static int (*real_accept)(int, struct sockaddr *, socklen_t *);
+static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
+static int (*real_pipe)(int[2]);
+static int (*real_pipe2)(int[2], int);
+
+static struct pl_file **fds;		/* by descriptor, PL_MAX_FDS entries */
+static struct pl_file *files;		/* every file in use */
+static struct pl_file *free_files;	/* recycled, never freed: a racing writer may hold one */
+static struct pl_event *events[PL_EVENT_HASH];
+
+#define RESOLVE(name) (real_##name = (typeof(real_##name))dlsym(RTLD_NEXT, #name))
+
+__attribute__((constructor)) static void preload_init(void)
+{
+	void *p;
+
+	pl_real_write = (typeof(pl_real_write))dlsym(RTLD_NEXT, "write");
+	pl_real_writev = (typeof(pl_real_writev))dlsym(RTLD_NEXT, "writev");
+	pl_real_sigaction = (typeof(pl_real_sigaction))dlsym(RTLD_NEXT, "sigaction");
+	RESOLVE(ioctl);
+	RESOLVE(close);
+	RESOLVE(dup);
+	RESOLVE(dup2);
+	RESOLVE(dup3);
+	RESOLVE(fcntl);
+	RESOLVE(fcntl64);
+	RESOLVE(close_range);
+	RESOLVE(closefrom);
+	RESOLVE(fclose);
+	RESOLVE(open);
+	RESOLVE(open64);
+	RESOLVE(openat);
+	RESOLVE(openat64);
+	RESOLVE(socket);
+	RESOLVE(accept);
+	RESOLVE(accept4);
+	RESOLVE(pipe);
+	RESOLVE(pipe2);
+	if (!real_fcntl64)
+		real_fcntl64 = real_fcntl;
+	/* Untouched pages cost nothing: 512 KiB of address space. */
+	p = mmap(NULL, PL_MAX_FDS * sizeof(*fds), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p != MAP_FAILED)
+		fds = p;
+}
+
+static inline struct pl_file *file_of(int fd)
+{
+	struct pl_file **t = fds;
+
+	if ((unsigned int)fd >= PL_MAX_FDS || !t)
+		return NULL;
+	return __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * A vfork() child shares our memory, not our descriptors: what it does
+ * with its own must not change the parent's table.
+ */
+static bool own_process(void)
+{
+	return pl_own_process();
+}
+
+/* One descriptor less for @f (lock held); the last one recycles it. */
+static void file_put(struct pl_file *f)
+{
+	if (--f->refs > 0)
+		return;
+	for (struct pl_file **pp = &files; *pp; pp = &(*pp)->next) {
+		if (*pp == f) {
+			*pp = f->next;
+			break;
+		}
+	}
+	for (int c = 0; c < PL_CHUNKS; c++)
+		if (f->chunks[c])
+			memset(f->chunks[c], 0, PL_CHUNK * sizeof(struct pl_index));
+	f->next = free_files;
+	free_files = f;
+}
+
+static struct pl_file *file_new(void)
+{
+	struct pl_file *f = free_files;
+
+	if (f)
+		free_files = f->next;
+	else if (!(f = calloc(1, sizeof(*f))))
+		return NULL;
+	f->refs = 1;
+	f->next = files;
+	files = f;
+	return f;
+}
+
+/* @fd names @f from now on, or nothing (lock held). */
+static void fd_set_file(int fd, struct pl_file *f)
+{
+	struct pl_file *old;
+
+	if ((unsigned int)fd >= PL_MAX_FDS || !fds)
+		return;
+	if (f)
+		f->refs++;
+	old = __atomic_exchange_n(&fds[fd], f, __ATOMIC_ACQ_REL);
+	if (old)
+		file_put(old);
+}
+
+/* @fd was closed (or replaced) by a call we saw. */
+static void fd_forget(int fd)
+{
+	if (!file_of(fd) || !own_process())
+		return;
+	if (!pl_lock()) {
+		/* A signal handler's close while we hold the lock: the file leaks, the number goes. */
+		__atomic_store_n(&fds[fd], NULL, __ATOMIC_RELEASE);
+		return;
+	}
+	fd_set_file(fd, NULL);
+	pl_unlock();
+}
+
+/* A call made @fd anew: whatever the table held for it went unseen (a raw close). */
+static int fd_fresh(int fd)
+{
+	if (file_of(fd) && own_process())
+		__atomic_store_n(&fds[fd], NULL, __ATOMIC_RELEASE);
+	return fd;
+}
+
+static void fd_dup(int oldfd, int newfd)
+{
+	int saved = errno;
+
+	if ((file_of(oldfd) || file_of(newfd)) && own_process() && pl_lock()) {
+		fd_set_file(newfd, file_of(oldfd));
+		pl_unlock();
+	}
+	errno = saved;
+}
+
+/* The parsed event of @name_args, made once (lock held). */
+static const struct pl_event *event_get(const char *name_args)
+{
+	unsigned int h = 5381;
+	struct pl_event *e;
+	struct ue_event *desc;
+
+	for (const char *s = name_args; *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	h %= PL_EVENT_HASH;
+	for (e = events[h]; e; e = e->next)
+		if (strcmp(e->name_args, name_args) == 0)
+			return e->check ? e : NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->name_args = strdup(name_args);
+	if (!e->name_args) {
+		free(e);
+		return NULL;
+	}
+	if (ue_event_parse(name_args, &desc) == 0) {
+		if (ue_check_new(desc, &e->check) < 0)
+			e->check = NULL;
+		ue_event_free(desc);
+	}
+	e->next = events[h];
+	events[h] = e;
+	return e->check ? e : NULL;
+}
+
+static struct pl_index *index_of(struct pl_file *f, uint32_t idx, bool make)
+{
+	struct pl_index *c;
+
+	if (idx / PL_CHUNK >= PL_CHUNKS)
+		return NULL;
+	c = f->chunks[idx / PL_CHUNK];
+	if (!c && make) {
+		c = calloc(PL_CHUNK, sizeof(*c));
+		if (c)
+			__atomic_store_n(&f->chunks[idx / PL_CHUNK], c, __ATOMIC_RELEASE);
+	}
+	return c ? c + idx % PL_CHUNK : NULL;
+}
+
+/* A DIAG_IOCSREG that succeeded on @fd: its index, event and enable word. */
+static void learn_reg(int fd, const struct user_reg *ureg)
+{
+	struct user_reg reg;
+	const struct pl_event *ev;
+	struct pl_index *x;
+	struct pl_file *f;
+	bool known = false;
+
+	if ((unsigned int)fd >= PL_MAX_FDS || !fds || !own_process() || !pl_lock())
+		return;
+	memcpy(&reg, ureg, sizeof(reg));
+	f = file_of(fd);
+	if (!f) {
+		if (!pl_recognise(fd))
+			goto out;
+		f = file_new();
+		if (!f)
+			goto out;
+		f->writable = (real_fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY;
+		__atomic_store_n(&fds[fd], f, __ATOMIC_RELEASE);
+		pl_catch_faults();
+	}
+	x = index_of(f, reg.write_index, true);
+	if (!x)
+		goto out;
+	/* A multi-format event's name is not unique: those keep the system call. */
+	if (!x->ev && !(reg.flags & USER_EVENT_REG_MULTI_FORMAT)) {
+		ev = event_get((const char *)(uintptr_t)reg.name_args);
+		if (ev) {
+			x->slot = pl_session_add(fd, ev);
+			x->gen = pl_process_gen();
+			if (x->slot)
+				__atomic_store_n(&x->ev, ev, __ATOMIC_RELEASE);
+		}
+	}
+	for (uint32_t k = 0; k < x->nen; k++)
+		if (x->en[k].addr == reg.enable_addr && x->en[k].bit == reg.enable_bit)
+			known = true;
+	if (!known && x->nen < PL_MAX_EN) {
+		x->en[x->nen] = (struct pl_enabler){ reg.enable_addr, reg.enable_bit,
+						     reg.enable_size };
+		__atomic_store_n(&x->nen, x->nen + 1, __ATOMIC_RELEASE);
+	}
+out:
+	pl_unlock();
+}
+
+/* A DIAG_IOCSUNREG that succeeded: that word no longer follows its event, in any file. */
+static void learn_unreg(const struct user_unreg *uu)
+{
+	struct user_unreg u;
+
+	if (!fds || !own_process() || !pl_lock())
+		return;
+	memcpy(&u, uu, sizeof(u));
+	for (struct pl_file *f = files; f; f = f->next) {
+		for (int c = 0; c < PL_CHUNKS; c++) {
+			struct pl_index *x = f->chunks[c];
+
+			for (int i = 0; x && i < PL_CHUNK; i++, x++) {
+				for (uint32_t k = 0; k < x->nen; k++) {
+					if (x->en[k].addr != u.disable_addr ||
+					    x->en[k].bit != u.disable_bit)
+						continue;
+					x->en[k] = x->en[x->nen - 1];
+					__atomic_store_n(&x->nen, x->nen - 1, __ATOMIC_RELEASE);
+					break;
+				}
+			}
+		}
+	}
+	pl_unlock();
+}
+
+PL_EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+	int r, saved;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	r = real_ioctl(fd, req, arg);
+	if (r < 0 || (req != DIAG_IOCSREG && req != DIAG_IOCSUNREG))
+		return r;
+	saved = errno;
+	if (req == DIAG_IOCSREG)
+		learn_reg(fd, arg);
+	else
+		learn_unreg(arg);
+	errno = saved;
+	return r;
+}
+
+/* ---- writes ---- */
+
+static ssize_t finish(ssize_t r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* write(2), pwrite at offset 0: the zero-length case faults as the kernel's index copy. */
+static ssize_t write_one(struct pl_file *f, int fd, const void *buf, size_t n)
+{
+	struct iovec v = { (void *)buf, n };
+	ssize_t r;
+
+	if (n == 0)
+		return -EFAULT;
+	r = pl_writev(f, fd, &v, 1);
+	if (r != -ENOSYS)
+		return r;
+	return pl_real_write(fd, buf, n) < 0 ? -errno : (ssize_t)n;
+}
+
+static ssize_t writev_any(struct pl_file *f, int fd, const struct iovec *iov, int cnt)
+{
+	ssize_t r = pl_writev(f, fd, iov, cnt);
+
+	if (r != -ENOSYS)
+		return r;
+	r = pl_real_writev(fd, iov, cnt);
+	return r < 0 ? -errno : r;
+}
+
+PL_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	struct pl_file *f = file_of(fd);
+
+	if (__builtin_expect(!f, 1))
+		return pl_real_write(fd, buf, n);
+	return finish(write_one(f, fd, buf, n));
+}
+
+PL_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	struct pl_file *f = file_of(fd);
+
+	if (__builtin_expect(!f, 1))
+		return pl_real_writev(fd, iov, cnt);
+	return finish(writev_any(f, fd, iov, cnt));
+}
+
+/*
+ * The kernel's user_events_data takes pwrite at offset 0 only (EFAULT
+ * otherwise) and pwritev at any offset: both are writes of ours.
+ */
+static ssize_t pwrite_any(struct pl_file *f, int fd, const void *buf, size_t n, off_t off)
+{
+	if (off < 0)
+		return -EINVAL;
+	if (!f->writable)
+		return -EBADF;
+	if ((uintptr_t)buf + n < (uintptr_t)buf)
+		return -EFAULT;
+	if (off > 0 && (unsigned long long)off + n > (unsigned long long)INT64_MAX)
+		return -EINVAL;
+	if (off != 0)
+		return -EFAULT;
+	return write_one(f, fd, buf, n);
+}
+
+PL_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	struct pl_file *f = file_of(fd);
+	static ssize_t (*real)(int, const void *, size_t, off_t);
+
+	if (__builtin_expect(!f, 1)) {
+		if (!real)
+			real = (typeof(real))dlsym(RTLD_NEXT, "pwrite");
+		return real(fd, buf, n, off);
+	}
+	return finish(pwrite_any(f, fd, buf, n, off));
+}
+
+PL_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
+{
+	struct pl_file *f = file_of(fd);
+	static ssize_t (*real)(int, const void *, size_t, off64_t);
+
+	if (__builtin_expect(!f, 1)) {
+		if (!real)
+			real = (typeof(real))dlsym(RTLD_NEXT, "pwrite64");
+		return real(fd, buf, n, off);
+	}
+	return finish(pwrite_any(f, fd, buf, n, off));
+}
+
+static ssize_t pwritev_any(struct pl_file *f, int fd, const struct iovec *iov, int cnt,
+			   off_t off, int flags, bool v2)
+{
+	if (flags)
+		return -ENOSYS;
+	if (v2 && off == -1)
+		return writev_any(f, fd, iov, cnt);
+	if (off < 0)
+		return -EINVAL;
+	return writev_any(f, fd, iov, cnt);
+}
+
+#define PWRITEV(name, offt, v2, ...)                                                          \
+	PL_EXPORT ssize_t name(int fd, const struct iovec *iov, int cnt, offt off __VA_ARGS__) \
+	{                                                                                     \
+		struct pl_file *f = file_of(fd);                                              \
+		static ssize_t (*real)(int, const struct iovec *, int, offt __VA_ARGS__);     \
+		ssize_t r = -ENOSYS;                                                          \
+                                                                                              \
+		if (f)                                                                        \
+			r = pwritev_any(f, fd, iov, cnt, off, PL_FLAGS, v2);                  \
+		if (r != -ENOSYS)                                                             \
+			return finish(r);                                                     \
+		if (!real)                                                                    \
+			real = (typeof(real))dlsym(RTLD_NEXT, #name);                         \
+		return real(fd, iov, cnt, off PL_ARGS);                                       \
+	}
+
+#define PL_FLAGS 0
+#define PL_ARGS
+PWRITEV(pwritev, off_t, false)
+PWRITEV(pwritev64, off64_t, false)
+#undef PL_FLAGS
+#undef PL_ARGS
+#define PL_FLAGS flags
+#define PL_ARGS , flags
+PWRITEV(pwritev2, off_t, true, , int flags)
+PWRITEV(pwritev64v2, off64_t, true, , int flags)
+#undef PL_FLAGS
+#undef PL_ARGS
+
+/* ---- descriptors ---- */
+
+PL_EXPORT int close(int fd)
+{
+	fd_forget(fd);
+	return real_close(fd);
+}
+
+PL_EXPORT int fclose(FILE *stream)
+{
+	if (stream)
+		fd_forget(fileno(stream));
+	return real_fclose(stream);
+}
+
+PL_EXPORT int dup(int fd)
+{
+	int r = real_dup(fd);
+
+	if (r >= 0)
+		fd_dup(fd, r);
+	return r;
+}
+
+PL_EXPORT int dup2(int oldfd, int newfd)
+{
+	int r = real_dup2(oldfd, newfd);
+
+	if (r >= 0 && oldfd != newfd)
+		fd_dup(oldfd, newfd);
+	return r;
+}
+
+PL_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	int r = real_dup3(oldfd, newfd, flags);
+
+	if (r >= 0)
+		fd_dup(oldfd, newfd);
+	return r;
+}
+
+static int fcntl_any(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+{
+	int r = real(fd, cmd, arg);
+
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		fd_dup(fd, r);
+	return r;
+}
+
+PL_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_any(real_fcntl, fd, cmd, arg);
+}
+
+PL_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_any(real_fcntl64, fd, cmd, arg);
+}
+
+static void forget_range(unsigned int first, unsigned int last)
+{
+	for (unsigned int fd = first; fd <= last && fd < PL_MAX_FDS; fd++)
+		fd_forget((int)fd);
+}
+
+PL_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
+{
+	int r;
+
+	r = real_close_range ? real_close_range(first, last, flags)
+			     : (int)syscall(SYS_close_range, first, last, flags);
+	if (r == 0 && !(flags & 4 /* CLOSE_RANGE_CLOEXEC */))
+		forget_range(first, last);
+	return r;
+}
+
+PL_EXPORT void closefrom(int lowfd)
+{
+	if (real_closefrom)
+		real_closefrom(lowfd);
+	else
+		syscall(SYS_close_range, lowfd, ~0u, 0);
+	if (lowfd >= 0)
+		forget_range((unsigned int)lowfd, PL_MAX_FDS - 1);
+}
+
+/* New descriptors: a stale entry for their number goes (a close we did not see). */
+static mode_t mode_arg(int flags, va_list ap)
+{
+	return (flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE ? va_arg(ap, mode_t) : 0;
+}
+
+PL_EXPORT int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t m;
+
+	va_start(ap, flags);
+	m = mode_arg(flags, ap);
+	va_end(ap);
+	return fd_fresh(real_open(path, flags, m));
+}
+
+PL_EXPORT int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t m;
+
+	va_start(ap, flags);
+	m = mode_arg(flags, ap);
+	va_end(ap);
+	return fd_fresh(real_open64(path, flags, m));
+}
+
+PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t m;
+
+	va_start(ap, flags);
+	m = mode_arg(flags, ap);
+	va_end(ap);
+	return fd_fresh(real_openat(dirfd, path, flags, m));
+}
+
+PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t m;
+
+	va_start(ap, flags);
+	m = mode_arg(flags, ap);
+	va_end(ap);
+	return fd_fresh(real_openat64(dirfd, path, flags, m));
+}
+
+PL_EXPORT int socket(int domain, int type, int proto)
+{
+	return fd_fresh(real_socket(domain, type, proto));
+}
+
+PL_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	return fd_fresh(real_accept(fd, addr, len));
+}
+
+PL_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
+{
+	return fd_fresh(real_accept4(fd, addr, len, flags));
+}
+
+PL_EXPORT int pipe(int p[2])
+{
+	int r = real_pipe(p);
+
+	if (r == 0) {
+		fd_fresh(p[0]);
+		fd_fresh(p[1]);
+	}
+	return r;
+}
+
+PL_EXPORT int pipe2(int p[2], int flags)
+{
+	int r = real_pipe2(p, flags);
+
+	if (r == 0) {
+		fd_fresh(p[0]);
+		fd_fresh(p[1]);
+	}
+	return r;
+}
+
+#define FRESH(name, params, args)                                                      \
+	PL_EXPORT int name params                                                      \
+	{                                                                              \
+		static int(*real) params;                                              \
+                                                                                       \
+		if (!real)                                                             \
+			real = (typeof(real))dlsym(RTLD_NEXT, #name);                  \
+		if (!real) {                                                           \
+			errno = ENOSYS;                                                \
+			return -1;                                                     \
+		}                                                                      \
+		return fd_fresh(real args);                                            \
+	}
+
+FRESH(eventfd, (unsigned int v, int flags), (v, flags))
+FRESH(memfd_create, (const char *name, unsigned int flags), (name, flags))
+FRESH(epoll_create, (int size), (size))
+FRESH(epoll_create1, (int flags), (flags))
+FRESH(timerfd_create, (int clock, int flags), (clock, flags))
+FRESH(inotify_init, (void), ())
+FRESH(inotify_init1, (int flags), (flags))
+FRESH(signalfd, (int fd, const sigset_t *mask, int flags), (fd, mask, flags))
+FRESH(creat, (const char *path, mode_t mode), (path, mode))
+FRESH(creat64, (const char *path, mode_t mode), (path, mode))
+
+/* ---- SIGSEGV and SIGBUS stay ours while the program believes they are its own ---- */
+
+PL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (pl_sigaction_hook(sig, act, old) == 0)
+		return 0;
+	return pl_real_sigaction(sig, act, old);
+}
+
+PL_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (handler == SIG_ERR || sig <= 0 || sig >= NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	if (pl_sigaction_hook(sig, &sa, &old) == 0 || pl_real_sigaction(sig, &sa, &old) == 0)
+		return old.sa_handler;
+	return SIG_ERR;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libuserevents-preload.so's private header: the descriptor table and the
+ * write indexes learnt from DIAG_IOCSREG (preload.c), and the per-process
+ * session and per-thread rings of the write path (preload-write.c).
+ */
+#ifndef UE_PRELOAD_H
+#define UE_PRELOAD_H
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "core.h"
+
+#define PL_MAX_FDS 65536	/* descriptors at or above: always the system call */
+#define PL_CHUNK 256		/* write indexes per chunk */
+#define PL_CHUNKS 256		/* write indexes 0..65535 */
+#define PL_MAX_EN 4		/* enable words remembered per write index */
+
+/* A parsed event description, by name_args; never freed (a racing writer may hold it). */
+struct pl_event {
+	struct pl_event *next;
+	char *name_args;
+	struct ue_check *check;
+};
+
+/* One address and bit the daemon keeps equal to the event's state. */
+struct pl_enabler {
+	uint64_t addr;
+	uint8_t bit;
+	uint8_t size;
+};
+
+/* What a write index of a file names, as far as this process saw it registered. */
+struct pl_index {
+	const struct pl_event *ev;	/* NULL: not served here (multi-format, unparsed) */
+	uint32_t slot;			/* the session's id of the event */
+	uint32_t gen;			/* the process generation @slot belongs to */
+	uint32_t nen;
+	struct pl_enabler en[PL_MAX_EN];
+};
+
+/* An open user_events_data of usereventsd, shared by its duplicates. */
+struct pl_file {
+	struct pl_file *next;		/* every file, or the free list */
+	int refs;			/* descriptors naming it */
+	bool writable;			/* opened for writing (else EBADF from the system call) */
+	struct pl_index *chunks[PL_CHUNKS];
+};
+
+/* Per thread: its ring, and the guards of the write path. */
+struct pl_thread {
+	struct ue_native_ring *hdr;
+	unsigned char *data;
+	uint32_t mask;
+	uint32_t gen;			/* the ring is of this process generation */
+	size_t map_len;
+	int busy;			/* in a write: a signal handler's write takes the system call */
+	int holds;			/* holds the process lock */
+	sigjmp_buf *catch;		/* a fault of the copy jumps here */
+};
+
+extern __thread struct pl_thread pl_t __attribute__((tls_model("initial-exec")));
+
+/* preload.c: the real functions. */
+extern ssize_t (*pl_real_writev)(int, const struct iovec *, int);
+extern ssize_t (*pl_real_write)(int, const void *, size_t);
+extern int (*pl_real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+/* preload-write.c */
+/**
+ * pl_lock - take the process lock
+ *
+ * Return: true, or false when this thread holds it already (a signal
+ * handler interrupted the holder): the caller then takes the system call.
+ */
+bool pl_lock(void);
+void pl_unlock(void);
+/** pl_own_process - false in a vfork() child, which shares our memory but not our descriptors */
+bool pl_own_process(void);
+/** pl_check_fork - a fork child (even of a raw clone) starts its own session */
+void pl_check_fork(void);
+/** pl_recognise - whether @fd is user_events_data of the daemon this process talks to */
+bool pl_recognise(int fd);
+/** pl_session_add - the session's id for @ev (a session is made from @fd first); 0 on failure */
+uint32_t pl_session_add(int fd, const struct pl_event *ev);
+/** pl_process_gen - the generation slots and rings must belong to */
+uint32_t pl_process_gen(void);
+/** pl_catch_faults - install the SIGSEGV/SIGBUS handler the copy needs (once) */
+void pl_catch_faults(void);
+/**
+ * pl_writev - a write of @fd's file served in this process
+ * @f: the file, @fd: its descriptor
+ * @iov, @iovcnt: as writev() got them (user memory, maybe bad)
+ *
+ * Return: what the kernel's write would return (bytes, or -errno), or
+ * -ENOSYS when the native path cannot serve it: the caller makes the system call.
+ */
+ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt);
+/** pl_sigaction_hook - sigaction() of SIGSEGV or SIGBUS while ours is installed; -1: not hooked */
+int pl_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *old);
+/** pl_thread_end - the calling thread ends: hand its ring back */
+void pl_thread_end(void);
+
+#endif /* UE_PRELOAD_H */
