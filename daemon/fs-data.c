@@ -716,6 +716,8 @@ static int data_getxattr(struct ue_daemon *d, const char *name, const char **ret
  * No read method (EINVAL).  Each write() is one request with the caller's
  * bytes: the file position means nothing (see docs/compat.md on pwrite).
  * Close must reach us at once: the file's references go on release.
+ * Writes of several threads need not wait for each other (.stream): the
+ * write path takes only the file's and the buffer's own locks.
  */
 static const struct ue_file_ops data_fops = {
 	.open = data_open,
@@ -725,6 +727,7 @@ static const struct ue_file_ops data_fops = {
 	.release = ue_data_release,
 	.getxattr = data_getxattr,
 	.nonseekable = true,
+	.stream = true,
 };
 
 static const struct ue_fs_file files[] = {

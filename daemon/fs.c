@@ -182,6 +182,45 @@ static void reply_open(fuse_req_t req, struct ue_daemon *d, struct ue_fh *fh,
 		fh_close(d, fh);
 }
 
+/*
+ * The open reply of a file whose ops say .stream, built here: libfuse 3.14's
+ * struct fuse_file_info has no bits for FOPEN_STREAM (no file position at
+ * all, Linux 5.2) or FOPEN_PARALLEL_DIRECT_WRITES (Linux 6.2), and
+ * fuse_reply_open() sends exactly this struct fuse_open_out.  Kernels that
+ * do not know a flag ignore it (FOPEN_NONSEEKABLE stays for them).
+ *
+ * Parallel writes: the kernel's FUSE takes the inode lock shared for a
+ * direct write that does not reach past i_size, exclusive otherwise.
+ * With no position, a write starts at 0 and then sets i_size to its length
+ * (the size a stat shows comes from getattr: still 0), so once a write of
+ * an event's size went through, the next ones of that size or less from
+ * other threads run side by side.
+ */
+static void reply_open_stream(fuse_req_t req, struct ue_daemon *d, struct ue_fh *fh,
+			      const struct fuse_file_info *fi)
+{
+	enum {
+		OPEN_DIRECT_IO = 1u << 0,
+		OPEN_NONSEEKABLE = 1u << 2,
+		OPEN_STREAM = 1u << 4,
+		OPEN_NOFLUSH = 1u << 5,
+		OPEN_PARALLEL_DIRECT_WRITES = 1u << 6,
+	};
+	struct {
+		uint64_t fh;
+		uint32_t open_flags;
+		uint32_t padding;
+	} out = {
+		.fh = (uintptr_t)fh,
+		.open_flags = OPEN_DIRECT_IO | OPEN_NONSEEKABLE | OPEN_STREAM |
+			      OPEN_PARALLEL_DIRECT_WRITES | (fi->noflush ? OPEN_NOFLUSH : 0),
+	};
+
+	_Static_assert(sizeof(out) == 16, "struct fuse_open_out");
+	if (fuse_reply_buf(req, (const char *)&out, sizeof(out)) != 0)
+		fh_close(d, fh);
+}
+
 static inline struct ue_fh *get_fh(struct fuse_file_info *fi)
 {
 	return (struct ue_fh *)(uintptr_t)fi->fh;
@@ -314,7 +353,10 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* A file with a flush method must see each close() at once. */
 	fi->noflush = !ops->flush;
 	err = ops->open ? ops->open(req, fh) : 0;
-	reply_open(req, d, fh, fi, err);
+	if (err == 0 && ops->stream)
+		reply_open_stream(req, d, fh, fi);
+	else
+		reply_open(req, d, fh, fi, err);
 }
 
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,

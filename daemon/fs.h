@@ -38,6 +38,8 @@
  * @release: the file's last close, before its handle is freed
  * @getxattr: the value of the extended attribute @name, or -EOPNOTSUPP; NULL: none
  * @nonseekable: each write() is one request and the file position means nothing
+ * @stream: no file position at all, and writes from several threads run in
+ *	parallel (FOPEN_STREAM, FOPEN_PARALLEL_DIRECT_WRITES; fs.c)
  *
  * Every file is opened direct_io: generated or consumed on read, never cached.
  */
@@ -55,6 +57,7 @@ struct ue_file_ops {
 	void (*release)(struct ue_daemon *d, struct ue_fh *fh);
 	int (*getxattr)(struct ue_daemon *d, const char *name, const char **ret_value);
 	bool nonseekable;
+	bool stream;
 };
 
 /*
