@@ -379,8 +379,9 @@ const char *ue_errno_name(int err);
 void ue_mountinfo_unescape(char *s);
 
 /*
- * Event filters (core/filter.c): the expression language of
- * events/<system>/<event>/filter, as Linux 6.12 parses, shows and applies it.
+ * Event filters (core/filter-parse.c, core/filter-match.c): the expression
+ * language of events/<system>/<event>/filter, as Linux 6.12 parses, shows
+ * and applies it.
  */
 
 /* A compiled filter: immutable after ue_filter_parse(), so threads may share it. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Tests of core/filter.c.  The main table is a session on the reference
+ * Tests of core/filter-*.c.  The main table is a session on the reference
  * kernel (Linux 6.12): filters written to events/user_events/fa/filter with
  * the errno and the file's text after each write, and records written to
  * the event with whether they reached the trace.  The other tests cover our
