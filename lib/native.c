@@ -21,6 +21,7 @@
 
 #include "core.h"
 #include "lib.h"
+#include "native-msg.h"
 #include "native-proto.h"
 
 #define MAX_EVENTS 4096
@@ -54,47 +55,12 @@ struct tls_slot {
 
 static __thread struct tls_slot tls[TLS_SLOTS] __attribute__((tls_model("initial-exec")));
 
-static int xchg(struct ue_native *n, struct ue_native_msg *m, int send_fd, int *ret_fd)
+/* A request and its reply; the socket is serialized by n->lock. */
+static int xchg(struct ue_native *n, struct ue_native_msg *m, int *ret_fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec io = { m, sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-	ssize_t r;
+	int r = ue_native_xchg(n->sock, m, ret_fd);
 
-	m->magic = UE_NATIVE_MAGIC;
-	m->major = UE_NATIVE_MAJOR;
-	m->minor = UE_NATIVE_MINOR;
-	if (send_fd >= 0) {
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &send_fd, sizeof(int));
-	}
-	if (sendmsg(n->sock, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(*m))
-		return -EPIPE;
-	memset(cbuf, 0, sizeof(cbuf));
-	mh.msg_control = cbuf;
-	mh.msg_controllen = sizeof(cbuf);
-	r = recvmsg(n->sock, &mh, MSG_CMSG_CLOEXEC);
-	if (r != (ssize_t)sizeof(*m) || m->magic != UE_NATIVE_MAGIC || m->major != UE_NATIVE_MAJOR)
-		return -EPIPE;
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-			if (ret_fd && *ret_fd < 0)
-				*ret_fd = fd;
-			else
-				close(fd);
-		}
-	}
-	return m->status;
+	return r < 0 ? r : m->status;
 }
 
 int ue__native_open(struct ue_provider *p)
@@ -136,7 +102,7 @@ int ue__native_open(struct ue_provider *p)
 	m.cmd = UE_NATIVE_HELLO;
 	/* The daemon checks in /proc that this descriptor is its user_events_data. */
 	m.write_index = (uint32_t)p->fd;
-	r = xchg(n, &m, -1, NULL);
+	r = xchg(n, &m, NULL);
 	if (r < 0)
 		goto fail;
 	pthread_mutex_init(&n->lock, NULL);
@@ -209,7 +175,7 @@ int ue__native_add(struct ue_provider *p, struct ue_tracepoint *tp)
 	m.write_index = tp->write_index;
 	strcpy(m.name_args, tp->name_args);
 	pthread_mutex_lock(&n->lock);
-	r = xchg(n, &m, -1, NULL);
+	r = xchg(n, &m, NULL);
 	if (r == 0 && (m.id == 0 || m.id > MAX_EVENTS))
 		r = -EPROTO;
 	if (r == 0) {
@@ -244,7 +210,7 @@ static struct ring *new_ring(struct ue_native *n)
 	m.cmd = UE_NATIVE_NEW_RING;
 	m.tid = gettid();
 	pthread_mutex_lock(&n->lock);
-	err = xchg(n, &m, -1, &fd);
+	err = xchg(n, &m, &fd);
 	if (err == -EPIPE)
 		n->dead = true;
 	if (err < 0 || fd < 0 || m.ring_bytes < 4096 || (m.ring_bytes & (m.ring_bytes - 1)))

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "native-msg.h"
 #include "native-proto.h"
 #include "preload.h"
 #include "userevents/userevents.h"
@@ -167,39 +168,11 @@ bool pl_recognise(int fd)
 
 static int xchg(struct ue_native_msg *m, int *ret_fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec io = { m, sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
-	ssize_t r;
-
-	m->magic = UE_NATIVE_MAGIC;
-	m->major = UE_NATIVE_MAJOR;
-	m->minor = UE_NATIVE_MINOR;
-	if (sendmsg(S.sock, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(*m))
-		goto dead;
-	memset(cbuf, 0, sizeof(cbuf));
-	mh.msg_control = cbuf;
-	mh.msg_controllen = sizeof(cbuf);
-	do
-		r = recvmsg(S.sock, &mh, MSG_CMSG_CLOEXEC);
-	while (r < 0 && errno == EINTR);
-	if (r != (ssize_t)sizeof(*m) || m->magic != UE_NATIVE_MAGIC || m->major != UE_NATIVE_MAJOR)
-		goto dead;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-			if (ret_fd && *ret_fd < 0)
-				*ret_fd = fd;
-			else
-				close(fd);
-		}
+	if (ue_native_xchg(S.sock, m, ret_fd) < 0) {
+		S.dead = true;
+		return -EPIPE;
 	}
 	return m->status;
-dead:
-	S.dead = true;
-	return -EPIPE;
 }
 
 /* The session, proven with @fd (lock held). */
