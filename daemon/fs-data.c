@@ -228,14 +228,14 @@ static bool releases_pending(struct ue_daemon *d)
 	return pending;
 }
 
-/* Caller memory, through the handle that pins its address space. */
+/* Caller memory as the caller could load it, through the handle that pins its address space. */
 static int mem_read(struct ue_procmem *pm, uint64_t addr, void *buf, size_t len)
 {
 	ssize_t n;
 
 	if (!len)
 		return 0;
-	n = ue_procmem_read(pm, addr, buf, len);
+	n = ue_procmem_read_user(pm, addr, buf, len);
 	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
@@ -271,7 +271,7 @@ static int mem_read_string(struct ue_procmem *pm, uint64_t addr, char *buf)
 			return -EFAULT;
 		if (chunk > UE_MAX_EVENT_DESC - got)
 			chunk = UE_MAX_EVENT_DESC - got;
-		n = ue_procmem_read(pm, at, buf + got, chunk);
+		n = ue_procmem_read_user(pm, at, buf + got, chunk);
 		if (n <= 0)
 			return -EFAULT;
 		if (memchr(buf + got, '\0', (size_t)n))
