@@ -432,6 +432,27 @@ static void sweeper_stop(struct sweeper *s)
 	pthread_cond_destroy(&s->cond);
 }
 
+/*
+ * FUSE names each caller by its pid in our pid namespace, and we find its
+ * memory under /proc by that number: a /proc of another pid namespace (a
+ * daemon in a new pid namespace without a /proc of its own) would name
+ * other processes.  /proc/self must be us.
+ */
+static int check_proc_pid_ns(void)
+{
+	char buf[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+
+	if (n < 0 || (buf[n] = '\0', strtol(buf, NULL, 10) != (long)getpid())) {
+		fprintf(stderr,
+			UE_DAEMON_NAME ": /proc is not the /proc of this pid namespace "
+				       "(/proc/self: %s, pid %ld): mount one (unshare --mount-proc)\n",
+			n < 0 ? strerror(errno) : buf, (long)getpid());
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -502,7 +523,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mountpoint = argv[optind];
-	if (check_environment(mountpoint, replace) < 0) {
+	if (check_proc_pid_ns() < 0 || check_environment(mountpoint, replace) < 0) {
 		if (remove_dir)
 			rmdir(mountpoint);
 		return EXIT_FAILURE;
