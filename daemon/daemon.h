@@ -55,6 +55,7 @@ struct ue_daemon_opts {
 	unsigned int max_enablers;	   /* of one process (ENOMEM); 0: the default */
 	unsigned int max_enabler_processes; /* processes with enablers (ENOMEM); 0: default */
 	unsigned int max_file_events;	   /* of one user_events_data (ENOMEM); 0: default */
+	bool owner_only;	/* -o owner_only: struct ue_who in registry.h */
 	bool foreground;
 	bool debug;
 };

@@ -228,14 +228,14 @@ static bool releases_pending(struct ue_daemon *d)
 	return pending;
 }
 
-/* Caller memory, through the handle that pins its address space. */
+/* Caller memory as the caller could load it, through the handle that pins its address space. */
 static int mem_read(struct ue_procmem *pm, uint64_t addr, void *buf, size_t len)
 {
 	ssize_t n;
 
 	if (!len)
 		return 0;
-	n = ue_procmem_read(pm, addr, buf, len);
+	n = ue_procmem_read_user(pm, addr, buf, len);
 	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
@@ -271,7 +271,7 @@ static int mem_read_string(struct ue_procmem *pm, uint64_t addr, char *buf)
 			return -EFAULT;
 		if (chunk > UE_MAX_EVENT_DESC - got)
 			chunk = UE_MAX_EVENT_DESC - got;
-		n = ue_procmem_read(pm, at, buf + got, chunk);
+		n = ue_procmem_read_user(pm, at, buf + got, chunk);
 		if (n <= 0)
 			return -EFAULT;
 		if (memchr(buf + got, '\0', (size_t)n))
@@ -429,14 +429,25 @@ static int reg_get(struct ue_procmem *pm, uint64_t uaddr, struct user_reg *reg)
 	return 0;
 }
 
-static int ioctl_reg(struct ue_daemon *d, struct ue_fh *fh, pid_t tid, struct ue_proc *caller,
+/* The caller, its capability read only when it can matter (it costs a /proc read). */
+static struct ue_who caller_who(const struct ue_daemon *d, fuse_req_t req, bool need_capable)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	return (struct ue_who){
+		.capable = need_capable || d->opts.owner_only ? ue_caller_capable(ctx->pid) : true,
+		.uid = ctx->uid,
+	};
+}
+
+static int ioctl_reg(struct ue_daemon *d, fuse_req_t req, struct ue_fh *fh, struct ue_proc *caller,
 		     uint64_t uaddr)
 {
 	struct ue_procmem *pm = ue_proc_mem(caller);
 	char name_args[UE_MAX_EVENT_DESC];
 	struct user_reg reg;
 	struct ue_revent *ev;
-	bool capable = true;
+	struct ue_who who;
 	bool retried = false;
 	int r, idx;
 
@@ -452,12 +463,12 @@ static int ioctl_reg(struct ue_daemon *d, struct ue_fh *fh, pid_t tid, struct ue
 	r = mem_read_string(pm, reg.name_args, name_args);
 	if (r < 0)
 		return r;
-	if (reg.flags & USER_EVENT_REG_PERSIST)
-		capable = ue_caller_capable(tid);
+	who = caller_who(d, req, reg.flags & USER_EVENT_REG_PERSIST);
 again:
-	r = ue_registry_register(d->reg, name_args, reg.flags, capable, &ev);
-	if (r == -EADDRINUSE && !retried && releases_pending(d)) {
-		/* The old event may only wait for the release of a closed file. */
+	r = ue_registry_register(d->reg, name_args, reg.flags, &who, &ev);
+	if ((r == -EADDRINUSE || (r == -EPERM && d->opts.owner_only)) && !retried &&
+	    releases_pending(d)) {
+		/* The old event (another owner's) may only wait for the release of a closed file. */
 		retried = true;
 		wait_for_releases(d);
 		goto again;
@@ -497,15 +508,17 @@ again:
 	return 0;
 }
 
-static int ioctl_del(struct ue_daemon *d, pid_t tid, struct ue_procmem *pm, uint64_t uaddr)
+static int ioctl_del(struct ue_daemon *d, fuse_req_t req, struct ue_procmem *pm, uint64_t uaddr)
 {
 	char name[UE_MAX_EVENT_DESC];
+	struct ue_who who;
 	int r;
 
 	r = mem_read_string(pm, uaddr, name);
 	if (r < 0)
 		return r;
-	return ue_registry_delete(d->reg, name, ue_caller_capable(tid));
+	who = caller_who(d, req, true);
+	return ue_registry_delete(d->reg, name, &who);
 }
 
 /* The kernel's user_unreg_get(): the reserved fields are checked after a failed copy too. */
@@ -563,10 +576,10 @@ void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg
 	ue_proc_events_sync(d->procev, caller);
 	switch (cmd) {
 	case DIAG_IOCSREG:
-		r = ioctl_reg(d, fh, tid, caller, (uintptr_t)arg);
+		r = ioctl_reg(d, req, fh, caller, (uintptr_t)arg);
 		break;
 	case DIAG_IOCSDEL:
-		r = ioctl_del(d, tid, ue_proc_mem(caller), (uintptr_t)arg);
+		r = ioctl_del(d, req, ue_proc_mem(caller), (uintptr_t)arg);
 		break;
 	default:
 		r = ioctl_unreg(d, caller, (uintptr_t)arg);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fs.h"
 
@@ -210,6 +211,23 @@ int ue_parse_ulong(const char *buf, size_t size, unsigned long *ret)
 	return 0;
 }
 
+/*
+ * Whether @tid is in our user namespace: capabilities count in the
+ * namespace that holds them, and perfmon_capable() asks for them in the
+ * initial one, so the root of a user namespace (a rootless container) has
+ * none over us.
+ */
+static bool same_user_ns(pid_t tid)
+{
+	struct stat ours, theirs;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
+	if (stat("/proc/self/ns/user", &ours) < 0 || stat(path, &theirs) < 0)
+		return false;
+	return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+}
+
 bool ue_caller_capable(pid_t tid)
 {
 	/* CAP_SYS_ADMIN (21) or CAP_PERFMON (38), as perfmon_capable(). */
@@ -219,7 +237,7 @@ bool ue_caller_capable(pid_t tid)
 	bool found = false;
 	FILE *f;
 
-	if (tid <= 0)
+	if (tid <= 0 || !same_user_ns(tid))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	f = fopen(path, "re");

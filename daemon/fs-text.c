@@ -215,7 +215,8 @@ static int dynevents_open(fuse_req_t req, struct ue_fh *fh)
 
 	if (!open_truncates(fh))
 		return 0;
-	r = ue_registry_delete_all(d->reg, ue_caller_capable(fuse_req_ctx(req)->pid));
+	r = ue_registry_delete_all(d->reg, &(struct ue_who){
+		.capable = ue_caller_capable(fuse_req_ctx(req)->pid), .uid = fuse_req_ctx(req)->uid });
 	maybe_clear_trace(d);
 	return r < 0 ? r : 0;
 }
@@ -228,7 +229,7 @@ static int set_event_open(fuse_req_t req, struct ue_fh *fh)
 	return 0;
 }
 
-static int dynevent_line(struct ue_daemon *d, const char *line, bool capable)
+static int dynevent_line(struct ue_daemon *d, const char *line, const struct ue_who *who)
 {
 	struct ue_dynevent_cmd *cmd;
 	int r;
@@ -243,9 +244,9 @@ static int dynevent_line(struct ue_daemon *d, const char *line, bool capable)
 		/* Meant for another dynamic event type: none exists here. */
 		r = -EINVAL;
 	} else if (r == 0 && cmd->op == UE_DYNEVENT_CREATE) {
-		r = ue_registry_dyn_create(d->reg, cmd->name_args, capable);
+		r = ue_registry_dyn_create(d->reg, cmd->name_args, who);
 	} else if (r == 0) {
-		r = ue_registry_dyn_delete(d->reg, cmd, capable);
+		r = ue_registry_dyn_delete(d->reg, cmd, who);
 		maybe_clear_trace(d);
 	}
 	free(cmd);
@@ -257,7 +258,8 @@ static int dynevent_line(struct ue_daemon *d, const char *line, bool capable)
  * run as it comes; a line that does not end before a WRITE_BUFSIZE chunk
  * does is too long.  Returns the bytes done or the first error.
  */
-static ssize_t dynevents_write(struct ue_daemon *d, const char *buf, size_t count, bool capable)
+static ssize_t dynevents_write(struct ue_daemon *d, const char *buf, size_t count,
+			       const struct ue_who *who)
 {
 	char *chunk;
 	size_t done = 0;
@@ -291,7 +293,7 @@ static ssize_t dynevents_write(struct ue_daemon *d, const char *buf, size_t coun
 				}
 			}
 			done += size;
-			r = dynevent_line(d, line, capable);
+			r = dynevent_line(d, line, who);
 			if (r < 0) {
 				free(chunk);
 				return r;
@@ -364,8 +366,8 @@ static void dynevents_write_op(fuse_req_t req, struct ue_fh *fh, const char *buf
 {
 	(void)fh;
 	(void)off;
-	reply_written(req, dynevents_write(ue_req_daemon(req), buf, size,
-					   ue_caller_capable(fuse_req_ctx(req)->pid)));
+	reply_written(req, dynevents_write(ue_req_daemon(req), buf, size, &(struct ue_who){
+		.capable = ue_caller_capable(fuse_req_ctx(req)->pid), .uid = fuse_req_ctx(req)->uid }));
 }
 
 static void set_event_write_op(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size,

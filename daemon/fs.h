@@ -319,7 +319,9 @@ int ue_parse_ulong(const char *buf, size_t size, unsigned long *ret);
  * ue_caller_capable - perfmon_capable() for the thread that sent a request
  * @tid: the thread (fuse_req_ctx()->pid)
  *
- * Return: true when its effective capabilities hold CAP_PERFMON or CAP_SYS_ADMIN.
+ * Return: true when its effective capabilities hold CAP_PERFMON or CAP_SYS_ADMIN
+ * and it is in the daemon's user namespace (a user namespace's root has no
+ * capability over the daemon's, as perfmon_capable() checks the initial one).
  */
 bool ue_caller_capable(pid_t tid);
 

@@ -59,6 +59,10 @@ static void usage(FILE *out)
 		"                       time (default: %u); more fail with ENOMEM\n"
 		"       max_file_events=N  most events one open user_events_data may\n"
 		"                       hold (default: %u); more fail with ENOMEM\n"
+		"       owner_only      only the user who created an event (or a caller\n"
+		"                       with CAP_PERFMON) may register it again or\n"
+		"                       delete it; others get EPERM (default: anyone, as\n"
+		"                       the kernel)\n"
 		"       other options go to FUSE (e.g. allow_other, which is set when root)\n"
 		"  --replace            detach a usereventsd already mounted on MOUNTPOINT\n"
 		"                       (refused otherwise: its events would be hidden)\n"
@@ -142,6 +146,8 @@ static int parse_opts(const char *list, struct ue_daemon_opts *o, char *fuse_opt
 				o->max_enabler_processes = (unsigned int)v;
 			else
 				o->max_file_events = (unsigned int)v;
+		} else if (KEY("owner_only") && !eq) {
+			o->owner_only = true;
 		} else if (KEY("threads")) {
 			err = parse_uint(val, 10, 1024, &v);
 			if (!err && v == 0)
@@ -426,6 +432,27 @@ static void sweeper_stop(struct sweeper *s)
 	pthread_cond_destroy(&s->cond);
 }
 
+/*
+ * FUSE names each caller by its pid in our pid namespace, and we find its
+ * memory under /proc by that number: a /proc of another pid namespace (a
+ * daemon in a new pid namespace without a /proc of its own) would name
+ * other processes.  /proc/self must be us.
+ */
+static int check_proc_pid_ns(void)
+{
+	char buf[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+
+	if (n < 0 || (buf[n] = '\0', strtol(buf, NULL, 10) != (long)getpid())) {
+		fprintf(stderr,
+			UE_DAEMON_NAME ": /proc is not the /proc of this pid namespace "
+				       "(/proc/self: %s, pid %ld): mount one (unshare --mount-proc)\n",
+			n < 0 ? strerror(errno) : buf, (long)getpid());
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -496,7 +523,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mountpoint = argv[optind];
-	if (check_environment(mountpoint, replace) < 0) {
+	if (check_proc_pid_ns() < 0 || check_environment(mountpoint, replace) < 0) {
 		if (remove_dir)
 			rmdir(mountpoint);
 		return EXIT_FAILURE;
@@ -521,6 +548,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &d->mount_time);
 
 	ropts.max_events = opts.max_events;
+	ropts.owner_only = opts.owner_only;
 	eopts.max_per_process = opts.max_enablers;
 	eopts.max_processes = opts.max_enabler_processes;
 	r = ue_registry_new(&ropts, &d->reg);

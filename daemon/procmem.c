@@ -518,6 +518,86 @@ int ue_procmem_vma(struct ue_procmem *pm, uint64_t addr, struct ue_procmem_vma *
 	}
 }
 
+/*
+ * Whether the process's own load from a mapping succeeds.  On x86 a page
+ * with any access right can be read (a PROT_WRITE or PROT_EXEC mapping is
+ * readable; the reference kernel registers name_args there), and only
+ * PROT_NONE faults.  Elsewhere, read or write access.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define UE_VMA_LOADABLE (UE_VMA_READ | UE_VMA_WRITE | UE_VMA_EXEC)
+#else
+#define UE_VMA_LOADABLE (UE_VMA_READ | UE_VMA_WRITE)
+#endif
+
+/* The mappings' fingerprint and how many of @len bytes from @addr the process could load. */
+static int loadable_span(struct ue_procmem *pm, uint64_t addr, size_t len, size_t *ret_len,
+			 uint64_t *ret_sig)
+{
+	uint64_t sig = 1469598103934665603ull;
+	size_t ok = 0;
+
+	while (ok < len) {
+		struct ue_procmem_vma v;
+		uint64_t parts[5];
+		int r = ue_procmem_vma(pm, addr + ok, &v);
+
+		if (r == -EFAULT)
+			break;
+		if (r < 0)
+			return r;
+		if (!(v.flags & UE_VMA_LOADABLE))
+			break;
+		parts[0] = v.start;
+		parts[1] = v.end;
+		parts[2] = v.flags;
+		parts[3] = v.inode;
+		parts[4] = v.offset;
+		for (unsigned int i = 0; i < 5; i++)
+			sig = (sig ^ parts[i]) * 1099511628211ull;
+		ok = v.end - addr >= len ? len : (size_t)(v.end - addr);
+	}
+	*ret_len = ok;
+	*ret_sig = sig;
+	return 0;
+}
+
+/* Mappings changing under every attempt: answer as the fault it may be. */
+#define READ_USER_TRIES 8
+
+ssize_t ue_procmem_read_user(struct ue_procmem *pm, uint64_t addr, void *buf, size_t len)
+{
+	if (len > (size_t)SSIZE_MAX || addr + len < addr)
+		return -EFAULT;
+	if (!len)
+		return 0;
+	for (unsigned int i = 0; i < READ_USER_TRIES; i++) {
+		size_t span, again;
+		uint64_t sig, sig2;
+		ssize_t n;
+		int r;
+
+		r = loadable_span(pm, addr, len, &span, &sig);
+		if (r < 0)
+			return r;
+		if (!span)
+			return ue_procmem_alive(pm) == 0 ? -ESRCH : -EFAULT;
+		n = ue_procmem_read(pm, addr, buf, span);
+		if (n < 0)
+			return n == -EIO ? -EFAULT : n;
+		/*
+		 * /proc/<pid>/mem reads through any protection: the bytes count
+		 * only if the same mappings allowed the load before and after.
+		 */
+		r = loadable_span(pm, addr, span, &again, &sig2);
+		if (r < 0)
+			return r;
+		if (again == span && sig2 == sig)
+			return n;
+	}
+	return -EFAULT;
+}
+
 void ue_procmem_use_text_maps(struct ue_procmem *pm)
 {
 	pm->text_maps = true;

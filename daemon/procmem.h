@@ -152,6 +152,26 @@ int ue_procmem_read_byte(struct ue_procmem *pm, uint64_t addr, uint8_t *ret_val)
 ssize_t ue_procmem_read(struct ue_procmem *pm, uint64_t addr, void *buf, size_t len);
 
 /**
+ * ue_procmem_read_user - read bytes as the process's own load would
+ * @pm: the handle
+ * @addr: where from
+ * @buf: where to
+ * @len: how many
+ *
+ * ue_procmem_read() stopped where the process itself would fault: at an
+ * unmapped address or a mapping its CPU cannot load from (PROT_NONE; on
+ * x86 PROT_WRITE and PROT_EXEC mappings are readable), checked through the
+ * maps before and after the read, so a mapping changed meanwhile is read
+ * again (a few times, then -EFAULT).  For memory a client hands to an ioctl
+ * (copy_from_user()).
+ *
+ * Return: the bytes read (fewer than @len when a fault stopped it), -EFAULT
+ * when not even the first byte can be loaded, -ESRCH when the process is
+ * gone, -errno on an unexpected error.
+ */
+ssize_t ue_procmem_read_user(struct ue_procmem *pm, uint64_t addr, void *buf, size_t len);
+
+/**
  * ue_procmem_write_byte - write one byte of the process's memory, unchecked
  * @pm: the handle
  * @addr: the address

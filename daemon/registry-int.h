@@ -34,6 +34,7 @@ struct ue_revent {
 	unsigned int status_bucket;
 	bool multi;
 	bool persist;
+	uid_t owner;		/* who created it (struct ue_who) */
 	bool enabled;		/* under state_lock */
 	bool was_enabled;	/* under lock */
 	atomic_bool dead;
@@ -78,6 +79,7 @@ struct ue_registry {
 	uint64_t next_seq;
 	uint64_t multi_id;
 	bool clear_trace;
+	bool owner_only;
 	struct ue_revent *head, *tail;
 	struct ue_revent *names[NAME_BUCKETS];
 	struct ue_revent *seqs[SEQ_BUCKETS];

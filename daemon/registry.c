@@ -97,6 +97,7 @@ int ue_registry_new(const struct ue_registry_opts *opts, struct ue_registry **re
 	reg->max_events = opts && opts->max_events ? opts->max_events
 						   : UE_REGISTRY_DEFAULT_MAX_EVENTS;
 	reg->first_id = opts && opts->first_id ? opts->first_id : UE_REGISTRY_FIRST_ID;
+	reg->owner_only = opts && opts->owner_only;
 	if (reg->first_id > UE_REGISTRY_MAX_ID) {
 		free(reg->by_id);
 		free(reg);
@@ -295,8 +296,15 @@ static int alloc_id_locked(struct ue_registry *reg)
 	return -ENODEV;
 }
 
+/* owner_only: another uid's event may be used or deleted by capable callers only. */
+static bool may_touch(const struct ue_registry *reg, const struct ue_revent *ev,
+		      const struct ue_who *who)
+{
+	return !reg->owner_only || ev->owner == who->uid || who->capable;
+}
+
 static int register_common(struct ue_registry *reg, const char *name_args, unsigned int flags,
-			   bool capable, bool dyn, struct ue_revent **ret)
+			   const struct ue_who *who, bool dyn, struct ue_revent **ret)
 {
 	bool multi = flags & USER_EVENT_REG_MULTI_FORMAT;
 	struct ue_event *desc = NULL;
@@ -309,7 +317,7 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 	err = ue_name_args_split(name_args, &name_len, &args);
 	if (err < 0)
 		return err;
-	if ((flags & USER_EVENT_REG_PERSIST) && !capable)
+	if ((flags & USER_EVENT_REG_PERSIST) && !who->capable)
 		return -EPERM;
 	name = strndup(name_args, name_len);
 	if (!name)
@@ -317,6 +325,10 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 
 	pthread_mutex_lock(&reg->lock);
 	ev = find_locked(reg, name, args, multi, &err);
+	if (ev && !may_touch(reg, ev, who)) {
+		err = -EPERM;
+		goto out_unlock;
+	}
 	if (ev) {
 		ev->refs++;
 		pthread_mutex_unlock(&reg->lock);
@@ -368,6 +380,7 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 	ev->seq = reg->next_seq++;
 	ev->multi = multi;
 	ev->persist = flags & USER_EVENT_REG_PERSIST;
+	ev->owner = who->uid;
 	ev->status_bucket = status_bucket(desc->name);
 	/* PERSIST keeps a reference of its own beside the caller's. */
 	ev->refs = ev->persist ? 2 : 1;
@@ -408,17 +421,18 @@ out_unlock:
 }
 
 int ue_registry_register(struct ue_registry *reg, const char *name_args, unsigned int flags,
-			 bool capable, struct ue_revent **ret)
+			 const struct ue_who *who, struct ue_revent **ret)
 {
-	return register_common(reg, name_args, flags, capable, false, ret);
+	return register_common(reg, name_args, flags, who, false, ret);
 }
 
-int ue_registry_dyn_create(struct ue_registry *reg, const char *name_args, bool capable)
+int ue_registry_dyn_create(struct ue_registry *reg, const char *name_args,
+			   const struct ue_who *who)
 {
 	struct ue_revent *ev;
 	int err;
 
-	err = register_common(reg, name_args, USER_EVENT_REG_PERSIST, capable, true, &ev);
+	err = register_common(reg, name_args, USER_EVENT_REG_PERSIST, who, true, &ev);
 	if (err < 0)
 		return err;
 	ue_revent_put(ev);
@@ -429,11 +443,14 @@ int ue_registry_dyn_create(struct ue_registry *reg, const char *name_args, bool 
  * The kernel's user_event_free()/delete_user_event() check for one event.
  * Called with reg->lock held.
  */
-static int delete_check(const struct ue_revent *ev, bool capable)
+static int delete_check(const struct ue_revent *ev, const struct ue_who *who)
 {
+	/* Another owner's event: refused whatever its state, which is not theirs to learn. */
+	if (!may_touch(ev->reg, ev, who))
+		return -EPERM;
 	if (!last_ref(ev))
 		return -EBUSY;
-	if (ev->persist && !capable)
+	if (ev->persist && !who->capable)
 		return -EPERM;
 	return 0;
 }
@@ -455,7 +472,7 @@ static bool run_busy_hook(struct ue_registry *reg, bool *tried)
  * may not go.  The busy hook runs once, then the walk starts again.
  */
 static int delete_matching(struct ue_registry *reg, const char *name,
-			   const struct ue_dynevent_cmd *cmd, bool capable)
+			   const struct ue_dynevent_cmd *cmd, const struct ue_who *who)
 {
 	struct ue_revent *ev, *next;
 	bool tried = false;
@@ -467,7 +484,7 @@ again:
 		next = name ? ev->name_next : ev->next;
 		if (name ? strcmp(ev->desc->name, name) != 0 : !ue_dynevent_match(cmd, ev->desc))
 			continue;
-		err = delete_check(ev, capable);
+		err = delete_check(ev, who);
 		if (err == -EBUSY && run_busy_hook(reg, &tried)) {
 			err = -ENOENT;
 			goto again;
@@ -480,18 +497,18 @@ again:
 	return err;
 }
 
-int ue_registry_delete(struct ue_registry *reg, const char *name, bool capable)
+int ue_registry_delete(struct ue_registry *reg, const char *name, const struct ue_who *who)
 {
-	return delete_matching(reg, name, NULL, capable);
+	return delete_matching(reg, name, NULL, who);
 }
 
 int ue_registry_dyn_delete(struct ue_registry *reg, const struct ue_dynevent_cmd *cmd,
-			   bool capable)
+			   const struct ue_who *who)
 {
-	return delete_matching(reg, NULL, cmd, capable);
+	return delete_matching(reg, NULL, cmd, who);
 }
 
-int ue_registry_delete_all(struct ue_registry *reg, bool capable)
+int ue_registry_delete_all(struct ue_registry *reg, const struct ue_who *who)
 {
 	struct ue_revent *ev;
 	bool tried = false;
@@ -508,7 +525,7 @@ again:
 		}
 	}
 	while (reg->head) {
-		err = delete_check(reg->head, capable);
+		err = delete_check(reg->head, who);
 		if (err < 0)
 			break;
 		destroy_locked(reg, reg->head);

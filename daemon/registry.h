@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core.h"
 
@@ -52,6 +53,19 @@ struct ue_revent;
 struct ue_registry_opts {
 	unsigned int max_events;	/* 0: UE_REGISTRY_DEFAULT_MAX_EVENTS */
 	unsigned int first_id;		/* 0: UE_REGISTRY_FIRST_ID */
+	bool owner_only;		/* -o owner_only: see struct ue_who */
+};
+
+/*
+ * Who asks: perfmon_capable() (CAP_PERFMON or CAP_SYS_ADMIN), and the fsuid
+ * FUSE gives for the request.  With owner_only, an event belongs to the uid
+ * that created it: only that uid or a capable caller may register it again
+ * (take a reference, get a write index for it) or delete it; others get
+ * -EPERM.  Without it the uid is recorded and never checked, as the kernel.
+ */
+struct ue_who {
+	bool capable;
+	uid_t uid;
 };
 
 /**
@@ -95,65 +109,67 @@ const struct ue_enabler_ops *ue_registry_enabler_ops(void);
  * @reg: the registry
  * @name_args: the caller's name_args (NUL-terminated, shorter than UE_MAX_EVENT_DESC)
  * @flags: user_reg.flags (already checked against USER_EVENT_REG_MAX)
- * @capable: whether the caller has CAP_PERFMON or CAP_SYS_ADMIN
+ * @who: the caller
  * @ret: the event, with one reference for the caller (ue_revent_put())
  *
  * The kernel's order: text flags after the name (EINVAL), PERSIST without
  * the capability (EPERM), a same-named event of the same kind with other
- * fields (EADDRINUSE), the parse errors, the event limit (EMFILE), no free
+ * fields (EADDRINUSE), another owner's event under owner_only (EPERM), the parse errors, the event limit (EMFILE), no free
  * id (ENODEV).
  *
  * Return: 0 or -errno.
  */
 int ue_registry_register(struct ue_registry *reg, const char *name_args, unsigned int flags,
-			 bool capable, struct ue_revent **ret);
+			 const struct ue_who *who, struct ue_revent **ret);
 
 /**
  * ue_registry_dyn_create - a "u:" line written to dynamic_events
  * @reg: the registry
  * @name_args: the text after "u:" (ue_dynevent_cmd.name_args)
- * @capable: whether the writer has CAP_PERFMON or CAP_SYS_ADMIN
+ * @who: the writer
  *
  * Creates a persistent event (or finds the same one).
  *
  * Return: 0 or -errno as ue_registry_register().
  */
-int ue_registry_dyn_create(struct ue_registry *reg, const char *name_args, bool capable);
+int ue_registry_dyn_create(struct ue_registry *reg, const char *name_args,
+			   const struct ue_who *who);
 
 /**
  * ue_registry_delete - DIAG_IOCSDEL: delete every event registered as @name
  * @reg: the registry
  * @name: the name (single-format events and multi-format ones alike)
- * @capable: whether the caller has CAP_PERFMON or CAP_SYS_ADMIN
+ * @who: the caller
  *
  * Return: 0; -ENOENT when no event has that name; -EBUSY when one is
- * referenced; -EPERM for a persistent one without the capability.
+ * referenced; -EPERM for a persistent one without the capability, or
+ * another owner's under owner_only.
  */
-int ue_registry_delete(struct ue_registry *reg, const char *name, bool capable);
+int ue_registry_delete(struct ue_registry *reg, const char *name, const struct ue_who *who);
 
 /**
  * ue_registry_dyn_delete - a "-:" or "!" line written to dynamic_events
  * @reg: the registry
  * @cmd: the parsed line (UE_DYNEVENT_DELETE)
- * @capable: as ue_registry_delete()
+ * @who: as ue_registry_delete()
  *
  * Deletes every event the line matches (ue_dynevent_match()).
  *
  * Return: 0, -ENOENT, -EBUSY or -EPERM.
  */
 int ue_registry_dyn_delete(struct ue_registry *reg, const struct ue_dynevent_cmd *cmd,
-			   bool capable);
+			   const struct ue_who *who);
 
 /**
  * ue_registry_delete_all - open(dynamic_events, O_TRUNC): delete every event
  * @reg: the registry
- * @capable: as ue_registry_delete()
+ * @who: as ue_registry_delete()
  *
  * As the kernel: -EBUSY, deleting nothing, when any event is referenced.
  *
  * Return: 0, -EBUSY or -EPERM.
  */
-int ue_registry_delete_all(struct ue_registry *reg, bool capable);
+int ue_registry_delete_all(struct ue_registry *reg, const struct ue_who *who);
 
 /**
  * ue_registry_take_clear_trace - whether the trace buffer must be cleared

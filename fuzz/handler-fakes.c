@@ -196,6 +196,14 @@ ssize_t ue_procmem_read(struct ue_procmem *pm, uint64_t addr, void *buf, size_t 
 	return n ? (ssize_t)n : -EIO;
 }
 
+/* The image has no protections: what is mapped can be loaded. */
+ssize_t ue_procmem_read_user(struct ue_procmem *pm, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n = ue_procmem_read(pm, addr, buf, len);
+
+	return n == -EIO ? -EFAULT : n;
+}
+
 int ue_procmem_read_byte(struct ue_procmem *pm, uint64_t addr, uint8_t *ret_val)
 {
 	return ue_procmem_read(pm, addr, ret_val, 1) == 1 ? 0 : -EIO;

@@ -242,18 +242,58 @@ static struct pl_index *index_of(struct pl_file *f, uint32_t idx, bool make)
 	return c ? c + idx % PL_CHUNK : NULL;
 }
 
+/*
+ * Copy @len bytes of the program's memory that another thread may have
+ * unmapped or protected since the ioctl read it: process_vm_readv() on
+ * ourselves fails where a load would fault, instead of crashing.
+ * Return: the bytes copied (they stop at a fault), or -1.
+ */
+static ssize_t self_read(void *dst, uint64_t src, size_t len)
+{
+	struct iovec l = { dst, len }, r = { (void *)(uintptr_t)src, len };
+
+	return process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+}
+
+/* strndup_user() of name_args into @buf (UE_MAX_EVENT_DESC bytes): 0, or -1. */
+static int self_read_string(char *buf, uint64_t addr)
+{
+	size_t got = 0;
+
+	while (got < UE_MAX_EVENT_DESC) {
+		size_t chunk = 4096 - (size_t)((addr + got) & 4095);
+		ssize_t n;
+
+		if (chunk > UE_MAX_EVENT_DESC - got)
+			chunk = UE_MAX_EVENT_DESC - got;
+		n = self_read(buf + got, addr + got, chunk);
+		if (n <= 0)
+			return -1;
+		if (memchr(buf + got, '\0', (size_t)n))
+			return 0;
+		got += (size_t)n;
+	}
+	return -1;
+}
+
 /* A DIAG_IOCSREG that succeeded on @fd: its index, event and enable word. */
 static void learn_reg(int fd, const struct user_reg *ureg)
 {
+	char name_args[UE_MAX_EVENT_DESC];
 	struct user_reg reg;
 	const struct pl_event *ev;
 	struct pl_index *x;
 	struct pl_file *f;
 	bool known = false;
 
-	if ((unsigned int)fd >= PL_MAX_FDS || !fds || !own_process() || !pl_lock())
+	if ((unsigned int)fd >= PL_MAX_FDS || !fds || !own_process())
 		return;
-	memcpy(&reg, ureg, sizeof(reg));
+	if (self_read(&reg, (uintptr_t)ureg, sizeof(reg)) != (ssize_t)sizeof(reg) ||
+	    ((reg.flags & USER_EVENT_REG_MULTI_FORMAT) == 0 &&
+	     self_read_string(name_args, reg.name_args) < 0))
+		return; /* gone or protected since: its writes take the system call */
+	if (!pl_lock())
+		return;
 	f = file_of(fd);
 	if (!f) {
 		if (!pl_recognise(fd))
@@ -270,7 +310,7 @@ static void learn_reg(int fd, const struct user_reg *ureg)
 		goto out;
 	/* A multi-format event's name is not unique: those keep the system call. */
 	if (!x->ev && !(reg.flags & USER_EVENT_REG_MULTI_FORMAT)) {
-		ev = event_get((const char *)(uintptr_t)reg.name_args);
+		ev = event_get(name_args);
 		if (ev) {
 			x->slot = pl_session_add(fd, ev);
 			x->gen = pl_process_gen();
@@ -295,9 +335,9 @@ static void learn_unreg(const struct user_unreg *uu)
 {
 	struct user_unreg u;
 
-	if (!fds || !own_process() || !pl_lock())
+	if (!fds || !own_process() || self_read(&u, (uintptr_t)uu, sizeof(u)) != (ssize_t)sizeof(u) ||
+	    !pl_lock())
 		return;
-	memcpy(&u, uu, sizeof(u));
 	for (struct pl_file *f = files; f; f = f->next) {
 		for (int c = 0; c < PL_CHUNKS; c++) {
 			struct pl_index *x = f->chunks[c];

@@ -14,7 +14,7 @@ static void usage(void)
 			"  -t  tracefs root (default /sys/kernel/tracing)\n"
 			"  -f  print tracefs facts instead of the conformance cases\n"
 			"  -s  run only these sections: env parse match reg unreg enable del multi\n"
-			"      ioctl pay wr dyn status filter marker trigger\n");
+			"      ioctl pay wr dyn status filter marker trigger mem\n");
 	exit(2);
 }
 
@@ -90,6 +90,8 @@ int main(int argc, char **argv)
 		sec_marker();
 	if (section("trigger"))
 		sec_trigger();
+	if (section("mem"))
+		sec_mem();
 	printf("\n# done\n");
 	return 0;
 }

@@ -137,6 +137,7 @@ void sec_status(void);
 void sec_filter(void);
 void sec_marker(void);
 void sec_trigger(void);
+void sec_mem(void);
 void run_facts(void);
 
 #endif /* UE_TESTS_CONFORMANCE_H */

@@ -249,6 +249,44 @@ TEST(readonly_page_not_forced)
 	munmap(ro, pg);
 }
 
+/* Reads of ioctl arguments stop where the process's own load would fault. */
+TEST(read_user_follows_protections)
+{
+	size_t pg = (size_t)page_size();
+	struct ue_procmem *pm;
+	struct target t;
+	unsigned int mode;
+	uint8_t *p, buf[64];
+
+	p = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(p != MAP_FAILED);
+	memset(p, 'x', 4 * pg);
+	ASSERT_EQ(mprotect(p + pg, pg, PROT_NONE), 0);
+	ASSERT_EQ(mprotect(p + 2 * pg, pg, PROT_WRITE), 0);
+	ASSERT_EQ(target_start(&t), 0);
+	ASSERT_EQ(target_op(&t, T_MUNMAP, (uintptr_t)p + 3 * pg, pg, 0), 0);
+	ASSERT_EQ(ue_procmem_open(t.pid, &pm), 0);
+	for (mode = 0; mode < 2; mode++) {
+		if (mode == 1)
+			ue_procmem_use_text_maps(pm);
+		/* The raw handle reads through PROT_NONE: why the check exists. */
+		EXPECT_EQ(ue_procmem_read(pm, (uintptr_t)p + pg, buf, 8), 8);
+		EXPECT_ERRNO(ue_procmem_read_user(pm, (uintptr_t)p + pg, buf, 8), EFAULT);
+		/* Up to the PROT_NONE page, not into it. */
+		EXPECT_EQ(ue_procmem_read_user(pm, (uintptr_t)p + pg - 8, buf, 16), 8);
+		EXPECT_EQ(ue_procmem_read_user(pm, (uintptr_t)p, buf, 16), 16);
+		/* Write-only: readable on x86, as the reference kernel reads it. */
+#if defined(__x86_64__) || defined(__i386__)
+		EXPECT_EQ(ue_procmem_read_user(pm, (uintptr_t)p + 2 * pg, buf, 16), 16);
+#endif
+		EXPECT_ERRNO(ue_procmem_read_user(pm, (uintptr_t)p + 3 * pg, buf, 8), EFAULT);
+		EXPECT_EQ(ue_procmem_read_user(pm, (uintptr_t)p + 4 * pg - 8, buf, 0), 0);
+	}
+	ue_procmem_close(pm);
+	target_exit(&t, 1);
+	munmap(p, 4 * pg);
+}
+
 /* A long path puts a maps line across the text scanner's reads. */
 TEST(text_maps_long_path)
 {
