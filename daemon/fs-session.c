@@ -211,7 +211,8 @@ static void arm_on_register(void *arg, struct ue_revent *ev)
 		return;
 	pthread_mutex_lock(&all->lock);
 	for (struct ue_session *s = all->list; s; s = s->next) {
-		const struct arm *a = s->narms ? arm_find(s, ev) : NULL;
+		const struct hold *h = s->narms ? find_hold(s, ev) : NULL;
+		const struct arm *a = s->narms && !(h && h->enable) ? arm_find(s, ev) : NULL;
 
 		if (a)
 			arm_apply(d, s, a, ev);
