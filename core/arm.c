@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "userevents/abi.h"
 
 bool ue_glob_match(const char *glob, const char *system, const char *name)
 {
@@ -166,8 +167,18 @@ bool ue_arm_match(const struct ue_arm *a, const char *system, const char *name)
 	uint64_t keyword;
 	size_t plen;
 
+	const char *dot = strrchr(name, '.');
+	char base[UE_ARM_MAX_TEXT];
+
 	if (a->kind == UE_ARM_GLOB)
 		return ue_glob_match(a->text, system, name);
+	/* NAME.<hex> of user_events_multi: the name without the suffix. */
+	if (dot && strcmp(system, USER_EVENTS_MULTI_SYSTEM) == 0 &&
+	    (size_t)(dot - name) < sizeof(base)) {
+		memcpy(base, name, (size_t)(dot - name));
+		base[dot - name] = '\0';
+		name = base;
+	}
 	if (ue_eventheader_name(name, &plen, &level, &keyword) < 0 || plen >= sizeof(provider))
 		return false;
 	memcpy(provider, name, plen);

@@ -127,6 +127,10 @@ TEST(matching)
 		{ UE_ARM_PROVIDER, "P", "user_events", "P_x", 0 },
 		{ UE_ARM_PROVIDER, "A_*", "user_events", "A_B_L1K1", 1 },
 		{ UE_ARM_PROVIDER, "A", "user_events", "A_B_L1K1", 0 },
+		{ UE_ARM_PROVIDER, "P:4", "user_events_multi", "P_L4K1.1f", 1 },
+		{ UE_ARM_PROVIDER, "P:4", "user_events_multi", "P_L5K1.1f", 0 },
+		{ UE_ARM_PROVIDER, "P:4", "user_events", "P_L4K1.1f", 0 },
+		{ UE_ARM_PROVIDER, "My.P:4", "user_events", "My.P_L4K1", 1 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
