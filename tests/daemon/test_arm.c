@@ -86,6 +86,114 @@ static int trace_of(const char *name)
 	return trace_count(needle);
 }
 
+/*
+ * The race the arming closes: processes that register and write at once,
+ * fork children that write on what they inherited and register and write
+ * on words of their own, over and over; every write is recorded.
+ *
+ * It runs first, while this test process has no enablers: siblings forked
+ * at once from a parent that has some, or exec'd from it, meet another
+ * problem under load, outside arming (requests served with another
+ * process's memory; reported with branch arming), which this test is not
+ * about.  The workers' own children inherit, one at a time.
+ */
+#define RACE_PROCS 8
+#define RACE_CHILDREN 3
+#define RACE_WRITES 20
+
+static void race_worker(int k)
+{
+	char name[64];
+	uint32_t w = 0, idx, w2, idx2;
+	int fd = data_open(), bad = 0;
+
+	snprintf(name, sizeof(name), "raceP_L4K1G%d", k);
+	if (fd < 0 || reg_eh(fd, name, &w, &idx) != 1)
+		_exit(2);
+	for (int i = 0; i < RACE_WRITES; i++)
+		bad |= (w & 1) ? write_eh(fd, idx) : -1;
+	for (int c = 0; c < RACE_CHILDREN; c++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			char own[64];
+
+			snprintf(own, sizeof(own), "raceP_L4K1G%dc%d", k, c);
+			w2 = 0;
+			for (int i = 0; i < RACE_WRITES; i++)
+				bad |= (w & 1) ? write_eh(fd, idx) : -1;
+			if (reg_eh(fd, own, &w2, &idx2) != 1)
+				_exit(3);
+			for (int i = 0; i < RACE_WRITES; i++)
+				bad |= (w2 & 1) ? write_eh(fd, idx2) : -1;
+			_exit(bad ? 4 : 0);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			bad = 1;
+	}
+	_exit(bad ? 5 : 0);
+}
+
+static int count_in(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+TEST(arming_race_with_forks)
+{
+	int s = session_open(), fails = 0, total, n;
+	pid_t pids[RACE_PROCS];
+	char needle[64], *t;
+
+	ASSERT_GE(s, 0);
+	/* The first test: nobody holds an enabler yet (see above). */
+	ASSERT_EQ(stat_of("enablers"), 0);
+	ASSERT_EQ(cmd(s, "arm-provider raceP:4:1"), 0);
+	for (int k = 0; k < RACE_PROCS; k++) {
+		pids[k] = fork();
+		ASSERT_GE(pids[k], 0);
+		if (pids[k] == 0)
+			race_worker(k);
+	}
+	for (int k = 0; k < RACE_PROCS; k++) {
+		int st;
+
+		if (waitpid(pids[k], &st, 0) != pids[k] || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			printf("# worker %d: status %#x\n", k, st);
+			fails++;
+		}
+	}
+	EXPECT_EQ(fails, 0);
+	/* Every write returned before its process was reaped: all are in the buffer now. */
+	t = read_rel_alloc("trace");
+	ASSERT_TRUE(t != NULL);
+	for (int k = 0; k < RACE_PROCS; k++) {
+		snprintf(needle, sizeof(needle), " raceP_L4K1G%d: ", k);
+		/* Its own writes and its children's on the inherited registration. */
+		EXPECT_EQ(count_in(t, needle), RACE_WRITES * (1 + RACE_CHILDREN));
+		for (int c = 0; c < RACE_CHILDREN; c++) {
+			snprintf(needle, sizeof(needle), " raceP_L4K1G%dc%d: ", k, c);
+			n = count_in(t, needle);
+			EXPECT_EQ(n, RACE_WRITES);
+			if (n != RACE_WRITES)
+				printf("# %s: %d records\n", needle, n);
+		}
+	}
+	total = count_in(t, " raceP_L4K1G");
+	EXPECT_EQ(total, RACE_PROCS * RACE_WRITES * (1 + 2 * RACE_CHILDREN));
+	free(t);
+	close(s);
+	/* Its events go with the session: their ids are given again, so their records go too. */
+	for (int i = 0; i < 100 && access(path("events/user_events/raceP_L4K1G0"), F_OK) == 0; i++)
+		usleep(20000);
+	EXPECT_GE(write_rel_flags("trace", "", O_TRUNC), 0);
+}
+
 TEST(armed_glob_enables_inside_registration)
 {
 	int s = session_open(), fd = data_open();
@@ -296,87 +404,6 @@ TEST(sigkill_of_the_holder_disarms)
 	EXPECT_EQ(stat_of("armed_patterns"), 0);
 	EXPECT_EQ(reg_eh(fd, "killP_L4K2", &w2, &idx), 0);
 	close(fd);
-}
-
-/*
- * The race the arming closes: processes that register and write at once,
- * fork children that write on what they inherited and register and write
- * on words of their own, over and over; every write is recorded.
- */
-#define RACE_PROCS 8
-#define RACE_CHILDREN 3
-#define RACE_WRITES 20
-
-static void race_worker(int k)
-{
-	char name[64];
-	uint32_t w = 0, idx, w2, idx2;
-	int fd = data_open(), bad = 0;
-
-	snprintf(name, sizeof(name), "raceP_L4K1G%d", k);
-	if (fd < 0 || reg_eh(fd, name, &w, &idx) != 1)
-		_exit(2);
-	for (int i = 0; i < RACE_WRITES; i++)
-		bad |= (w & 1) ? write_eh(fd, idx) : -1;
-	for (int c = 0; c < RACE_CHILDREN; c++) {
-		pid_t pid = fork();
-		int st;
-
-		if (pid == 0) {
-			char own[64];
-
-			snprintf(own, sizeof(own), "raceP_L4K1G%dc%d", k, c);
-			w2 = 0;
-			for (int i = 0; i < RACE_WRITES; i++)
-				bad |= (w & 1) ? write_eh(fd, idx) : -1;
-			if (reg_eh(fd, own, &w2, &idx2) != 1)
-				_exit(3);
-			for (int i = 0; i < RACE_WRITES; i++)
-				bad |= (w2 & 1) ? write_eh(fd, idx2) : -1;
-			_exit(bad ? 4 : 0);
-		}
-		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
-			bad = 1;
-	}
-	_exit(bad ? 5 : 0);
-}
-
-TEST(arming_race_with_forks)
-{
-	int s = session_open(), fails = 0;
-	pid_t pids[RACE_PROCS];
-	char needle[64];
-	int total = 0;
-
-	ASSERT_GE(s, 0);
-	ASSERT_EQ(cmd(s, "arm-provider raceP:4:1"), 0);
-	for (int k = 0; k < RACE_PROCS; k++) {
-		pids[k] = fork();
-		ASSERT_GE(pids[k], 0);
-		if (pids[k] == 0)
-			race_worker(k);
-	}
-	for (int k = 0; k < RACE_PROCS; k++) {
-		int st;
-
-		if (waitpid(pids[k], &st, 0) != pids[k] || !WIFEXITED(st) || WEXITSTATUS(st)) {
-			printf("# worker %d: status %#x\n", k, st);
-			fails++;
-		}
-	}
-	EXPECT_EQ(fails, 0);
-	for (int k = 0; k < RACE_PROCS; k++) {
-		snprintf(needle, sizeof(needle), " raceP_L4K1G%d: ", k);
-		/* Its own writes and its children's on the inherited registration. */
-		EXPECT_EQ(trace_count(needle), RACE_WRITES * (1 + RACE_CHILDREN));
-		for (int c = 0; c < RACE_CHILDREN; c++) {
-			snprintf(needle, sizeof(needle), " raceP_L4K1G%dc%d: ", k, c);
-			EXPECT_EQ(trace_count(needle), RACE_WRITES);
-		}
-	}
-	total = trace_count(" raceP_L4K1G");
-	EXPECT_EQ(total, RACE_PROCS * RACE_WRITES * (1 + 2 * RACE_CHILDREN));
-	close(s);
 }
 
 UE_TEST_MAIN()
