@@ -91,6 +91,13 @@ for ev in Prov_L5K1 Prov_L4K2 Other_L4K1 ProvX_L4K1; do expect "record -p Prov:4
 [ $? = 2 ] && grep -q 'not PROVIDER' "$work/err" && ok "run -p with a bad spec: usage (2)" ||
 	fail "run -p Prov:4:x: $(cat "$work/err")"
 
+# ---- -e GLOB -f FILTER: armed with its filter, set before the enable ----
+"$tool" run -q -o "$work/run.txt" -e 'Prov_L5*' -f 'id < 3' -- "$prov" -n 5 Prov_L5K2Gx \
+	>/dev/null 2>"$work/err"
+rc=$?
+[ $rc = 0 ] || fail "run -e -f: exit $rc: $(cat "$work/err")"
+expect "run -e Prov_L5* -f 'id < 3'" "$work/run.txt" Prov_L5K2Gx 3
+
 # ---- a glob that names nothing: harmless, said at the end (exit 4) ----
 "$tool" run -q -o "$work/run.txt" -e Prov_L4K1 -e 'NoSuch*' -- "$prov" -n 5 Prov_L4K1 \
 	>/dev/null 2>"$work/err"
