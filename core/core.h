@@ -609,4 +609,69 @@ int ue_trigger_print(enum ue_trigger_cmd cmd, const char *system, const char *ev
 #define UE_TRIGGER_AVAILABLE \
 	"# Available triggers:\n# traceon traceoff stacktrace enable_event disable_event\n"
 
+/*
+ * Armed patterns (arm.c): usereventsd enables an event a pattern names as it
+ * is registered (usereventsd_session's "arm" and "arm-provider").
+ */
+#define UE_ARM_MAX_TEXT 256	/* bytes of a pattern, at least one less (EINVAL) */
+
+enum ue_arm_kind {
+	UE_ARM_GLOB,		/* "SYSTEM:NAME" or "NAME", fnmatch() wildcards */
+	UE_ARM_PROVIDER,	/* "PROVIDER[:LEVEL[:KEYWORDS]]" of EventHeader names */
+};
+
+struct ue_arm {
+	enum ue_arm_kind kind;
+	char text[UE_ARM_MAX_TEXT];	/* as given */
+	char provider[UE_ARM_MAX_TEXT];	/* UE_ARM_PROVIDER: the provider (a glob) */
+	unsigned int level;		/* UE_ARM_PROVIDER: the highest level (255: all) */
+	uint64_t keywords;		/* UE_ARM_PROVIDER: the mask (0: every keyword) */
+};
+
+/**
+ * ue_glob_match - whether @glob names the event @system:@name
+ * @glob: "SYSTEM:NAME" or "NAME", with fnmatch() wildcards
+ *
+ * A NAME.<hex> of user_events_multi also matches by its NAME.
+ */
+bool ue_glob_match(const char *glob, const char *system, const char *name);
+
+/**
+ * ue_eventheader_name - the parts of an EventHeader tracepoint name
+ * @name: "PROVIDER_L<level>K<keyword>[options]", level and keyword in
+ *        lowercase hex, options an uppercase letter and [0-9A-Za-z]*
+ * @ret_provider_len: the length of PROVIDER (the name up to its last '_')
+ * @ret_level: the level (at most 0xff)
+ * @ret_keyword: the keyword (64 bits)
+ *
+ * Return: 0, or -EINVAL when @name is not such a name (nothing set).
+ */
+int ue_eventheader_name(const char *name, size_t *ret_provider_len, unsigned int *ret_level,
+			uint64_t *ret_keyword);
+
+/**
+ * ue_arm_parse - an armed pattern from its text
+ * @kind: a glob, or an EventHeader provider spec
+ * @text: the text (no NUL needed)
+ * @len: its length
+ * @ret: the pattern
+ *
+ * A provider spec is PROVIDER (fnmatch() wildcards, no ':'), then optional
+ * ":LEVEL" (decimal or 0x hex, 0..255; empty: all) and ":KEYWORDS" (hex,
+ * with or without 0x; 0: all).
+ *
+ * Return: 0; -EINVAL for an empty text, UE_ARM_MAX_TEXT bytes or more,
+ * blanks or control characters, or a malformed spec.
+ */
+int ue_arm_parse(enum ue_arm_kind kind, const char *text, size_t len, struct ue_arm *ret);
+
+/**
+ * ue_arm_match - whether @a names the event @system:@name
+ *
+ * A provider spec names the EventHeader events of its provider whose level
+ * is at most its level and whose keyword shares a bit with its mask (a
+ * keyword of 0, or a mask of 0, always does), in either system.
+ */
+bool ue_arm_match(const struct ue_arm *a, const char *system, const char *name);
+
 #endif /* UE_CORE_H */

@@ -66,6 +66,7 @@ struct ue_tasks;
 struct ue_proc_events;
 struct ue_raw;
 struct ue_raw_reader;
+struct ue_sessions;
 
 /* Everything a request handler reaches through fuse_req_userdata(). */
 struct ue_daemon {
@@ -83,6 +84,7 @@ struct ue_daemon {
 	struct ue_tasks *tasks;		/* tid -> comm, tgid (fs-data.c) */
 	struct ue_raw *raw;		/* saved_cmdlines of trace_pipe_raw readers (fs-raw.c) */
 	struct ue_native *native;	/* libuserevents' rings (native.c); NULL: the path is off */
+	struct ue_sessions *sessions;	/* usereventsd_session: holds, armed patterns (fs-session.c) */
 	/* Data files closed (flushed) whose release has not arrived yet. */
 	pthread_mutex_t release_lock;
 	pthread_cond_t release_cond;

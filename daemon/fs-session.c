@@ -4,9 +4,13 @@
  * enables or filters through an open descriptor of it is undone when that
  * file is released, however the tool ends (SIGKILL included): one command
  * per write ("enable SYSTEM/NAME", "disable SYSTEM/NAME", "filter
- * SYSTEM/NAME EXPR"); a read lists what the descriptor holds.
+ * SYSTEM/NAME EXPR", "arm GLOB [EXPR]", "arm-provider SPEC", "disarm GLOB",
+ * "disarm-provider SPEC"); a read lists what the descriptor holds.  Armed
+ * patterns enable the events they name inside their registration (the
+ * registry's hook), and the events there already.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,15 +24,27 @@ struct hold {
 	bool filter;		/* its filter set by this session, cleared at the end */
 };
 
+/* One armed pattern; its filter (a "filter" command's text) is set before the enable. */
+struct arm {
+	struct ue_arm pat;
+	char *filter;		/* NULL: none */
+};
+
 struct ue_session {
 	struct ue_session *prev, *next;
 	struct hold *v;
 	size_t n;
+	struct arm *arms;	/* in the order armed: the first that matches gives the filter */
+	size_t narms;
 };
 
-/* Every open session: one mount per daemon, so one list per process. */
-static pthread_mutex_t sessions_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ue_session *sessions;
+/* Every open session of the daemon (ue_daemon.sessions). */
+struct ue_sessions {
+	pthread_mutex_t lock;		/* the list, every session's holds and arms */
+	struct ue_session *list;
+	atomic_uint narms;		/* of all sessions: registrations look without the lock */
+	atomic_ullong arm_enables;	/* events enabled by an armed pattern, ever */
+};
 
 static struct hold *find_hold(struct ue_session *s, const struct ue_revent *ev)
 {
@@ -39,9 +55,10 @@ static struct hold *find_hold(struct ue_session *s, const struct ue_revent *ev)
 }
 
 /* Whether a session other than @self holds @ev's enable (or filter). */
-static bool held_elsewhere(struct ue_session *self, const struct ue_revent *ev, bool filter)
+static bool held_elsewhere(struct ue_daemon *d, struct ue_session *self,
+			   const struct ue_revent *ev, bool filter)
 {
-	for (struct ue_session *s = sessions; s; s = s->next) {
+	for (struct ue_session *s = d->sessions->list; s; s = s->next) {
 		struct hold *h = s == self ? NULL : find_hold(s, ev);
 
 		if (h && (filter ? h->filter : h->enable))
@@ -69,9 +86,9 @@ static struct hold *add_hold(struct ue_session *s, struct ue_revent *ev)
 /* Undo what @h set, unless another session holds the same; @h is then empty. */
 static void undo_hold(struct ue_daemon *d, struct ue_session *s, struct hold *h)
 {
-	if (h->enable && !held_elsewhere(s, h->ev, false) && !ue_revent_dead(h->ev))
+	if (h->enable && !held_elsewhere(d, s, h->ev, false) && !ue_revent_dead(h->ev))
 		ue_revent_set_enabled(d->reg, h->ev, false);
-	if (h->filter && !held_elsewhere(s, h->ev, true) && !ue_revent_dead(h->ev))
+	if (h->filter && !held_elsewhere(d, s, h->ev, true) && !ue_revent_dead(h->ev))
 		ue_revent_set_filter(h->ev, NULL, NULL);
 	h->enable = false;
 	h->filter = false;
@@ -106,11 +123,13 @@ static struct ue_revent *lookup(struct ue_daemon *d, const char *key, size_t len
 
 static int session_enable(struct ue_daemon *d, struct ue_session *s, struct ue_revent *ev)
 {
-	struct hold *h;
+	struct hold *h = find_hold(s, ev);
 	int r;
 
+	if (h && h->enable)
+		return 0;
 	/* On by hand (not by a session): not ours to turn off later. */
-	if (ue_revent_enabled(ev) && !held_elsewhere(s, ev, false))
+	if (ue_revent_enabled(ev) && !held_elsewhere(d, s, ev, false))
 		return 0;
 	h = add_hold(s, ev);
 	if (!h)
@@ -146,11 +165,168 @@ static int session_filter(struct ue_session *s, struct ue_revent *ev, const char
 	return r;
 }
 
+/*
+ * What @a does to @ev: its filter first (one that does not compile for
+ * this event's fields leaves the event alone: the tool sees why when it
+ * sets the filter itself), then the enable, held by @s.
+ */
+static int arm_apply(struct ue_daemon *d, struct ue_session *s, const struct arm *a,
+		     struct ue_revent *ev)
+{
+	struct hold *h = find_hold(s, ev);
+	bool was_on = ue_revent_enabled(ev);
+	int r;
+
+	if (h && h->enable)
+		return 0;
+	if (a->filter && !(was_on && !held_elsewhere(d, s, ev, false))) {
+		r = session_filter(s, ev, a->filter, strlen(a->filter));
+		if (r < 0)
+			return r;
+	}
+	r = session_enable(d, s, ev);
+	if (r == 0 && !was_on && ue_revent_enabled(ev))
+		atomic_fetch_add(&d->sessions->arm_enables, 1);
+	return r;
+}
+
+/* The first pattern of @s naming @ev, or NULL. */
+static const struct arm *arm_find(const struct ue_session *s, const struct ue_revent *ev)
+{
+	const char *sys = ue_revent_system(ev), *name = ue_revent_tp_name(ev);
+
+	for (size_t i = 0; i < s->narms; i++)
+		if (ue_arm_match(&s->arms[i].pat, sys, name))
+			return &s->arms[i];
+	return NULL;
+}
+
+/* The registry's hook: each registration, before it returns. */
+static void arm_on_register(void *arg, struct ue_revent *ev)
+{
+	struct ue_daemon *d = arg;
+	struct ue_sessions *all = d->sessions;
+
+	if (!atomic_load_explicit(&all->narms, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&all->lock);
+	for (struct ue_session *s = all->list; s; s = s->next) {
+		const struct hold *h = s->narms ? find_hold(s, ev) : NULL;
+		const struct arm *a = s->narms && !(h && h->enable) ? arm_find(s, ev) : NULL;
+
+		if (a)
+			arm_apply(d, s, a, ev);
+	}
+	pthread_mutex_unlock(&all->lock);
+}
+
+static int collect_event(struct ue_revent *ev, void *arg)
+{
+	struct { struct ue_revent **v; size_t n, cap; } *c = arg;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct ue_revent **nv = realloc(c->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		c->v = nv;
+		c->cap = cap;
+	}
+	ue_revent_hold(ev);
+	c->v[c->n++] = ev;
+	return 0;
+}
+
+/* A new pattern also names the events there already. */
+static int arm_existing(struct ue_daemon *d, struct ue_session *s, const struct arm *a)
+{
+	struct { struct ue_revent **v; size_t n, cap; } c = { 0 };
+	int r = ue_registry_foreach(d->reg, UE_ORDER_CREATED, collect_event, &c);
+
+	for (size_t i = 0; i < c.n; i++) {
+		if (r == 0 && !ue_revent_dead(c.v[i]) &&
+		    ue_arm_match(&a->pat, ue_revent_system(c.v[i]), ue_revent_tp_name(c.v[i])) &&
+		    arm_apply(d, s, a, c.v[i]) == -ENOMEM)
+			r = -ENOMEM;
+		ue_revent_release(c.v[i]);
+	}
+	free(c.v);
+	return r;
+}
+
+static void arm_free(struct arm *a)
+{
+	free(a->filter);
+	a->filter = NULL;
+}
+
+/* "arm TEXT [EXPR]" or "arm-provider TEXT": a pattern more, if new. */
+static int session_arm(struct ue_daemon *d, struct ue_session *s, enum ue_arm_kind kind,
+		       const char *text, size_t len, const char *expr, size_t expr_len)
+{
+	struct ue_sessions *all = d->sessions;
+	struct arm a = { 0 }, *nv;
+	int r;
+
+	r = ue_arm_parse(kind, text, len, &a.pat);
+	if (r < 0)
+		return r;
+	if (expr && (expr_len == 0 || expr_len >= UE_FILTER_MAX_WRITE))
+		return -EINVAL;
+	for (size_t i = 0; i < s->narms; i++) {
+		const struct arm *o = &s->arms[i];
+
+		/* The same line again: nothing more. */
+		if (o->pat.kind == kind && strcmp(o->pat.text, a.pat.text) == 0 &&
+		    (o->filter ? expr && strlen(o->filter) == expr_len &&
+					 memcmp(o->filter, expr, expr_len) == 0
+			       : !expr))
+			return 0;
+	}
+	if (s->narms >= UE_SESSION_MAX_ARMS || atomic_load(&all->narms) >= UE_SESSIONS_MAX_ARMS)
+		return -ENOSPC;
+	if (expr && !(a.filter = strndup(expr, expr_len)))
+		return -ENOMEM;
+	nv = realloc(s->arms, (s->narms + 1) * sizeof(*nv));
+	if (!nv) {
+		arm_free(&a);
+		return -ENOMEM;
+	}
+	s->arms = nv;
+	s->arms[s->narms++] = a;
+	atomic_fetch_add(&all->narms, 1);
+	return arm_existing(d, s, &s->arms[s->narms - 1]);
+}
+
+/* "disarm TEXT", "disarm-provider TEXT": no more enables by it (what it enabled stays held). */
+static int session_disarm(struct ue_daemon *d, struct ue_session *s, enum ue_arm_kind kind,
+			  const char *text, size_t len)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < s->narms;) {
+		struct arm *a = &s->arms[i];
+
+		if (a->pat.kind != kind || strlen(a->pat.text) != len ||
+		    memcmp(a->pat.text, text, len) != 0) {
+			i++;
+			continue;
+		}
+		arm_free(a);
+		memmove(a, a + 1, (s->narms - i - 1) * sizeof(*a));
+		s->narms--;
+		atomic_fetch_sub(&d->sessions->narms, 1);
+		found = true;
+	}
+	return found ? 0 : -ENOENT;
+}
+
 static int session_command(struct ue_daemon *d, struct ue_session *s, const char *buf,
 			   size_t size)
 {
 	const char *end = memchr(buf, '\0', size), *key, *arg;
-	size_t len = end ? (size_t)(end - buf) : size, cmd_len, key_len;
+	size_t len = end ? (size_t)(end - buf) : size, cmd_len, key_len, arg_len;
 	struct ue_revent *ev;
 	struct hold *h;
 	int r;
@@ -164,7 +340,18 @@ static int session_command(struct ue_daemon *d, struct ue_session *s, const char
 	key = arg + 1;
 	arg = memchr(key, ' ', len - (size_t)(key - buf));
 	key_len = arg ? (size_t)(arg - key) : len - (size_t)(key - buf);
+	arg_len = arg ? len - (size_t)(arg + 1 - buf) : 0;
 #define CMD(c) (cmd_len == sizeof(c) - 1 && memcmp(buf, c, cmd_len) == 0)
+	if (CMD("arm"))
+		return session_arm(d, s, UE_ARM_GLOB, key, key_len, arg ? arg + 1 : NULL, arg_len);
+	if (CMD("arm-provider") || CMD("disarm") || CMD("disarm-provider")) {
+		if (arg)
+			return -EINVAL;
+		if (CMD("arm-provider"))
+			return session_arm(d, s, UE_ARM_PROVIDER, key, key_len, NULL, 0);
+		return session_disarm(d, s, CMD("disarm") ? UE_ARM_GLOB : UE_ARM_PROVIDER, key,
+				      key_len);
+	}
 	if (!(CMD("enable") || CMD("disable") || CMD("filter")) || (CMD("filter") != !!arg))
 		return -EINVAL;
 	ev = lookup(d, key, key_len);
@@ -178,8 +365,7 @@ static int session_command(struct ue_daemon *d, struct ue_session *s, const char
 			undo_hold(d, s, h);
 		r = 0;
 	} else {
-		arg++;
-		r = session_filter(s, ev, arg, len - (size_t)(arg - buf));
+		r = session_filter(s, ev, arg + 1, arg_len);
 	}
 #undef CMD
 	ue_revent_release(ev);
@@ -188,17 +374,17 @@ static int session_command(struct ue_daemon *d, struct ue_session *s, const char
 
 static int session_open(fuse_req_t req, struct ue_fh *fh)
 {
+	struct ue_sessions *all = ue_req_daemon(req)->sessions;
 	struct ue_session *s = calloc(1, sizeof(*s));
 
-	(void)req;
 	if (!s)
 		return -ENOMEM;
-	pthread_mutex_lock(&sessions_lock);
-	s->next = sessions;
-	if (sessions)
-		sessions->prev = s;
-	sessions = s;
-	pthread_mutex_unlock(&sessions_lock);
+	pthread_mutex_lock(&all->lock);
+	s->next = all->list;
+	if (all->list)
+		all->list->prev = s;
+	all->list = s;
+	pthread_mutex_unlock(&all->lock);
 	fh->session = s;
 	return 0;
 }
@@ -206,12 +392,13 @@ static int session_open(fuse_req_t req, struct ue_fh *fh)
 static void session_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t size,
 			  off_t off)
 {
+	struct ue_daemon *d = ue_req_daemon(req);
 	int r;
 
 	(void)off;
-	pthread_mutex_lock(&sessions_lock);
-	r = session_command(ue_req_daemon(req), fh->session, buf, size);
-	pthread_mutex_unlock(&sessions_lock);
+	pthread_mutex_lock(&d->sessions->lock);
+	r = session_command(d, fh->session, buf, size);
+	pthread_mutex_unlock(&d->sessions->lock);
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else
@@ -223,8 +410,12 @@ static int session_show(struct ue_daemon *d, struct ue_fh *fh)
 	struct ue_session *s = fh->session;
 	struct ue_text t = { 0 };
 
-	(void)d;
-	pthread_mutex_lock(&sessions_lock);
+	pthread_mutex_lock(&d->sessions->lock);
+	for (size_t i = 0; i < s->narms; i++)
+		ue_text_printf(&t, "%s %s%s%s\n",
+			       s->arms[i].pat.kind == UE_ARM_GLOB ? "arm" : "arm-provider",
+			       s->arms[i].pat.text, s->arms[i].filter ? " " : "",
+			       s->arms[i].filter ? s->arms[i].filter : "");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ue_revent *ev = s->v[i].ev;
 
@@ -237,7 +428,7 @@ static int session_show(struct ue_daemon *d, struct ue_fh *fh)
 			ue_text_printf(&t, "filter %s/%s\n", ue_revent_system(ev),
 				       ue_revent_tp_name(ev));
 	}
-	pthread_mutex_unlock(&sessions_lock);
+	pthread_mutex_unlock(&d->sessions->lock);
 	return ue_text_to_fh(&t, fh);
 }
 
@@ -247,7 +438,11 @@ static void session_release(struct ue_daemon *d, struct ue_fh *fh)
 
 	if (!s)
 		return;
-	pthread_mutex_lock(&sessions_lock);
+	pthread_mutex_lock(&d->sessions->lock);
+	/* The patterns first: nothing armed re-enables what is undone below. */
+	atomic_fetch_sub(&d->sessions->narms, (unsigned int)s->narms);
+	for (size_t i = 0; i < s->narms; i++)
+		arm_free(&s->arms[i]);
 	for (size_t i = 0; i < s->n; i++) {
 		undo_hold(d, s, &s->v[i]);
 		ue_revent_release(s->v[i].ev);
@@ -255,13 +450,45 @@ static void session_release(struct ue_daemon *d, struct ue_fh *fh)
 	if (s->prev)
 		s->prev->next = s->next;
 	else
-		sessions = s->next;
+		d->sessions->list = s->next;
 	if (s->next)
 		s->next->prev = s->prev;
-	pthread_mutex_unlock(&sessions_lock);
+	pthread_mutex_unlock(&d->sessions->lock);
+	free(s->arms);
 	free(s->v);
 	free(s);
 	fh->session = NULL;
+}
+
+int ue_sessions_new(struct ue_daemon *d)
+{
+	struct ue_sessions *all = calloc(1, sizeof(*all));
+
+	if (!all)
+		return -ENOMEM;
+	pthread_mutex_init(&all->lock, NULL);
+	atomic_init(&all->narms, 0);
+	atomic_init(&all->arm_enables, 0);
+	d->sessions = all;
+	ue_registry_set_register_hook(d->reg, arm_on_register, d);
+	return 0;
+}
+
+void ue_sessions_free(struct ue_daemon *d)
+{
+	if (!d->sessions)
+		return;
+	ue_registry_set_register_hook(d->reg, NULL, NULL);
+	pthread_mutex_destroy(&d->sessions->lock);
+	free(d->sessions);
+	d->sessions = NULL;
+}
+
+void ue_sessions_stats_text(struct ue_daemon *d, struct ue_text *t)
+{
+	ue_text_printf(t, "armed_patterns: %u\narmed_enables: %llu\n",
+		       atomic_load(&d->sessions->narms),
+		       (unsigned long long)atomic_load(&d->sessions->arm_enables));
 }
 
 /* A session ends with its file's release: whatever ends the opener. */

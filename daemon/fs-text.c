@@ -29,7 +29,9 @@ static const char readme_text[] =
 	"\t\t\t  faults and retries of enable-bit writes, proc connector\n"
 	"  usereventsd_session\t- write \"enable SYSTEM/NAME\", \"disable SYSTEM/NAME\"\n"
 	"\t\t\t  or \"filter SYSTEM/NAME EXPR\": undone when the file is\n"
-	"\t\t\t  closed, whatever ends its opener; read: what it holds\n"
+	"\t\t\t  closed, whatever ends its opener; read: what it holds;\n"
+	"\t\t\t  \"arm GLOB\", \"arm-provider PROVIDER[:LEVEL[:KEYWORDS]]\":\n"
+	"\t\t\t  enable what they name as it registers (\"disarm ...\")\n"
 	"  dynamic_events\t- read: the user events as \"u:\" lines\n"
 	"\t\t\t  write \"u:NAME FIELDS\" to create a persistent event,\n"
 	"\t\t\t  \"-:NAME FIELDS\" or \"!u:NAME FIELDS\" to delete one;\n"
@@ -146,6 +148,7 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 	/* libuserevents' shared-memory rings: records, and drops of full rings. */
 	ue_native_stats_text(d, native, sizeof(native));
 	ue_text_printf(t, "%sfuse_writes: %llu\n", native, __atomic_load_n(&d->fuse_writes, __ATOMIC_RELAXED));
+	ue_sessions_stats_text(d, t);
 }
 
 static int status_show(struct ue_daemon *d, struct ue_fh *fh)

@@ -407,4 +407,17 @@ int ue_raw_new(struct ue_raw **ret);
 /** ue_raw_free - free it (NULL is ignored) */
 void ue_raw_free(struct ue_raw *raw);
 
+/* fs-session.c: usereventsd_session's sessions and their armed patterns */
+
+/* Armed patterns of one session, and of all sessions of the daemon (ENOSPC beyond). */
+#define UE_SESSION_MAX_ARMS 64
+#define UE_SESSIONS_MAX_ARMS 1024
+
+/** ue_sessions_new - the daemon's (empty) session list; hooks the registry's registrations */
+int ue_sessions_new(struct ue_daemon *d);
+/** ue_sessions_free - free it, once every session was released (ue_fs_cleanup()) */
+void ue_sessions_free(struct ue_daemon *d);
+/** ue_sessions_stats_text - the armed_patterns and armed_enables lines of usereventsd_stats */
+void ue_sessions_stats_text(struct ue_daemon *d, struct ue_text *t);
+
 #endif /* UE_FS_H */

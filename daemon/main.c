@@ -568,6 +568,9 @@ int main(int argc, char **argv)
 	r = ue_tasks_new(&d->tasks);
 	if (r < 0)
 		goto fail_errno;
+	r = ue_sessions_new(d);
+	if (r < 0)
+		goto fail_errno;
 	r = ue_raw_new(&d->raw);
 	if (r < 0)
 		goto fail_errno;
@@ -651,6 +654,7 @@ out:
 			fuse_session_unmount(d->se);
 		ue_native_stop(d);
 		ue_fs_cleanup(d);
+		ue_sessions_free(d);
 		/* Enablers hold event references: they go before the registry. */
 		ue_enablers_free(d->enablers);
 		ue_registry_free(d->reg);

@@ -87,6 +87,8 @@ struct ue_registry {
 	struct ue_enablers *enablers;
 	void (*busy_hook)(void *arg);
 	void *busy_arg;
+	void (*reg_hook)(void *arg, struct ue_revent *ev);	/* armed patterns */
+	void *reg_arg;
 };
 
 

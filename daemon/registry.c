@@ -121,6 +121,13 @@ void ue_registry_set_busy_hook(struct ue_registry *reg, void (*hook)(void *arg),
 	reg->busy_arg = arg;
 }
 
+void ue_registry_set_register_hook(struct ue_registry *reg,
+				   void (*hook)(void *arg, struct ue_revent *ev), void *arg)
+{
+	reg->reg_hook = hook;
+	reg->reg_arg = arg;
+}
+
 static void revent_free(struct ue_revent *ev)
 {
 	pthread_mutex_destroy(&ev->trig_lock);
@@ -420,10 +427,25 @@ out_unlock:
 	return err;
 }
 
+/*
+ * Armed patterns are consulted here, before the registration returns: an
+ * event they name is enabled before its registrant's enabler is made, so
+ * its bit is set when DIAG_IOCSREG returns and its first write is kept.
+ */
+static int register_armed(struct ue_registry *reg, const char *name_args, unsigned int flags,
+			  const struct ue_who *who, bool dyn, struct ue_revent **ret)
+{
+	int err = register_common(reg, name_args, flags, who, dyn, ret);
+
+	if (err == 0 && reg->reg_hook)
+		reg->reg_hook(reg->reg_arg, *ret);
+	return err;
+}
+
 int ue_registry_register(struct ue_registry *reg, const char *name_args, unsigned int flags,
 			 const struct ue_who *who, struct ue_revent **ret)
 {
-	return register_common(reg, name_args, flags, who, false, ret);
+	return register_armed(reg, name_args, flags, who, false, ret);
 }
 
 int ue_registry_dyn_create(struct ue_registry *reg, const char *name_args,
@@ -432,7 +454,7 @@ int ue_registry_dyn_create(struct ue_registry *reg, const char *name_args,
 	struct ue_revent *ev;
 	int err;
 
-	err = register_common(reg, name_args, USER_EVENT_REG_PERSIST, who, true, &ev);
+	err = register_armed(reg, name_args, USER_EVENT_REG_PERSIST, who, true, &ev);
 	if (err < 0)
 		return err;
 	ue_revent_put(ev);

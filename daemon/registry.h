@@ -95,6 +95,18 @@ void ue_registry_set_enablers(struct ue_registry *reg, struct ue_enablers *set);
 void ue_registry_set_busy_hook(struct ue_registry *reg, void (*hook)(void *arg), void *arg);
 
 /**
+ * ue_registry_set_register_hook - what every registration consults before it returns
+ * @reg: the registry
+ * @hook: called, without any registry lock, with the event of each successful
+ *        registration (DIAG_IOCSREG, a "u:" line of dynamic_events), new or
+ *        found, while the caller holds its reference; it may enable the
+ *        event (ue_revent_set_enabled()): usereventsd's armed patterns
+ * @arg: passed to @hook
+ */
+void ue_registry_set_register_hook(struct ue_registry *reg,
+				   void (*hook)(void *arg, struct ue_revent *ev), void *arg);
+
+/**
  * ue_registry_free - destroy every event and the registry (NULL is ignored)
  * @reg: nothing else may use it any more
  */

@@ -13,14 +13,15 @@ _userevents_events() {
 _userevents_cmd() {
 	local -a ev=('*'{-e,--event}'[events: SYSTEM:NAME glob]:event:_userevents_events'
 		'*'{-f,--filter}'[filter of the -e before it]:filter:')
+	local -a pv=('*'{-p,--provider}'[EventHeader provider PROVIDER\[:LEVEL\[:KEYWORDS\]\]]:provider:')
 	case $words[1] in
 	list) _arguments '(-n --names)'{-n,--names}'[names only]' '*:event:_userevents_events' ;;
 	enable|disable) _arguments '*:event:_userevents_events' ;;
-	stream) _arguments $ev '(--json)--fields[fields as name=value]' '(--fields)--json[one JSON object a record]' ;;
+	stream) _arguments $ev $pv '(--json)--fields[fields as name=value]' '(--fields)--json[one JSON object a record]' ;;
 	stats) _arguments '--help[usage]' ;;
-	run) _arguments $ev {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
+	run) _arguments $ev $pv {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	record) _arguments $ev {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
+	record) _arguments $ev $pv {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	report) _arguments $ev '--pid[only this process]:pid:' '(--json)--fields[fields as name=value]' \
 		'(--fields)--json[one JSON object a record]' ':trace.dat:_files' ;;

@@ -43,7 +43,7 @@ _userevents()
 	--tracefs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-e|--event) COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs")" -- "$cur")); return ;;
 	-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-f|--filter|--pid) return ;;
+	-f|--filter|--pid|-p|--provider) return ;;
 	esac
 
 	if [ -z "$cmd" ]; then
@@ -64,13 +64,13 @@ _userevents()
 	enable|disable)
 		COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs") --help" -- "$cur")) ;;
 	stream)
-		COMPREPLY=($(compgen -W "-e --event -f --filter --fields --json --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json --help" -- "$cur")) ;;
 	stats)
 		COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
 	run)
-		COMPREPLY=($(compgen -W "-e --event -f --filter -o --output -q --quiet -- --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -o --output -q --quiet -- --help" -- "$cur")) ;;
 	record)
-		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -q --quiet -- --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -p --provider -q --quiet -- --help" -- "$cur")) ;;
 	report)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --help" -- "$cur"))

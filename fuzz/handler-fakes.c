@@ -288,6 +288,11 @@ int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
 	return snprintf(buf, len, "%s", "");
 }
 
+void ue_sessions_stats_text(struct ue_daemon *d, struct ue_text *t)
+{
+	(void)d, (void)t;
+}
+
 /* Only reads use the text snapshots of fs-helpers.c: no write handler may get here. */
 void ue_text_add(struct ue_text *t, const char *s, size_t n)
 {

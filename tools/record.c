@@ -16,7 +16,7 @@
 #include "sink.h"
 #include "tool.h"
 
-static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-q] [--no-preload] [-- CMD [ARGS]]";
+static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-q] [--no-preload] [-- CMD [ARGS]]";
 
 /* How often what was read is committed to the file (and the progress line updated). */
 #define FLUSH_NS 1000000000ull
@@ -138,7 +138,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	int e, exit_code;
 
 	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_FILTER | UET_O_QUIET |
-				   UET_O_NO_PRELOAD,
+				   UET_O_NO_PRELOAD | UET_O_PROVIDER,
 			   usage);
 	if (e >= 0)
 		return e;

@@ -13,7 +13,7 @@
 #include "sink.h"
 #include "tool.h"
 
-static const char usage[] = "run [-e GLOB [-f FILTER]]... [-o FILE] [-q] [--no-preload] -- CMD [ARGS]";
+static const char usage[] = "run [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-o FILE] [-q] [--no-preload] -- CMD [ARGS]";
 
 static volatile sig_atomic_t run_stop;
 
@@ -84,7 +84,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 		return UET_EXIT_USAGE;
 	}
 	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_OUTPUT | UET_O_QUIET |
-				   UET_O_NO_PRELOAD,
+				   UET_O_NO_PRELOAD | UET_O_PROVIDER,
 			   usage);
 	if (e >= 0)
 		return e;

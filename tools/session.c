@@ -88,7 +88,8 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fields", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "pid", required_argument, NULL, 'p' },
+		{ "pid", required_argument, NULL, 'I' },
+		{ "provider", required_argument, NULL, 'p' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "no-preload", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -101,10 +102,13 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 	} bits[] = {
 		{ 'e', UET_O_EVENT, "-e" },	  { 'o', UET_O_OUTPUT, "-o" },
 		{ 'q', UET_O_QUIET, "-q" },	  { 'F', UET_O_FIELDS, "--fields" },
-		{ 'j', UET_O_JSON, "--json" }, { 'p', UET_O_PID, "--pid" },
+		{ 'j', UET_O_JSON, "--json" }, { 'I', UET_O_PID, "--pid" },
+		{ 'p', UET_O_PROVIDER, "-p" },
 		{ 'f', UET_O_FILTER, "-f" },	  { 'h', 0, "-h" },
 		{ 'P', UET_O_NO_PRELOAD, "--no-preload" },
 	};
+	struct ue_arm spec;
+	bool after_p = false;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -122,6 +126,9 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		bool ok = false;
 		char *end;
 
+		/* -p was --pid's short form before it named providers: still so where there are none. */
+		if (c == 'p' && !(allowed & UET_O_PROVIDER) && (allowed & UET_O_PID))
+			c = 'I';
 		for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
 			if (bits[i].c == c) {
 				ok = !bits[i].bit || (allowed & bits[i].bit);
@@ -144,8 +151,30 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		switch (c) {
 		case 'e':
 			o->globs[o->nglobs++] = optarg;
+			after_p = false;
+			break;
+		case 'p':
+			if (ue_arm_parse(UE_ARM_PROVIDER, optarg, strlen(optarg), &spec) < 0) {
+				uet_err("%s: -p %s: not PROVIDER[:LEVEL[:KEYWORDS]] (LEVEL 0..255, "
+					"KEYWORDS hex)", argv[0], optarg);
+				uet_opts_free(o);
+				return UET_EXIT_USAGE;
+			}
+			/* Among the globs, tagged (uet_glob_match()): freed with them. */
+			if (asprintf(&o->globs[o->nglobs], UET_PROVIDER_TAG "%s", optarg) < 0) {
+				uet_opts_free(o);
+				return UET_EXIT_FAIL;
+			}
+			o->nglobs++;
+			after_p = true;
 			break;
 		case 'f':
+			if (after_p) {
+				uet_err("%s: -f %s: applies to an -e GLOB, not to -p", argv[0],
+					optarg);
+				uet_opts_free(o);
+				return UET_EXIT_USAGE;
+			}
 			/* As trace-cmd's -f: the filter of the events of the -e before it. */
 			if (!o->nglobs || o->filters[o->nglobs - 1]) {
 				uet_err("%s: -f %s: %s", argv[0], optarg,
@@ -175,7 +204,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			}
 			o->format = c == 'F' ? "fields" : "json";
 			break;
-		case 'p':
+		case 'I':
 			errno = 0;
 			o->pid = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || o->pid < 0 || o->pid > INT32_MAX) {
@@ -207,8 +236,21 @@ void uet_opts_all_user_events(struct uet_opts *o)
 	}
 }
 
+const char *uet_glob_shown(const char *glob)
+{
+	static char buf[UE_ARM_MAX_TEXT + 4];
+
+	if (glob[0] != UET_PROVIDER_TAG[0])
+		return glob;
+	snprintf(buf, sizeof(buf), "-p %s", glob + 1);
+	return buf;
+}
+
 void uet_opts_free(struct uet_opts *o)
 {
+	for (size_t i = 0; o->globs && i < o->nglobs; i++)
+		if (o->globs[i][0] == UET_PROVIDER_TAG[0])
+			free(o->globs[i]);
 	free(o->globs);
 	free(o->filters);
 	o->filters = NULL;
@@ -584,16 +626,44 @@ void uet_autoenable_tick(void *arg)
 	uet_events_free(&evs);
 }
 
+/* Each glob and -p spec as an armed pattern of the session; how many were taken. */
+static size_t autoenable_arm(struct uet_autoenable *a)
+{
+	int fd = autoenable_session(a);
+	size_t armed = 0;
+
+	for (size_t g = 0; fd >= 0 && g < a->nglobs; g++) {
+		const char *glob = a->globs[g], *filter = a->filters ? a->filters[g] : NULL;
+		bool provider = glob[0] == UET_PROVIDER_TAG[0];
+		char *line = NULL;
+		int len;
+
+		len = asprintf(&line, "%s %s%s%s", provider ? "arm-provider" : "arm",
+			       glob + (provider ? 1 : 0), filter ? " " : "", filter ? filter : "");
+		if (len < 0)
+			break;
+		/* Refused (a limit, a glob it cannot take): the ticks still enable, later. */
+		if (write(fd, line, (size_t)len) == len)
+			armed++;
+		else
+			uet_err("%s: warning: '%s' not armed (%s): events it names are enabled "
+				"only once seen", a->who, uet_glob_shown(glob), strerror(errno));
+		free(line);
+	}
+	return armed;
+}
+
 int uet_autoenable_start(struct uet_autoenable *a, bool warn)
 {
 	a->matched = calloc(a->nglobs + 1, sizeof(*a->matched));
 	if (!a->matched)
 		return -ENOMEM;
+	autoenable_arm(a);
 	uet_autoenable_tick(a);
 	for (size_t g = 0; warn && !a->failed && !a->default_globs && g < a->nglobs; g++)
 		if (!a->matched[g])
 			uet_err("%s: warning: no event matches '%s' yet (waiting for one)", a->who,
-				a->globs[g]);
+				uet_glob_shown(a->globs[g]));
 	return a->failed;
 }
 
@@ -604,7 +674,8 @@ size_t uet_autoenable_unmatched(const struct uet_autoenable *a)
 	for (size_t g = 0; a->matched && !a->default_globs && g < a->nglobs; g++) {
 		if (a->matched[g])
 			continue;
-		uet_err("%s: no event matched '%s' (see " UET_PROG " list)", a->who, a->globs[g]);
+		uet_err("%s: no event matched '%s' (see " UET_PROG " list)", a->who,
+			uet_glob_shown(a->globs[g]));
 		n++;
 	}
 	return n;

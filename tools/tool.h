@@ -78,9 +78,16 @@ void uet_events_free(struct uet_events *evs);
 /** uet_events_find_id - the event of type @id, or NULL */
 struct uet_event *uet_events_find_id(struct uet_events *evs, unsigned int id);
 
+/*
+ * A -p PROVIDER[:LEVEL[:KEYWORDS]] is kept among the -e GLOBs as this byte
+ * and the spec (uet_opts_parse() checked it); uet_glob_shown() shows it.
+ */
+#define UET_PROVIDER_TAG "\001"
+
 /**
  * uet_glob_match - whether @glob names SYSTEM:NAME
- * @glob: "SYSTEM:NAME" or "NAME", with fnmatch() wildcards
+ * @glob: "SYSTEM:NAME" or "NAME", with fnmatch() wildcards (ue_glob_match()),
+ *        or UET_PROVIDER_TAG and an EventHeader provider spec (ue_arm_match())
  *
  * A NAME.<hex> of user_events_multi also matches by its NAME.
  */
@@ -139,6 +146,7 @@ uint64_t uet_now_ns(void);
 #define UET_O_PID	(1u << 5)	/* --pid N */
 #define UET_O_FILTER	(1u << 6)	/* -f, --filter EXPR (the -e before it) */
 #define UET_O_NO_PRELOAD (1u << 7)	/* --no-preload */
+#define UET_O_PROVIDER	(1u << 8)	/* -p, --provider SPEC (among the globs, tagged) */
 
 struct uet_opts {
 	char **globs;		/* the -e GLOBs */
@@ -169,6 +177,8 @@ struct uet_opts {
 int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allowed,
 		   const char *usage);
 
+/** uet_glob_shown - how a glob was given: "-e GLOB" as GLOB, "-p SPEC" as "-p SPEC" (static buffer) */
+const char *uet_glob_shown(const char *glob);
 /** uet_opts_all_user_events - no -e given: every event of the user_events systems */
 void uet_opts_all_user_events(struct uet_opts *o);
 
@@ -419,7 +429,7 @@ struct uet_autoenable {
 	const char *tracefs;
 	const char *who;		/* the command, for messages */
 	char **globs;
-	char **filters;			/* as uet_opts: written to filter before enabling */
+	char **filters;			/* as uet_opts: written to filter before enabling (armed with) */
 	size_t nglobs;
 	bool default_globs;		/* the globs are the default, not -e */
 	struct uet_formats *formats;	/* if set: keeps the format of every event seen */
@@ -433,8 +443,13 @@ struct uet_autoenable {
 };
 
 /**
- * uet_autoenable_start - the first tick; with @warn, a warning for each
- * -e GLOB that names no event yet (events may still come)
+ * uet_autoenable_start - arm the globs (and -p specs) in usereventsd
+ * (usereventsd_session's "arm", "arm-provider"), so that what they name is
+ * enabled inside its registration, its first write kept (a tracefs without
+ * that file, the kernel's, has the ticks only); then the first tick; with
+ * @warn, a warning for each -e GLOB that names no event yet (events may
+ * still come).  The patterns are disarmed when the session closes
+ * (uet_autoenable_undo()).
  *
  * Return: 0, -ENOMEM, or a->failed.
  */

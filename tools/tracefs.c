@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,32 +289,13 @@ struct uet_event *uet_events_find_id(struct uet_events *evs, unsigned int id)
 
 bool uet_glob_match(const char *glob, const char *system, const char *name)
 {
-	const char *colon = strchr(glob, ':');
-	char base[256];
-	const char *dot;
+	struct ue_arm spec;
 
-	if (colon) {
-		char sysglob[64];
-		size_t n = (size_t)(colon - glob);
-
-		if (n >= sizeof(sysglob))
-			return false;
-		memcpy(sysglob, glob, n);
-		sysglob[n] = '\0';
-		if (fnmatch(sysglob, system, 0) != 0)
-			return false;
-		glob = colon + 1;
-	}
-	if (fnmatch(glob, name, 0) == 0)
-		return true;
-	/* NAME.<hex> of user_events_multi: the name without the suffix. */
-	dot = strrchr(name, '.');
-	if (dot && (size_t)(dot - name) < sizeof(base)) {
-		memcpy(base, name, (size_t)(dot - name));
-		base[dot - name] = '\0';
-		return fnmatch(glob, base, 0) == 0;
-	}
-	return false;
+	/* A -p PROVIDER[:LEVEL[:KEYWORDS]] among the -e GLOBs (uet_opts_parse()). */
+	if (glob[0] == UET_PROVIDER_TAG[0])
+		return ue_arm_parse(UE_ARM_PROVIDER, glob + 1, strlen(glob + 1), &spec) == 0 &&
+		       ue_arm_match(&spec, system, name);
+	return ue_glob_match(glob, system, name);
 }
 
 int uet_set_enable(const char *tracefs, struct uet_events *evs, const char *glob, bool on)
