@@ -80,6 +80,18 @@ at = b.index(b"\0", 10) + 3
 print(struct.unpack_from("<I", b, at)[0])' "$W/lib.dat")
 [ "$psize" = 65536 ] && ok "trace.dat page size $psize" || bad "trace.dat page size $psize"
 
+# stream (trace_pipe's lines) and run -- CMD print the large records whole.
+"$TOOL" stream -e 'user_events:otlp_metrics' > "$W/stream.txt" 2> "$W/stream.err" & st=$!
+"$OTLP" raw > "$W/stream.out" 2>&1 || bad "otlp-sizes raw under stream failed"
+sleep 0.5
+kill -INT $st; wait $st
+"$CHECK" "$W/stream.out" < "$W/stream.txt" > "$W/stream.check" &&
+	ok "stream prints the four records whole" || { bad "stream"; cat "$W/stream.check"; }
+( cd "$W" && "$TOOL" run -e 'user_events:otlp_metrics' -- "$OTLP" raw ) > "$W/run.txt" 2> "$W/run.err"
+grep -v ' otlp_metrics: ' "$W/run.txt" > "$W/run.out"
+"$CHECK" "$W/run.out" < "$W/run.txt" > "$W/run.check" &&
+	ok "run -- CMD prints the four records whole" || { bad "run -- CMD"; cat "$W/run.check" "$W/run.err"; }
+
 # CMD...: run it, enable otlp_metrics by hand once it is registered.
 run_enabled() {
 	( "$@" > "$W/run.out" 2> "$W/run.err" ) & prog=$!
