@@ -50,6 +50,11 @@ run_case() {
 	else
 		bad "$name: report of record's file"; cat "$W/$name.check"
 	fi
+	if "$TOOL" report --json "$f" | "$CHECK" "$W/$name.out" --json > "$W/$name.jcheck"; then
+		ok "$name: report --json of record's file: the buffers byte-exact"
+	else
+		bad "$name: report --json of record's file"; cat "$W/$name.jcheck"
+	fi
 	# One byte over the limit: taken (writev's byte count, the library's 0), nothing recorded.
 	local over=$(sed -n 's/^over \([-0-9]*\).*/\1/p' "$W/$name.out")
 	local want=65509
