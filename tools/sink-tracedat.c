@@ -77,11 +77,12 @@ static void header_page_size(struct uet_dat_text *t, unsigned int data)
 	char *f = t->text ? strstr(t->text, "char data;") : NULL;
 	char *sz = f ? strstr(f, "size:") : NULL;
 	char *end = sz ? strchr(sz, ';') : NULL;
+	char *nl = f ? strchr(f, '\n') : NULL;
 	char num[16], *nt;
 	size_t n, tail;
 
-	if (!end || strchr(f, '\n') < end)
-		return;
+	if (!end || (nl && nl < end))
+		return;	/* not the kernel's text: kept as it is */
 	sz += 5;
 	n = (size_t)snprintf(num, sizeof(num), "%u", data);
 	tail = t->len - (size_t)(end - t->text);

@@ -84,6 +84,11 @@ b = open(sys.argv[1], "rb").read(64)
 at = b.index(b"\0", 10) + 3
 print(struct.unpack_from("<I", b, at)[0])' "$W/lib.dat")
 [ "$psize" = 65536 ] && ok "trace.dat page size $psize" || bad "trace.dat page size $psize"
+if command -v trace-cmd >/dev/null; then
+	trace-cmd dump --head-page "$W/lib.dat" 2>&1 | grep -q 'field: char data;.*size:65520;' &&
+		ok "trace-cmd dump: header_page's data size 65520" ||
+		{ bad "header_page of the file"; trace-cmd dump --head-page "$W/lib.dat" 2>&1 | head; }
+fi
 
 # stream (trace_pipe's lines) and run -- CMD print the large records whole.
 "$TOOL" stream -e 'user_events:otlp_metrics' > "$W/stream.txt" 2> "$W/stream.err" & st=$!
