@@ -658,8 +658,9 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	}
 	/*
 	 * As the kernel: when no record is to be built (soft-disabled,
-	 * recording off and no trigger needing it, larger than a ring page)
-	 * nothing is validated or stored and the write still succeeds.
+	 * recording off and no trigger needing it, larger than the largest
+	 * record: 4072 bytes there, UE_BUFFER_MAX_RECORD here) nothing is
+	 * validated or stored and the write still succeeds.
 	 */
 	if (!ue_commit_begin(&commit, ev, d->buf) || payload + sizeof(hdr) > sizeof(rec)) {
 		fuse_reply_write(req, size);
