@@ -37,9 +37,12 @@ static size_t event_size(size_t len)
 	return 4 + (len > SMALL_DATA_MAX ? 4 : 0) + align4(len);
 }
 
-void ue_rbpage_init(struct ue_rbpage *p, void *page)
+void ue_rbpage_init(struct ue_rbpage *p, void *page, size_t size)
 {
+	if (size < UE_RB_PAGE_SIZE || size > UE_RB_PAGE_SIZE_MAX)
+		size = UE_RB_PAGE_SIZE;
 	p->page = page;
+	p->size = size;
 	p->used = 0;
 	p->last_ts = 0;
 	p->events = 0;
@@ -48,10 +51,11 @@ void ue_rbpage_init(struct ue_rbpage *p, void *page)
 int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len)
 {
 	uint8_t *at = p->page + UE_RB_PAGE_HDR + p->used;
+	size_t room = p->size - UE_RB_PAGE_HDR;
 	uint64_t delta = 0;
 	size_t need;
 
-	if (!len || len > UE_RB_PAGE_DATA - 8)
+	if (!len || len > room - 8)
 		return -EINVAL;
 	if (p->events) {
 		if (ts < p->last_ts)
@@ -59,7 +63,7 @@ int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len
 		delta = ts - p->last_ts;
 	}
 	need = event_size(len) + (delta > DELTA_MASK ? 8 : 0);
-	if (p->used + need > UE_RB_PAGE_DATA)
+	if (p->used + need > room)
 		return -ENOSPC;
 	if (!p->events)
 		memcpy(p->page, &ts, 8);
@@ -88,21 +92,22 @@ int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len
 size_t ue_rbpage_finish(struct ue_rbpage *p, uint64_t missed)
 {
 	uint64_t commit = p->used;
+	size_t room = p->size - UE_RB_PAGE_HDR;
 	size_t end = p->used;
 
 	if (!p->events)
 		memset(p->page, 0, 8);
 	if (missed) {
 		commit |= UE_RB_MISSED_EVENTS;
-		if (UE_RB_PAGE_DATA - end >= 8) {
+		if (room - end >= 8) {
 			memcpy(p->page + UE_RB_PAGE_HDR + end, &missed, 8);
 			commit |= UE_RB_MISSED_STORED;
 			end += 8;
 		}
 	}
 	memcpy(p->page + 8, &commit, 8);
-	memset(p->page + UE_RB_PAGE_HDR + end, 0, UE_RB_PAGE_DATA - end);
-	return UE_RB_PAGE_SIZE;
+	memset(p->page + UE_RB_PAGE_HDR + end, 0, room - end);
+	return p->size;
 }
 
 int ue_rbpage_iter_init(struct ue_rbpage_iter *it, const void *page, size_t len)

@@ -15,6 +15,13 @@
 #define UE_RB_PAGE_SIZE 4096
 #define UE_RB_PAGE_HDR 16			/* timestamp, commit */
 #define UE_RB_PAGE_DATA (UE_RB_PAGE_SIZE - UE_RB_PAGE_HDR)
+/*
+ * Largest page (the kernel's largest buffer_subbuf_size_kb we use: 64 KiB
+ * sub-buffers, header_page data size 65520).  usereventsd hands readers
+ * that ask for that much pages of this size, so records up to
+ * UE_RB_PAGE_SIZE_MAX - UE_RB_PAGE_HDR - 8 bytes fit one.
+ */
+#define UE_RB_PAGE_SIZE_MAX 65536
 
 /* Event header type_len values and flags of commit, as in the kernel. */
 #define UE_RB_TYPE_DATA_MAX 28
@@ -27,21 +34,29 @@
 
 /* A page being filled. */
 struct ue_rbpage {
-	uint8_t *page;		/* UE_RB_PAGE_SIZE bytes */
+	uint8_t *page;		/* @size bytes */
+	size_t size;		/* UE_RB_PAGE_SIZE to UE_RB_PAGE_SIZE_MAX */
 	size_t used;		/* data bytes after the header */
 	uint64_t last_ts;
 	unsigned int events;
 };
 
-/** ue_rbpage_init - start an empty page in @page (UE_RB_PAGE_SIZE bytes) */
-void ue_rbpage_init(struct ue_rbpage *p, void *page);
+/**
+ * ue_rbpage_init - start an empty page
+ * @p: the page state
+ * @page: its bytes
+ * @size: their count: UE_RB_PAGE_SIZE (the kernel's page), up to
+ *        UE_RB_PAGE_SIZE_MAX (a larger sub-buffer); other values are taken as
+ *        UE_RB_PAGE_SIZE
+ */
+void ue_rbpage_init(struct ue_rbpage *p, void *page, size_t size);
 
 /**
  * ue_rbpage_add - append one event
  * @p: the page
  * @ts: its timestamp (ns); not below the previous event's
  * @data: its bytes (struct trace_entry + payload)
- * @len: their count, 1 to UE_RB_PAGE_DATA - 8 (UE_BUFFER_MAX_RECORD)
+ * @len: their count, 1 to the page's data size - 8 (4072 in a 4096-byte page)
  *
  * Return: 0; -ENOSPC when it does not fit (nothing changes); -EINVAL.
  */
@@ -52,7 +67,7 @@ int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len
  * @p: the page
  * @missed: events lost before this page (0: none); stored after the data when room
  *
- * Return: the page's size, always UE_RB_PAGE_SIZE.
+ * Return: the page's size, as given to ue_rbpage_init().
  */
 size_t ue_rbpage_finish(struct ue_rbpage *p, uint64_t missed);
 

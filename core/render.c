@@ -87,6 +87,13 @@ static struct dyn_loc read_dyn_loc(const struct ue_field *f, const unsigned char
 	d.len = (int16_t)(loc >> 16);
 	if (rel)
 		d.offset += (int64_t)f->offset + (int64_t)sizeof(loc);
+	/*
+	 * The kernel's records stop at 4072 bytes, so a length of 0x8000 or more
+	 * never fits one there; in usereventsd's larger records it can: read
+	 * unsigned what the record holds.
+	 */
+	if (d.len < 0 && d.offset + (int64_t)(loc >> 16) <= (int64_t)ent_size)
+		d.len = (int64_t)(loc >> 16);
 	d.overflow = d.offset + d.len > (int64_t)ent_size;
 	return d;
 }

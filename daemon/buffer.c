@@ -32,8 +32,8 @@ struct slot {
 };
 
 _Static_assert(sizeof(struct slot) == UE_BUFFER_REC_OVERHEAD, "slot header size");
-_Static_assert(UE_BUFFER_MIN_BYTES_PER_CPU >= UE_BUFFER_REC_OVERHEAD + UE_BUFFER_MAX_RECORD + 8,
-	       "the smallest ring must hold the largest record");
+_Static_assert(UE_BUFFER_MIN_BYTES_PER_CPU >= UE_BUFFER_REC_OVERHEAD + 4072 + 8,
+	       "the smallest ring must hold the kernel's largest record");
 
 struct ring {
 	pthread_mutex_t lock;
@@ -329,6 +329,11 @@ static int ring_append(struct ring *r, bool overwrite, uint64_t ts, const struct
 	unsigned char *dst;
 	struct slot *s;
 
+	/* Only in a ring made smaller than the default (buffer_size_kb): no room can be made. */
+	if (__builtin_expect(need > r->size, 0)) {
+		atomic_fetch_add_explicit(&r->too_big, 1, memory_order_relaxed);
+		return -E2BIG;
+	}
 	if (make_room(r, need, overwrite)) {
 		r->dropped++;
 		return -ENOSPC;

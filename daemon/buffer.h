@@ -14,17 +14,23 @@
 #include <sys/uio.h>
 
 /*
- * Largest record (struct trace_entry included) the kernel's ring buffer takes:
- * a 4080-byte sub-buffer minus two 32-bit words of event header.  A user event
- * write carries at most 4064 payload bytes after its 4-byte write_index; a
- * larger write still returns its byte count on Linux 6.12 but records nothing.
+ * Largest record (struct trace_entry included) a ring takes: a 64 KiB
+ * ring-buffer page (core/rbpage.h, UE_RB_PAGE_SIZE_MAX) less its 16-byte
+ * header and two 32-bit words of event header, so a user event write carries
+ * at most 65504 payload bytes after its write_index (UE_MAX_PAYLOAD).  The
+ * kernel's 4 KiB pages stop at 4072 (4064 payload bytes): a deliberate
+ * difference (docs/compat.md).  A larger write still returns its byte count,
+ * as on Linux 6.12 beyond its limit, and records nothing.
  */
-#define UE_BUFFER_MAX_RECORD 4072
+#define UE_BUFFER_MAX_RECORD 65512
 
 /* Bytes of metadata stored in front of every record in a ring. */
 #define UE_BUFFER_REC_OVERHEAD 40
 
-/* Smallest ring per CPU (requests below are rounded up, as the kernel keeps two pages). */
+/*
+ * Smallest ring per CPU (requests below are rounded up, as the kernel keeps
+ * two pages); a record larger than a whole ring counts as too_big.
+ */
 #define UE_BUFFER_MIN_BYTES_PER_CPU 8192
 
 /* Most CPUs a buffer covers. */
@@ -60,7 +66,7 @@ struct ue_buffer_stats {
 	uint64_t now_ts_ns;	/* the buffer clock when the counters were read */
 	uint64_t dropped;	/* records refused because the ring was full (discard mode) */
 	uint64_t read;		/* records consumed by readers */
-	uint64_t too_big;	/* records refused as larger than UE_BUFFER_MAX_RECORD */
+	uint64_t too_big;	/* records refused as larger than UE_BUFFER_MAX_RECORD or the ring */
 	uint64_t size;		/* capacity of the ring in bytes */
 };
 
@@ -130,8 +136,8 @@ size_t ue_buffer_size(struct ue_buffer *buf);
  *
  * Return: 0 when recorded; -EAGAIN when recording is off (see
  * ue_buffer_set_on()); -ENOSPC when dropped because the ring is full;
- * -E2BIG when @len exceeds UE_BUFFER_MAX_RECORD (counted as too_big; the
- * kernel's write succeeds in that case and records nothing); -EINVAL on a bad
+ * -E2BIG when @len exceeds UE_BUFFER_MAX_RECORD or the ring (counted as
+ * too_big; the kernel's write succeeds in that case and records nothing); -EINVAL on a bad
  * argument or when @len is not the sum of @iov.
  */
 int ue_buffer_write(struct ue_buffer *buf, unsigned int cpu, const struct ue_rec_meta *meta,

@@ -77,6 +77,7 @@ struct ue_daemon {
 	struct ue_proc_events *procev;	/* fork/exec/exit of processes (proc-events.c) */
 	struct fuse_session *se;
 	size_t max_write;		/* negotiated with the kernel at init */
+	bool stream_pos;		/* FUSE 7.31+: FOPEN_STREAM writes start at offset 0 */
 	struct timespec mount_time;
 	atomic_uint trace_flags;	/* 1 << UE_OPT_*: trace_options, options/ */
 	atomic_size_t buffer_kb;	/* buffer_size_kb as last written */

@@ -593,16 +593,20 @@ void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg
 }
 
 /*
- * Whether this request continues the previous one's write() (FUSE cut it
- * at max_write, page-aligned, so a piece is at most a page short of it).
- * Writes of one file come one request at a time, each after the previous
- * reply, and the file position advances by each piece.
+ * Whether this request continues a write() that FUSE cut into pieces (at
+ * max_write, or sooner at its page limit when the vector has small
+ * segments).  The file is a stream (FOPEN_STREAM): each write starts at
+ * offset 0 and only its further pieces come at a higher one, whatever other
+ * threads write meanwhile.  Kernels before that flag keep a position: there
+ * a piece follows the previous request, which was a piece near max_write.
  */
 static bool split_piece(struct ue_daemon *d, struct ue_fh *fh, size_t size, off_t off)
 {
 	struct ue_data_file *df = &fh->data;
 	bool cont;
 
+	if (d->stream_pos)
+		return off != 0;
 	pthread_mutex_lock(&fh->lock);
 	cont = df->split && (uint64_t)off == df->split_next;
 	df->split = d->max_write > 4096 && size >= d->max_write - 4096;
@@ -667,8 +671,9 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	}
 	/*
 	 * As the kernel: when no record is to be built (soft-disabled,
-	 * recording off and no trigger needing it, larger than a ring page)
-	 * nothing is validated or stored and the write still succeeds.
+	 * recording off and no trigger needing it, larger than the largest
+	 * record: 4072 bytes there, UE_BUFFER_MAX_RECORD here) nothing is
+	 * validated or stored and the write still succeeds.
 	 */
 	if (!ue_commit_begin(&commit, ev, d->buf) || payload + sizeof(hdr) > sizeof(rec)) {
 		fuse_reply_write(req, size);

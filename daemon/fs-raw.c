@@ -52,15 +52,22 @@ struct ue_raw {
 	struct cmd_slot slots[CMD_SLOTS];
 };
 
-/* A trace_pipe_raw reader: the page being read and a record that did not fit. */
+/*
+ * A trace_pipe_raw reader: the page being read, a record that did not fit,
+ * and records dropped as larger than its pages (the next page's missed count).
+ */
 struct ue_raw_reader {
-	uint8_t page[UE_RB_PAGE_SIZE];
+	uint8_t page[UE_RB_PAGE_SIZE_MAX];
 	size_t page_len;	/* 0: no page */
 	size_t page_off;
 	bool have_rec;
+	uint64_t too_big;
 	struct ue_buffer_rec rec;
 	uint64_t rec_data[UE_BUFFER_MAX_RECORD / 8 + 1];
 };
+
+_Static_assert(UE_BUFFER_MAX_RECORD == UE_RB_PAGE_SIZE_MAX - UE_RB_PAGE_HDR - 8,
+	       "the largest record fills a large page");
 
 int ue_raw_new(struct ue_raw **ret)
 {
@@ -111,15 +118,19 @@ static void pipe_raw_release(struct ue_daemon *d, struct ue_fh *fh)
 }
 
 /*
- * Fill a page from the ring of @cpu: records go in while they fit; one that
- * does not is kept for the next page.  Return: bytes of the page, or 0.
+ * Fill a page of @size bytes from the ring of @cpu: records go in while they
+ * fit; one that does not is kept for the next page, one larger than any page
+ * of that size is dropped and counted as missed in the next page (a reader of
+ * 4 KiB pages, as trace-cmd, cannot take the records above 4072 bytes that
+ * usereventsd keeps).  Return: bytes of the page, or 0.
  */
-static size_t fill_page(struct ue_daemon *d, unsigned int cpu, struct ue_raw_reader *rr)
+static size_t fill_page(struct ue_daemon *d, unsigned int cpu, struct ue_raw_reader *rr,
+			size_t size)
 {
 	struct ue_rbpage p;
-	uint64_t missed = 0;
+	uint64_t missed = rr->too_big;
 
-	ue_rbpage_init(&p, rr->page);
+	ue_rbpage_init(&p, rr->page, size);
 	for (;;) {
 		if (!rr->have_rec) {
 			int n = ue_buffer_consume(d->buf, (int)cpu, &rr->rec, rr->rec_data,
@@ -133,15 +144,22 @@ static size_t fill_page(struct ue_daemon *d, unsigned int cpu, struct ue_raw_rea
 		if (rr->rec.lost && p.events)
 			break;	/* the loss belongs at the head of the next page */
 		if (ue_rbpage_add(&p, rr->rec.meta.ts_ns, rr->rec.data, rr->rec.len) < 0) {
-			if (!p.events)
-				rr->have_rec = false;	/* cannot fit any page: dropped */
+			if (!p.events) {
+				/* cannot fit any page: dropped, and said so */
+				rr->have_rec = false;
+				missed += rr->rec.lost + 1;
+				continue;
+			}
 			break;
 		}
 		missed += rr->rec.lost;
 		rr->have_rec = false;
 	}
-	if (!p.events)
+	if (!p.events) {
+		rr->too_big = missed;
 		return 0;
+	}
+	rr->too_big = 0;
 	return ue_rbpage_finish(&p, missed);
 }
 
@@ -151,7 +169,9 @@ static void pipe_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t o
 {
 	struct ue_daemon *d = ue_req_daemon(req);
 	struct ue_raw_reader *rr = fh->raw;
-	uint8_t out[UE_RB_PAGE_SIZE];
+	/* The kernel's 4 KiB pages, unless the reader asks for a large page at once. */
+	size_t page = size >= UE_RB_PAGE_SIZE_MAX ? UE_RB_PAGE_SIZE_MAX : UE_RB_PAGE_SIZE;
+	uint8_t out[UE_RB_PAGE_SIZE_MAX];
 	size_t n;
 
 	(void)off;
@@ -159,7 +179,7 @@ static void pipe_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t o
 	for (;;) {
 		if (rr->page_off < rr->page_len)
 			break;
-		rr->page_len = fill_page(d, fh->option, rr);
+		rr->page_len = fill_page(d, fh->option, rr, page);
 		rr->page_off = 0;
 		if (rr->page_len)
 			break;

@@ -29,6 +29,8 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 		abort();
 	}
 	d->max_write = conn->max_write;
+	/* FOPEN_STREAM came with Linux 5.2; every kernel with FUSE 7.31 (5.9) honours it. */
+	d->stream_pos = conn->proto_major > 7 || (conn->proto_major == 7 && conn->proto_minor >= 31);
 	/* O_TRUNC arrives with open(): trace, set_event and dynamic_events act on it. */
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;

@@ -295,7 +295,7 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 		return -EINVAL;
 	if (!__atomic_load_n(&tp->enabled, __ATOMIC_RELAXED))
 		return -EBADF;
-	/* The kernel takes the write and records nothing when no ring page holds it. */
+	/* Beyond the largest record: taken, nothing recorded, as by the kernel beyond its own. */
 	if (len > UE_MAX_PAYLOAD)
 		return 0;
 	r = thread_ring(n);

@@ -527,12 +527,14 @@ int uet_raw_open(struct uet_raw *r, const char *tracefs, unsigned int ncpus, con
 int uet_raw_pass(struct uet_raw *r, unsigned int max,
 		 int (*fn)(void *arg, unsigned int cpu, const uint8_t *page, size_t len), void *arg)
 {
-	uint8_t page[UE_RB_PAGE_SIZE];
+	/* usereventsd gives a reader this large 64 KiB pages; the kernel its 4 KiB ones. */
+	static _Thread_local uint8_t page[UE_RB_PAGE_SIZE_MAX];
 	int pages = 0;
 
 	for (unsigned int c = 0; c < r->ncpus; c++) {
 		for (unsigned int k = 0; k < max; k++) {
 			ssize_t n = read(r->fds[c], page, sizeof(page));
+			size_t len = UE_RB_PAGE_SIZE;
 			int e;
 
 			if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -541,9 +543,11 @@ int uet_raw_pass(struct uet_raw *r, unsigned int max,
 				return -errno;
 			if (n == 0)
 				break;
-			if ((size_t)n < sizeof(page))
-				memset(page + n, 0, sizeof(page) - (size_t)n);
-			e = fn(arg, c, page, sizeof(page));
+			if ((size_t)n > len)
+				len = (size_t)n;
+			else
+				memset(page + n, 0, len - (size_t)n);
+			e = fn(arg, c, page, len);
 			if (e < 0)
 				return e;
 			pages++;

@@ -20,6 +20,21 @@
 #include "tool.h"
 #include "tracedat.h"
 
+/*
+ * The file's pages are UE_RB_PAGE_SIZE_MAX bytes (the kernel's 64 KiB
+ * sub-buffers, as buffer_subbuf_size_kb=64 makes them), so that the records
+ * usereventsd keeps up to 65512 bytes fit; the pages read (4 KiB from the
+ * kernel, up to 64 KiB from usereventsd, as full as the buffer was) are
+ * packed into them and a partly filled one goes out at each commit.
+ */
+#define DAT_PAGE UE_RB_PAGE_SIZE_MAX
+
+struct dat_pending {
+	uint8_t *page;		/* DAT_PAGE bytes, allocated on first use */
+	struct ue_rbpage p;
+	uint64_t missed;	/* records lost before this page's first */
+};
+
 /* A format kept for the file (the event may be gone by the end). */
 struct kept {
 	unsigned int id;
@@ -37,6 +52,7 @@ struct dat_sink {
 	unsigned int changed;		/* UET_DAT_* since the last commit */
 	bool pages;			/* pages since the last commit */
 	struct uet_dat_writer *w;
+	struct dat_pending *pend;	/* per CPU, the file's page being filled */
 };
 
 static void meta_free(struct uet_dat_meta *m)
@@ -50,6 +66,36 @@ static void meta_free(struct uet_dat_meta *m)
 	free(m->ftrace);
 	free(m->formats);
 	memset(m, 0, sizeof(*m));
+}
+
+/*
+ * The data size in header_page ("field: char data; ... size:4080;") made the
+ * file's: what the kernel shows with 64 KiB sub-buffers.
+ */
+static void header_page_size(struct uet_dat_text *t, unsigned int data)
+{
+	char *f = t->text ? strstr(t->text, "char data;") : NULL;
+	char *sz = f ? strstr(f, "size:") : NULL;
+	char *end = sz ? strchr(sz, ';') : NULL;
+	char *nl = f ? strchr(f, '\n') : NULL;
+	char num[16], *nt;
+	size_t n, tail;
+
+	if (!end || (nl && nl < end))
+		return;	/* not the kernel's text: kept as it is */
+	sz += 5;
+	n = (size_t)snprintf(num, sizeof(num), "%u", data);
+	tail = t->len - (size_t)(end - t->text);
+	nt = malloc((size_t)(sz - t->text) + n + tail + 1);
+	if (!nt)
+		return;
+	memcpy(nt, t->text, (size_t)(sz - t->text));
+	memcpy(nt + (sz - t->text), num, n);
+	memcpy(nt + (sz - t->text) + n, end, tail);
+	t->len = (size_t)(sz - t->text) + n + tail;
+	nt[t->len] = '\0';
+	free(t->text);
+	t->text = nt;
 }
 
 static int dat_begin(struct uet_sink *s, const struct uet_sink_env *env)
@@ -82,7 +128,11 @@ static int dat_begin(struct uet_sink *s, const struct uet_sink_env *env)
 		m->ftrace[0] = (struct uet_dat_text){ "ftrace", t, len };
 		m->nftrace = 1;
 	}
-	e = uet_dat_writer_open(&d->w, d->fd, m, UE_RB_PAGE_SIZE);
+	d->pend = calloc(m->ncpus ? m->ncpus : 1, sizeof(*d->pend));
+	if (!d->pend)
+		return -ENOMEM;
+	header_page_size(&m->header_page, DAT_PAGE - UE_RB_PAGE_HDR);
+	e = uet_dat_writer_open(&d->w, d->fd, m, DAT_PAGE);
 	if (e < 0)
 		uet_err("%s: writing %s: %s", d->who, d->s.path, strerror(-e));
 	return e;
@@ -122,12 +172,75 @@ static int dat_format_seen(struct uet_sink *s, const struct uet_format *f)
 	return 0;
 }
 
+/* The CPU's page being filled, if it holds anything, into the file. */
+static int pending_out(struct dat_sink *d, unsigned int cpu)
+{
+	struct dat_pending *q = &d->pend[cpu];
+	int e;
+
+	if (!q->page || !q->p.events)
+		return 0;
+	ue_rbpage_finish(&q->p, q->missed);
+	e = uet_dat_writer_page(d->w, cpu, q->page, DAT_PAGE);
+	ue_rbpage_init(&q->p, q->page, DAT_PAGE);
+	q->missed = 0;
+	return e;
+}
+
+static int pending_all_out(struct dat_sink *d)
+{
+	for (unsigned int c = 0; c < d->m.ncpus; c++) {
+		int e = pending_out(d, c);
+
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
 static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, size_t len)
 {
 	struct dat_sink *d = (struct dat_sink *)s;
+	struct ue_rbpage_iter it;
+	struct dat_pending *q;
+	const void *data;
+	size_t dlen;
+	uint64_t ts;
+	int e;
 
+	if (cpu >= d->m.ncpus)
+		return -EINVAL;
+	q = &d->pend[cpu];
+	if (!q->page) {
+		q->page = malloc(DAT_PAGE);
+		if (!q->page)
+			return -ENOMEM;
+		ue_rbpage_init(&q->p, q->page, DAT_PAGE);
+	}
+	if (ue_rbpage_iter_init(&it, page, len) < 0)
+		return 0;
 	d->pages = true;
-	return uet_dat_writer_page(d->w, cpu, page, len);
+	/* Records lost before this page: a page of their own follows the loss. */
+	if (it.missed) {
+		e = pending_out(d, cpu);
+		if (e < 0)
+			return e;
+		/* UINT64_MAX: some, count unknown (as the page read said, or too many) */
+		q->missed = it.missed == UINT64_MAX || q->missed + it.missed < q->missed
+				    ? UINT64_MAX : q->missed + it.missed;
+	}
+	while (ue_rbpage_next(&it, &ts, &data, &dlen) == 1) {
+		e = ue_rbpage_add(&q->p, ts, data, dlen);
+		if (e == -ENOSPC) {
+			e = pending_out(d, cpu);
+			if (e < 0)
+				return e;
+			e = ue_rbpage_add(&q->p, ts, data, dlen);
+		}
+		if (e < 0)
+			return 0;	/* time going backwards in a page read: the rest is left out */
+	}
+	return 0;
 }
 
 static int cmp_kept(const void *a, const void *b)
@@ -183,6 +296,11 @@ static int dat_flush(struct uet_sink *s)
 	cmdlines_update(d);
 	if (!d->pages && !d->changed)
 		return 0;
+	e = pending_all_out(d);
+	if (e < 0) {
+		uet_err("%s: writing %s: %s", d->who, s->path, strerror(-e));
+		return e;
+	}
 	if ((d->changed & UET_DAT_FORMATS) && formats_to_meta(d) < 0)
 		return -ENOMEM;
 	e = uet_dat_writer_commit(d->w, &d->m, d->changed);
@@ -235,7 +353,8 @@ static int dat_end(struct uet_sink *s, bool ok)
 		}
 	} else if (d->w) {
 		/* What was read is in the file: keep it, as of the last flush. */
-		if (uet_dat_writer_pages(d->w) == 0)
+		if (uet_dat_writer_pages(d->w) == 0 && pending_all_out(d) == 0 &&
+		    uet_dat_writer_pages(d->w) == 0)
 			unlink(d->real);
 		else
 			dat_flush(s);
@@ -250,6 +369,9 @@ static int dat_end(struct uet_sink *s, bool ok)
 		free((char *)d->fmts[i].t.system);
 	}
 	free(d->fmts);
+	for (unsigned int c = 0; d->pend && c < d->m.ncpus; c++)
+		free(d->pend[c].page);
+	free(d->pend);
 	meta_free(&d->m);
 	free(d);
 	return e;

@@ -398,7 +398,8 @@ int uet_raw_open(struct uet_raw *r, const char *tracefs, unsigned int ncpus, con
 
 /**
  * uet_raw_pass - read what is there, up to @max pages per CPU
- * @fn: called for each page (zero-padded to UE_RB_PAGE_SIZE); a negative
+ * @fn: called for each page (zero-padded to UE_RB_PAGE_SIZE; usereventsd's
+ *      large pages are up to UE_RB_PAGE_SIZE_MAX bytes); a negative
  *      return stops the pass and is returned
  *
  * Return: the number of pages read, or -errno.

@@ -21,8 +21,12 @@ extern "C" {
 
 #define UE_API __attribute__((visibility("default")))
 
-/* Longest payload one event write may carry (the kernel records no more). */
-#define UE_MAX_PAYLOAD 4064
+/*
+ * Longest payload one event write may carry: usereventsd records up to this
+ * (a 64 KiB ring page less its headers); the kernel records no more than 4064
+ * bytes (a longer write succeeds there and records nothing).
+ */
+#define UE_MAX_PAYLOAD 65504
 /* Most iovecs ue_tracepoint_writev() takes (one more is used for write_index). */
 #define UE_MAX_IOV 32
 

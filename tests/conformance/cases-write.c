@@ -408,6 +408,33 @@ void sec_wr(void)
 		show_trace_lines("wr.after-lseek");
 	}
 
+	{
+		/*
+		 * Payload sizes: the kernel records up to 4064 bytes and takes a
+		 * longer write without recording it.  usereventsd records up to
+		 * 65504 (docs/compat.md, "record size": wr.size-4065 and
+		 * wr.size-65504 differ on purpose) and answers as the kernel beyond.
+		 */
+		static const size_t sizes[] = { 4064, 4065, 65504, 65505, 131072, 1 << 20 };
+		static unsigned char payload[4 + (1 << 20)];
+		int32_t i32 = (int32_t)idx;
+		uint32_t v = 0x55;
+		ssize_t r;
+
+		memcpy(payload, &i32, 4);
+		memcpy(payload + 4, &v, 4);
+		for (size_t k = 0; k < ARRAY_SIZE(sizes); k++) {
+			struct iovec iov[2] = { { payload, 4 }, { payload + 4, sizes[k] } };
+			char id[32];
+
+			snprintf(id, sizeof(id), "wr.size-%zu", sizes[k]);
+			clear_trace();
+			r = writev(c.fd, iov, 2);
+			printf("write %s 55000000... => %s\n", id, res(r < 0 ? -errno : r));
+			show_trace_lines(id);
+		}
+	}
+
 	/* write_index belongs to the file it was returned on. */
 	fd2 = open_data();
 	do_write("wr.other-file", fd2, (int32_t)idx, "u32:1", HOW_WRITEV);
@@ -421,6 +448,16 @@ void sec_wr(void)
 
 	enable_event("user_events", "cfx_wr", "0");
 	do_write("wr.disabled-again", c.fd, (int32_t)idx, "u32:1", HOW_WRITEV);
+	{
+		/* Disabled, a write of any size is EBADF. */
+		static unsigned char payload[4 + 65505];
+		int32_t i32 = (int32_t)idx;
+		ssize_t r;
+
+		memcpy(payload, &i32, 4);
+		r = write(c.fd, payload, sizeof(payload));
+		printf("write wr.disabled-size-65505 - => %s\n", res(r < 0 ? -errno : r));
+	}
 	ctx_close(&c);
 }
 

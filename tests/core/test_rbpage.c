@@ -53,7 +53,7 @@ TEST(rbpage_layout)
 
 		printf("# %s\n", layout[i].label);
 		memset(data, 0xab, sizeof(data));
-		ue_rbpage_init(&p, page);
+		ue_rbpage_init(&p, page, sizeof(page));
 		ASSERT_EQ(ue_rbpage_add(&p, 1000, data, 8), 0);
 		ASSERT_EQ(p.used, 12);
 		ASSERT_EQ(ue_rbpage_add(&p, 1000 + layout[i].delta, data, layout[i].len), 0);
@@ -79,7 +79,7 @@ TEST(rbpage_roundtrip)
 
 	for (size_t i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(i * 7 + 1);
-	ue_rbpage_init(&p, page);
+	ue_rbpage_init(&p, page, sizeof(page));
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		int r = ue_rbpage_add(&p, ts + i * UINT64_C(300000000), data, lens[i]);
 
@@ -108,7 +108,7 @@ TEST(rbpage_missed_and_limits)
 	struct ue_rbpage p;
 
 	memset(data, 1, sizeof(data));
-	ue_rbpage_init(&p, page);
+	ue_rbpage_init(&p, page, sizeof(page));
 	ASSERT_EQ(ue_rbpage_add(&p, 10, data, 0), -EINVAL);
 	ASSERT_EQ(ue_rbpage_add(&p, 10, data, UE_RB_PAGE_DATA), -EINVAL);
 	ASSERT_EQ(ue_rbpage_add(&p, 10, data, 40), 0);
@@ -120,7 +120,7 @@ TEST(rbpage_missed_and_limits)
 	ASSERT_EQ(it.size, 44u);
 
 	/* A full page has no room for the count: the flag alone says events were lost. */
-	ue_rbpage_init(&p, page);
+	ue_rbpage_init(&p, page, sizeof(page));
 	ASSERT_EQ(ue_rbpage_add(&p, 10, data, UE_RB_PAGE_DATA - 8), 0);
 	ue_rbpage_finish(&p, 3);
 	ASSERT_EQ(commit_of(page), UE_RB_PAGE_DATA | UE_RB_MISSED_EVENTS);
@@ -131,6 +131,37 @@ TEST(rbpage_missed_and_limits)
 	memset(page + 8, 0xff, 4);
 	memset(page + 12, 0, 4);
 	ASSERT_EQ(ue_rbpage_iter_init(&it, page, sizeof(page)), -EINVAL);
+}
+
+/* 64 KiB pages (usereventsd's large pages): the largest record fits, one byte more does not. */
+TEST(rbpage_large_page)
+{
+	static uint8_t page[UE_RB_PAGE_SIZE_MAX], data[UE_RB_PAGE_SIZE_MAX];
+	const size_t max = UE_RB_PAGE_SIZE_MAX - UE_RB_PAGE_HDR - 8;
+	struct ue_rbpage_iter it;
+	struct ue_rbpage p;
+	uint64_t ts;
+	const void *got;
+	size_t got_len;
+
+	ASSERT_EQ(max, 65512u);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 13 + 5);
+	ue_rbpage_init(&p, page, sizeof(page));
+	ASSERT_EQ(ue_rbpage_add(&p, 10, data, max + 1), -EINVAL);
+	ASSERT_EQ(ue_rbpage_add(&p, 10, data, max), 0);
+	ASSERT_EQ(ue_rbpage_add(&p, 11, data, 4), -ENOSPC);
+	ASSERT_EQ(ue_rbpage_finish(&p, 0), sizeof(page));
+	ASSERT_EQ(ue_rbpage_iter_init(&it, page, sizeof(page)), 0);
+	ASSERT_EQ(ue_rbpage_next(&it, &ts, &got, &got_len), 1);
+	ASSERT_EQ(got_len, max);
+	ASSERT_EQ(memcmp(got, data, max), 0);
+	ASSERT_EQ(ue_rbpage_next(&it, &ts, &got, &got_len), 0);
+
+	/* A size out of range is the kernel's page. */
+	ue_rbpage_init(&p, page, UE_RB_PAGE_SIZE_MAX + 1);
+	ASSERT_EQ(ue_rbpage_add(&p, 10, data, UE_RB_PAGE_DATA - 8 + 1), -EINVAL);
+	ASSERT_EQ(ue_rbpage_finish(&p, 0), (size_t)UE_RB_PAGE_SIZE);
 }
 
 UE_TEST_MAIN()

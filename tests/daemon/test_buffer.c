@@ -16,6 +16,8 @@
 #include "harness.h"
 
 #define SMALL UE_BUFFER_MIN_BYTES_PER_CPU
+/* The kernel's largest record (4 KiB pages), which the smallest ring holds. */
+#define KMAX 4072
 
 static size_t slot_bytes(size_t len)
 {
@@ -141,7 +143,11 @@ TEST(write_args)
 	ue_buffer_free(buf);
 }
 
-/* The kernel keeps records of up to 4072 bytes (entry header included), never more. */
+/*
+ * The kernel keeps records of up to 4072 bytes (entry header included);
+ * usereventsd up to UE_BUFFER_MAX_RECORD (a 64 KiB ring page's), never more.
+ * A ring smaller than a record (buffer_size_kb made small) counts it as too big.
+ */
 TEST(max_record)
 {
 	struct ue_buffer *buf;
@@ -151,30 +157,45 @@ TEST(max_record)
 	static uint8_t out[UE_BUFFER_MAX_RECORD];
 	uint64_t n;
 
-	ASSERT_EQ(UE_BUFFER_MAX_RECORD, 4072);
+	ASSERT_EQ(UE_BUFFER_MAX_RECORD, 65512);
 	ASSERT_EQ(ue_buffer_new(1, 1, true, &buf), 0);
 	for (n = 0; n < 10; n++)
-		ASSERT_EQ(put(buf, 0, n, UE_BUFFER_MAX_RECORD, 0), 0);
-	ASSERT_ERRNO(put(buf, 0, 10, UE_BUFFER_MAX_RECORD + 1, 0), E2BIG);
-	ASSERT_ERRNO(put(buf, 0, 11, 60000, 0), E2BIG);
+		ASSERT_EQ(put(buf, 0, n, KMAX, 0), 0);
+	ASSERT_ERRNO(put(buf, 0, 10, KMAX + 1 + SMALL, 0), E2BIG);	/* larger than the ring */
+	ASSERT_ERRNO(put(buf, 0, 11, UE_BUFFER_MAX_RECORD + 1, 0), E2BIG);
 	st = stats_of(buf, 0);
-	/* the smallest ring holds one largest record: 2 x (40 + 4072) > 8192 */
-	ASSERT_TRUE(2 * slot_bytes(UE_BUFFER_MAX_RECORD) > SMALL);
+	/* the smallest ring holds one of the kernel's largest records: 2 x (40 + 4072) > 8192 */
+	ASSERT_TRUE(2 * slot_bytes(KMAX) > SMALL);
 	ASSERT_EQ(st.entries, 1);
 	ASSERT_EQ(st.overrun, 9);
 	ASSERT_EQ(st.too_big, 2);
 	ASSERT_EQ(st.dropped, 0);
 	ASSERT_EQ(ue_buffer_snapshot(buf, -1, &snap), 0);
 	ASSERT_EQ(ue_buffer_snap_next(snap, &rec), 1);
-	ASSERT_TRUE(intact(&rec, 0, 9, UE_BUFFER_MAX_RECORD));
+	ASSERT_TRUE(intact(&rec, 0, 9, KMAX));
 	ASSERT_EQ(ue_buffer_snap_next(snap, &rec), 0);
 	ue_buffer_snap_free(snap);
-	ASSERT_EQ(ue_buffer_consume(buf, 0, &rec, out, sizeof(out)), UE_BUFFER_MAX_RECORD);
-	ASSERT_TRUE(intact(&rec, 0, 9, UE_BUFFER_MAX_RECORD));
+	ASSERT_EQ(ue_buffer_consume(buf, 0, &rec, out, sizeof(out)), KMAX);
+	ASSERT_TRUE(intact(&rec, 0, 9, KMAX));
+	ue_buffer_free(buf);
+
+	/* A ring of the default size keeps the largest records whole. */
+	ASSERT_EQ(ue_buffer_new(1, 1410 * 1024, false, &buf), 0);
+	for (n = 0; n < 3; n++)
+		ASSERT_EQ(put(buf, 0, n, UE_BUFFER_MAX_RECORD, 0), 0);
+	ASSERT_ERRNO(put(buf, 0, 3, UE_BUFFER_MAX_RECORD + 1, 0), E2BIG);
+	st = stats_of(buf, 0);
+	ASSERT_EQ(st.entries, 3);
+	ASSERT_EQ(st.too_big, 1);
+	for (n = 0; n < 3; n++) {
+		ASSERT_EQ(ue_buffer_consume(buf, 0, &rec, out, sizeof(out)), UE_BUFFER_MAX_RECORD);
+		ASSERT_TRUE(intact(&rec, 0, n, UE_BUFFER_MAX_RECORD));
+	}
+	ASSERT_ERRNO(ue_buffer_consume(buf, 0, &rec, out, KMAX), EAGAIN);
 	ue_buffer_free(buf);
 }
 
-static const size_t wrap_lens[] = { 1, 8, 24, 100, 1000, 3000, UE_BUFFER_MAX_RECORD };
+static const size_t wrap_lens[] = { 1, 8, 24, 100, 1000, 3000, KMAX };
 
 TEST(wraparound_overwrite)
 {
@@ -225,7 +246,7 @@ TEST(wraparound_overwrite)
 TEST(wraparound_discard)
 {
 	const uint64_t total = 1000;
-	static uint8_t out[UE_BUFFER_MAX_RECORD];
+	static uint8_t out[KMAX];
 	size_t k;
 
 	for (k = 0; k < sizeof(wrap_lens) / sizeof(wrap_lens[0]); k++) {
@@ -357,7 +378,7 @@ TEST(consume_vs_iterate)
 	struct ue_buffer *buf;
 	struct ue_buffer_snap *old, *snap;
 	struct ue_buffer_rec rec;
-	static uint8_t out[UE_BUFFER_MAX_RECORD];
+	static uint8_t out[KMAX];
 	uint64_t n;
 	unsigned int count;
 
@@ -429,7 +450,7 @@ TEST(consume_lost)
 {
 	const size_t len = 24; /* 64-byte slots: 128 per ring */
 	const uint64_t per_ring = SMALL / 64;
-	static uint8_t out[UE_BUFFER_MAX_RECORD];
+	static uint8_t out[KMAX];
 	struct ue_buffer *buf;
 	struct ue_buffer_rec rec;
 	uint64_t n;
@@ -485,7 +506,7 @@ TEST(timestamps)
 
 TEST(reset)
 {
-	static uint8_t out[UE_BUFFER_MAX_RECORD];
+	static uint8_t out[KMAX];
 	struct ue_buffer *buf;
 	struct ue_buffer_rec rec;
 	struct ue_buffer_snap *snap;
@@ -626,7 +647,7 @@ TEST(recording_off)
 	ue_buffer_set_on(buf, false);
 	ASSERT_FALSE(ue_buffer_get_on(buf));
 	ASSERT_ERRNO(put(buf, 0, 1, 10, 0), EAGAIN);
-	ASSERT_ERRNO(put(buf, 0, 1, UE_BUFFER_MAX_RECORD + 1, 0), EAGAIN);
+	ASSERT_ERRNO(put(buf, 0, 1, KMAX + 1, 0), EAGAIN);
 	st = stats_of(buf, 0);
 	ASSERT_EQ(st.entries, 1);
 	ASSERT_EQ(st.dropped + st.too_big + st.overrun, 0);
@@ -758,7 +779,7 @@ static void note(uint8_t *seen, const struct ue_buffer_rec *rec, uint64_t *bad)
 
 static void *consumer_main(void *arg)
 {
-	static _Thread_local uint8_t out[UE_BUFFER_MAX_RECORD];
+	static _Thread_local uint8_t out[KMAX];
 	struct consumer *c = arg;
 	struct ue_buffer_rec rec;
 
@@ -896,7 +917,7 @@ static void fill_wrec(struct ue_buffer_wrec *w, uint8_t *data, unsigned int cpu,
 	char comm[48] = { 0 };
 
 	memset(w, 0, sizeof(*w));
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len && i < KMAX + 8; i++)	/* a longer one is never read */
 		data[i] = pattern(cpu, n, i);
 	w->meta.ts_ns = ts;
 	w->meta.tgid = (int32_t)cpu;
@@ -957,10 +978,10 @@ TEST(write_many_args)
  */
 TEST(write_many_equals_write)
 {
-	static const size_t lens[] = { 1, 8, 24, 100, 1000, 3000, UE_BUFFER_MAX_RECORD,
-				       UE_BUFFER_MAX_RECORD + 1, 57, 64, 2000 };
+	static const size_t lens[] = { 1, 8, 24, 100, 1000, 3000, KMAX,
+				       4 * SMALL, 57, 64, 2000 };	/* larger than the ring */
 	static const unsigned int chunks[] = { 1, 2, 7, 64, UE_BUFFER_WRITE_MANY_MAX };
-	static uint8_t data[UE_BUFFER_WRITE_MANY_MAX][UE_BUFFER_MAX_RECORD + 8];
+	static uint8_t data[UE_BUFFER_WRITE_MANY_MAX][KMAX + 8];
 	static struct ue_buffer_wrec w[UE_BUFFER_WRITE_MANY_MAX];
 	const size_t nlens = sizeof(lens) / sizeof(lens[0]);
 	const uint64_t total = 1500;
