@@ -6,7 +6,7 @@
  * that tool's observed output).  Every read goes through rd_*(), which
  * checks it against what the caller gave; nesting and values are bounded.
  */
-#define _GNU_SOURCE	/* strerrorname_np */
+/* strerrorname_np: _GNU_SOURCE (meson.build) */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -152,7 +152,9 @@ int ueh_start(struct ueh_event *e, const char *tp_name, size_t tp_len, const voi
 	bool more;
 
 	memset(e, 0, sizeof(*e));
-	if (!ueh_parse_name(tp_name, tp_len, &e->n) || !rd_take(&r, 8, &h))
+	if (!ueh_parse_name(tp_name, tp_len, &e->n))
+		return -ENOTSUP;
+	if (!rd_take(&r, 8, &h))
 		return -EINVAL;
 	e->tp_name = tp_name;
 	e->tp_len = tp_len;
@@ -171,7 +173,7 @@ int ueh_start(struct ueh_event *e, const char *tp_name, size_t tp_len, const voi
 		const uint8_t *x;
 
 		if (!rd_u16(&r, &size) || !rd_u16(&r, &kind) || !rd_take(&r, size, &x))
-			return -EINVAL;
+			return -EBADMSG;
 		more = kind & 0x8000;
 		switch (kind & 0x7fff) {
 		case UEH_EXT_METADATA: {
@@ -189,7 +191,7 @@ int ueh_start(struct ueh_event *e, const char *tp_name, size_t tp_len, const voi
 		}
 		case UEH_EXT_ACTIVITY_ID:
 			if (e->activity || (size != 16 && size != 32))
-				return -EINVAL;
+				return -EBADMSG;
 			e->activity = x;
 			e->related = size == 32 ? x + 16 : NULL;
 			break;
@@ -388,11 +390,11 @@ static void put_ipv6(struct outbuf *ob, const uint8_t *a)
 	}
 	for (int i = 0; i < 8; i++) {
 		if (i == best) {
-			ob_puts(ob, i == 0 ? "::" : ":");
+			ob_puts(ob, "::");
 			i += bestlen - 1;
 			continue;
 		}
-		ob_printf(ob, (i && i != best + bestlen) || (i && best < 0) ? ":%x" : "%x", w[i]);
+		ob_printf(ob, i && i != best + bestlen ? ":%x" : "%x", w[i]);
 	}
 }
 
@@ -583,13 +585,7 @@ static int def_read(struct walk *w, struct def *f)
 	if (!nul)
 		return -EBADMSG;
 	f->name = (const char *)p;
-	f->name_len = (size_t)(nul - p);
-	{
-		const char *semi = memchr(f->name, ';', f->name_len);
-
-		if (semi)
-			f->name_len = (size_t)(semi - f->name);
-	}
+	f->name_len = (size_t)(nul - p);	/* attributes included, as perf-decode */
 	w->m.pos += (size_t)(nul - p) + 1;
 	f->fmt = 0;
 	f->tag = 0;

@@ -65,9 +65,10 @@ bool ueh_is_format(const struct ue_event *ev);
  * @data, @len: the event from its eventheader struct on (the payload after
  *              the common trace_entry header)
  *
- * Return: 0, -EINVAL (not an EventHeader name, short header, bad
- * extension), -ENOTSUP (no metadata extension or an unknown header version),
- * -EBADMSG (a metadata extension without the event name's NUL).
+ * Return: 0, -ENOTSUP (not an EventHeader name, unknown header flags, no
+ * metadata extension), -EINVAL (shorter than the header), -EBADMSG (an
+ * extension past the end, an activity ID of another size, a metadata
+ * extension without the event name's NUL).  As LinuxTracepoints' decoder.
  */
 int ueh_start(struct ueh_event *e, const char *tp_name, size_t tp_len, const void *data,
 	      size_t len);
