@@ -565,7 +565,7 @@ struct walk {
 	struct outbuf *ob;
 	struct rd m;		/* field definitions */
 	struct rd d;		/* field values */
-	bool tags;
+	unsigned flags;		/* UEH_J_* */
 	unsigned long items;
 };
 
@@ -709,16 +709,19 @@ static int field(struct walk *w, unsigned depth, bool skip, bool *first)
 	is_struct = (f.enc & 0x1f) == ENC_STRUCT;
 	if (skip)
 		return is_struct ? struct_body(w, f.fmt & 0x7f, depth, true) : 0;
-	ob_puts(w->ob, *first ? " \"" : ", \"");
-	*first = false;
-	{
-		struct outbuf *ob = w->ob;
-
-		put_units(ob, (const uint8_t *)f.name, f.name_len, 1, false, false);
-		if (w->tags && f.tag)
-			ob_printf(ob, ";tag=0x%X", f.tag);
-		ob_puts(ob, "\": ");
+	if (depth == 0 && (w->flags & UEH_J_TEXT)) {
+		/* A trace line's " name=value" (values as in JSON). */
+		ob_putc(w->ob, ' ');
+		ob_putn(w->ob, f.name, f.name_len);
+		ob_putc(w->ob, '=');
+	} else {
+		ob_puts(w->ob, *first ? " \"" : ", \"");
+		put_units(w->ob, (const uint8_t *)f.name, f.name_len, 1, false, false);
+		if ((w->flags & UEH_J_TAGS) && f.tag)
+			ob_printf(w->ob, ";tag=0x%X", f.tag);
+		ob_puts(w->ob, "\": ");
 	}
+	*first = false;
 	if (f.enc & ENC_VARRAY) {
 		uint16_t n;
 
@@ -748,14 +751,14 @@ static int field(struct walk *w, unsigned depth, bool skip, bool *first)
 	return e;
 }
 
-int ueh_json_fields(const struct ueh_event *e, bool tags, char *buf, size_t len)
+int ueh_json_fields(const struct ueh_event *e, unsigned flags, char *buf, size_t len)
 {
 	struct outbuf ob;
 	struct walk w = {
 		.ob = &ob,
 		.m = { .p = e->meta, .n = e->meta_len, .be = !(e->flags & UEH_FLAG_LITTLE_ENDIAN) },
 		.d = { .p = e->data, .n = e->data_len, .be = !(e->flags & UEH_FLAG_LITTLE_ENDIAN) },
-		.tags = tags,
+		.flags = flags,
 	};
 	int err = 0;
 

@@ -73,15 +73,18 @@ bool ueh_is_format(const struct ue_event *ev);
 int ueh_start(struct ueh_event *e, const char *tp_name, size_t tp_len, const void *data,
 	      size_t len);
 
+#define UEH_J_TAGS	1	/* field names with their ";tag=0xN" */
+#define UEH_J_TEXT	2	/* top-level fields as a trace line's " name=value" */
+
 /*
  * ueh_json_fields - the event's fields as JSON members, perf-decode's way:
  * ', "name;tag=0x1": value' each (a leading ", " before each), in @buf
- * (snprintf's contract).  @tags: add the ";tag=0xN" suffixes.
+ * (snprintf's contract).  @flags: UEH_J_*.
  * Return: the length the full text needs, or -EBADMSG if the metadata or
  * the data is malformed (what was formatted before the fault is in @buf),
  * -E2BIG for too deep a nesting or too many values.
  */
-int ueh_json_fields(const struct ueh_event *e, bool tags, char *buf, size_t len);
+int ueh_json_fields(const struct ueh_event *e, unsigned flags, char *buf, size_t len);
 
 /*
  * ueh_json_meta - the EventHeader members of perf-decode's "meta" object

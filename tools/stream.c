@@ -406,7 +406,7 @@ static void stream_tick(void *arg)
 
 int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 {
-	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [--fields | --json]";
+	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [--fields | --json | --format=FMT]";
 	struct uet_autoenable ae = { .tracefs = tracefs };
 	struct uet_stream s = { .tracefs = tracefs, .stop = &stream_stop };
 	struct uet_sinks sinks = { 0 };
@@ -414,7 +414,7 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	struct uet_opts o;
 	int r;
 
-	r = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_FIELDS | UET_O_JSON,
+	r = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT,
 			   usage);
 	if (r >= 0)
 		return r;

@@ -77,7 +77,7 @@ static int decode(const uint8_t *ev, size_t len, char *buf, size_t cap)
 	struct ueh_event e;
 	int r = ueh_start(&e, "P_L5K1", 6, ev, len);
 
-	return r < 0 ? r : ueh_json_fields(&e, true, buf, cap);
+	return r < 0 ? r : ueh_json_fields(&e, UEH_J_TAGS, buf, cap);
 }
 
 TEST(carray_of_struct)
@@ -181,7 +181,7 @@ TEST(meta_and_header)
 	EXPECT_EQ(e.id, 0x1234);
 	EXPECT_EQ(e.tag, 0xabcd);
 	EXPECT_EQ(e.name_len, 1);
-	EXPECT_GE(ueh_json_fields(&e, true, out, sizeof(out)), 0);
+	EXPECT_GE(ueh_json_fields(&e, UEH_J_TAGS, out, sizeof(out)), 0);
 	EXPECT_STREQ(out, ", \"v\": 258");
 	EXPECT_GE(ueh_json_meta(&e, out, sizeof(out)), 0);
 	EXPECT_STREQ(out, ", \"id\": 4660, \"version\": 3, \"level\": 2, \"keyword\": \"0x10\", "

@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 
 			ueh_json_string(e.tp_name, e.n.provider_len, head, sizeof(head));
 			head[strlen(head) - 1] = '\0';
-			w = ueh_json_fields(&e, true, out, sizeof(out));
+			w = ueh_json_fields(&e, UEH_J_TAGS, out, sizeof(out));
 			if (w < 0 || (size_t)w >= sizeof(out)) {
 				fprintf(stderr, "- AppendEvent error.\n");
 			} else {

@@ -488,6 +488,60 @@ static void build_lists(void)
 	p32_mode = 0;
 }
 
+/* Register @name_args and write @payload once it is enabled (5 s at most). */
+static int plain_one(int fd, const char *name_args, const void *payload, size_t len)
+{
+	static uint32_t enabled;	/* one at a time: the events share it */
+	struct user_reg reg = { .size = sizeof(reg) };
+	struct user_unreg unreg = { .size = sizeof(unreg) };
+	int wi;
+
+	enabled = 0;
+	reg.enable_size = 4;
+	reg.enable_addr = (uint64_t)(uintptr_t)&enabled;
+	reg.name_args = (uint64_t)(uintptr_t)name_args;
+	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0) {
+		perror(name_args);
+		return 1;
+	}
+	wi = (int)reg.write_index;
+	for (int tries = 0; tries < 500 && !__atomic_load_n(&enabled, __ATOMIC_RELAXED); tries++)
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	if (!enabled || writev(fd, (struct iovec[]){ { &wi, 4 }, { (void *)payload, len } }, 2) < 0) {
+		fprintf(stderr, "eh-provider: %s: %s\n", name_args, enabled ? strerror(errno) : "never enabled");
+		return 1;
+	}
+	unreg.disable_addr = (uint64_t)(uintptr_t)&enabled;
+	return ioctl(fd, DIAG_IOCSUNREG, &unreg) < 0;
+}
+
+/*
+ * Two plain user events after them: one of several field types, and the
+ * OpenTelemetry metrics exporter's otlp_metrics (a protobuf in its buffer).
+ */
+static int write_plain(int fd)
+{
+	/* u32 count; s16 neg; char[8] tag; __rel_loc char[] path; __rel_loc u8[] bytes; u64 big */
+	static const uint8_t plain[] = {
+		4, 0, 0, 0,  0xfe, 0xff,  'h', 'e', 'l', 'l', 'o', 0, 0, 0,
+		12, 0, 4, 0,	/* path: 4 bytes, 12 after this field */
+		12, 0, 3, 0,	/* bytes: 3 bytes, 12 after this field */
+		0xef, 0xbe, 0xad, 0xde, 0, 0, 0, 0,
+		'a', '/', 'b', 0,  1, 2, 3,
+	};
+	/* u32 protocol; char[8] version; __rel_loc u8[] buffer */
+	static const uint8_t otlp[] = {
+		0, 0, 0, 0,  'v', '1', 0, 0, 0, 0, 0, 0,
+		0, 0, 5, 0,	/* buffer: 5 bytes, right after */
+		0x0a, 0x03, 'a', 'b', 'c',
+	};
+
+	return plain_one(fd, "eh_plain u32 count; s16 neg; char[8] tag; __rel_loc char[] path; "
+			     "__rel_loc u8[] bytes; u64 big", plain, sizeof(plain)) ||
+	       plain_one(fd, "otlp_metrics u32 protocol;char[8] version;__rel_loc u8[] buffer",
+			 otlp, sizeof(otlp));
+}
+
 static int write_all(const char *path)
 {
 	static uint8_t out[4096];
@@ -543,8 +597,7 @@ static int write_all(const char *path)
 			return 1;
 		}
 	}
-	close(fd);
-	return 0;
+	return write_plain(fd) ? 1 : (close(fd), 0);
 }
 
 int main(int argc, char **argv)
