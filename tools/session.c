@@ -177,6 +177,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 				return UET_EXIT_USAGE;
 			}
 			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : optarg;
+			o->format_opt = c == 'T';
 			if (c == 'T' && strcmp(optarg, "text") && strcmp(optarg, "fields") &&
 			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode")) {
 				uet_err("%s: --format %s: not text, fields, json or perf-decode",

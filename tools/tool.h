@@ -148,6 +148,7 @@ struct uet_opts {
 	const char *output;
 	bool default_globs;	/* no -e: uet_opts_all_user_events() gave one */
 	const char *format;	/* the output format (sink.h): "text", "fields", "json", "perf-decode" */
+	bool format_opt;	/* it came from --format (stream: rendered from binary records) */
 	bool quiet, have_pid;
 	bool no_preload;	/* CMD runs without libuserevents-preload.so */
 	long pid;
