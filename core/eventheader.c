@@ -600,7 +600,8 @@ static int def_read(struct walk *w, struct def *f)
 		if ((f->fmt & FMT_CHAIN) && !rd_u16(&w->m, &f->tag))
 			return -EBADMSG;
 	}
-	if ((f->enc & ENC_CARRAY) && !rd_u16(&w->m, &f->count))
+	/* A constant-length array may not be empty (nor, as their decoder, be read so). */
+	if ((f->enc & ENC_CARRAY) && (!rd_u16(&w->m, &f->count) || f->count == 0))
 		return -EBADMSG;
 	if ((f->enc & (ENC_CARRAY | ENC_VARRAY)) == (ENC_CARRAY | ENC_VARRAY))
 		return -EBADMSG;
@@ -735,6 +736,9 @@ static int field(struct walk *w, unsigned depth, bool skip, bool *first)
 	if (f.enc & (ENC_VARRAY | ENC_CARRAY))
 		ob_puts(w->ob, "[");
 	for (unsigned i = 0; i < count && e == 0; i++) {
+		/* Struct elements count too: they may take no data at all. */
+		if (is_struct && ++w->items > UEH_ITEMS_MAX)
+			return -E2BIG;
 		if (f.enc & (ENC_VARRAY | ENC_CARRAY))
 			ob_puts(w->ob, i ? ", " : " ");
 		if (is_struct) {

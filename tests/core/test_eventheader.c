@@ -164,6 +164,29 @@ TEST(limits)
 		memcpy(big, ev, n);
 		EXPECT_EQ(decode(big, n + k, NULL, 0), -E2BIG);
 	}
+	/*
+	 * Structs that take no data (the innermost claims a field the
+	 * metadata does not have) in constant arrays of 65535, nested 6 deep:
+	 * 65535^6 elements of no data; the element count stops it.
+	 */
+	{
+		uint8_t nest[128];
+		size_t k = 0;
+
+		for (int i = 0; i < 6; i++) {
+			nest[k++] = 's', nest[k++] = 0, nest[k++] = 0xa1, nest[k++] = 1;
+			nest[k++] = 0xff, nest[k++] = 0xff;
+		}
+		n = mk(ev, nest, k, NULL, 0);
+		EXPECT_EQ(decode(ev, n, NULL, 0), -E2BIG);
+	}
+	/* A constant-length array of 0 elements is malformed (eventheader.h). */
+	{
+		static const uint8_t c0[] = { 'c', 0, 0x22, 0, 0 };
+
+		n = mk(ev, c0, sizeof(c0), NULL, 0);
+		EXPECT_EQ(decode(ev, n, out, sizeof(out)), -EBADMSG);
+	}
 }
 
 TEST(meta_and_header)
