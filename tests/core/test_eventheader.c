@@ -68,7 +68,8 @@ static size_t mk(uint8_t *out, const void *meta, size_t mlen, const void *data, 
 	out[12] = 'E';
 	out[13] = 0;
 	memcpy(out + 14, meta, mlen);
-	memcpy(out + 14 + mlen, data, dlen);
+	if (dlen)
+		memcpy(out + 14 + mlen, data, dlen);
 	return 14 + mlen + dlen;
 }
 
