@@ -448,6 +448,47 @@ static void put_json_dyn(struct outbuf *ob, const struct ue_field *f, const unsi
 	ob_putc(ob, ']');
 }
 
+/*
+ * The OpenTelemetry metrics exporter's event (otlp_metrics: u32 protocol;
+ * char[8] version; __rel_loc u8[] buffer) carries a protobuf: its buffer
+ * in base64 (RFC 4648, padded) rather than as an array of numbers.
+ */
+static bool otlp_buffer(const char *tp_name, const struct ue_field *f)
+{
+	return strcmp(tp_name, "otlp_metrics") == 0 && strcmp(f->name, "buffer") == 0 &&
+	       strcmp(f->type, "__rel_loc u8[]") == 0 && f->size == 4;
+}
+
+static void put_json_base64(struct outbuf *ob, const struct ue_field *f, const unsigned char *rec,
+			    size_t ent_size)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	struct dyn_loc d;
+	const unsigned char *p;
+
+	if (!fixed_part_fits(f, ent_size)) {
+		ob_puts(ob, "null");
+		return;
+	}
+	d = read_dyn_loc(f, rec + f->offset, ent_size, true);
+	if (d.overflow || d.len < 0) {
+		ob_puts(ob, "null");
+		return;
+	}
+	p = rec + d.offset;
+	ob_putc(ob, '"');
+	for (int64_t i = 0; i < d.len; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < d.len ? (uint32_t)p[i + 1] << 8 : 0) |
+			     (i + 2 < d.len ? p[i + 2] : 0);
+		char q[4] = { b64[v >> 18], b64[(v >> 12) & 63],
+			      i + 1 < d.len ? b64[(v >> 6) & 63] : '=', i + 2 < d.len ? b64[v & 63] : '=' };
+
+		ob_putn(ob, q, 4);
+	}
+	ob_putc(ob, '"');
+}
+
 static void put_field_json(struct outbuf *ob, const struct ue_field *f, const unsigned char *rec,
 			   size_t ent_size)
 {
@@ -506,7 +547,8 @@ static void put_field_json(struct outbuf *ob, const struct ue_field *f, const un
  * dynamic arrays (and __data_loc cpumask_t) as arrays of byte values;
  * struct fields and integers of any other size as a string of their bytes in
  * hex ("0a0b"); a field or location outside the record (or of negative
- * length) as null.  Strings keep well-formed UTF-8, escape '"', '\\' and
+ * length) as null; the buffer of otlp_metrics (OpenTelemetry's metrics
+ * exporter) as a base64 string.  Strings keep well-formed UTF-8, escape '"', '\\' and
  * control characters, and write any other byte as \u00XX, so the output is
  * always valid JSON.
  *
@@ -541,7 +583,10 @@ int ue_render_json(const struct ue_event *event, const char *system, const char 
 			ob_putc(&ob, ',');
 		put_json_cstr(&ob, f->name);
 		ob_putc(&ob, ':');
-		put_field_json(&ob, f, rec, ent_size);
+		if (otlp_buffer(tp_name, f))
+			put_json_base64(&ob, f, rec, ent_size);
+		else
+			put_field_json(&ob, f, rec, ent_size);
 	}
 	ob_puts(&ob, "}}");
 	return ob_finish(&ob);

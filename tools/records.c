@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "eventheader.h"
 #include "format-parse.h"
 #include "rbpage.h"
 #include "sink.h"
@@ -229,14 +230,34 @@ const char *uet_comm_of(const char *cmdlines, int32_t pid, char *buf, size_t len
 typedef int (*render_fn)(const struct uet_format *f, const struct ue_record_ctx *ctx,
 			 const void *rec, size_t len, char *buf, size_t cap);
 
-/* A JSON object and its newline; the full length (as snprintf) or -errno. */
+/*
+ * A JSON object and its newline; the full length (as snprintf) or -errno.
+ * An EventHeader event gains "eventheader" (uet_eh_json()) before its end.
+ */
 static int render_json_once(const struct uet_format *f, const struct ue_record_ctx *ctx,
 			    const void *rec, size_t len, char *buf, size_t cap)
 {
-	int w = ue_render_json(f->desc, f->system, f->desc->name, ctx, rec, len, buf, cap);
+	int w = ue_render_json(f->desc, f->system, f->desc->name, ctx, rec, len, buf, cap), w2;
+	struct ueh_event e;
 
 	if (w < 0)
 		return w;
+	if (w > 0 && uet_eh_start(f, rec, len, &e)) {
+		/* Over the closing '}': the decoded part, then '}' again. */
+		size_t at = (size_t)w - 1;
+
+		w2 = uet_eh_json(&e, at < cap ? buf + at : NULL, at < cap ? cap - at : 0);
+		if (w2 >= 0) {
+			w = (int)at + w2;
+			if ((size_t)w + 1 < cap)
+				buf[w] = '}', buf[w + 1] = '\0';
+			w++;
+		} else if (at < cap) {
+			buf[at] = '}';	/* malformed: as a plain event */
+			if (at + 1 < cap)
+				buf[at + 1] = '\0';
+		}
+	}
 	if ((size_t)w + 1 < cap) {
 		buf[w] = '\n';
 		buf[w + 1] = '\0';
@@ -252,6 +273,17 @@ static int render_line_once(const struct uet_format *f, const struct ue_record_c
 
 	if (w < 0)
 		return w;
+	{
+		/* An EventHeader event: "Provider:Event: name=value ..." */
+		struct ueh_event e;
+
+		w2 = uet_eh_start(f, rec, len, &e)
+			     ? uet_eh_line(&e, (size_t)w < cap ? buf + w : NULL,
+					   (size_t)w < cap ? cap - (size_t)w : 0)
+			     : -1;
+		if (w2 >= 0)
+			return w + w2;
+	}
 	w2 = ue_render_fields(f->desc, f->desc->name, rec, len, (size_t)w < cap ? buf + w : NULL,
 			      (size_t)w < cap ? cap - (size_t)w : 0);
 	return w2 < 0 ? w2 : w + w2;

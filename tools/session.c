@@ -92,6 +92,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "provider", required_argument, NULL, 'p' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "no-preload", no_argument, NULL, 'P' },
+		{ "format", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -106,6 +107,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'p', UET_O_PROVIDER, "-p" },
 		{ 'f', UET_O_FILTER, "-f" },	  { 'h', 0, "-h" },
 		{ 'P', UET_O_NO_PRELOAD, "--no-preload" },
+		{ 'T', UET_O_FORMAT, "--format" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -196,13 +198,22 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			break;
 		case 'F':
 		case 'j':
+		case 'T':
 			/* Each names an output format (sink.h); one of them. */
 			if (o->format) {
-				uet_err("%s: --fields and --json exclude each other", argv[0]);
+				uet_err("%s: --fields, --json and --format exclude each other", argv[0]);
 				uet_opts_free(o);
 				return UET_EXIT_USAGE;
 			}
-			o->format = c == 'F' ? "fields" : "json";
+			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : optarg;
+			o->format_opt = c == 'T';
+			if (c == 'T' && strcmp(optarg, "text") && strcmp(optarg, "fields") &&
+			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode")) {
+				uet_err("%s: --format %s: not text, fields, json or perf-decode",
+					argv[0], optarg);
+				uet_opts_free(o);
+				return UET_EXIT_USAGE;
+			}
 			break;
 		case 'I':
 			errno = 0;

@@ -21,6 +21,7 @@ static const struct {
 	{ "fields", uet_sink_fields_new },	/* the same, options/fields set while live */
 	{ "json", uet_sink_json_new },		/* one JSON object a record */
 	{ "trace.dat", uet_sink_tracedat_new },	/* trace-cmd's file, version 7 */
+	{ "perf-decode", uet_sink_perfdecode_new },	/* LinuxTracepoints' perf-decode JSON */
 };
 
 struct uet_sink *uet_sink_new(const char *name, FILE *out, const char *path)

@@ -38,6 +38,7 @@ struct uet_sink_env {
 	const char *who;		/* the command, for messages */
 	const char *tracefs;		/* a live tracefs, or NULL (report: a file) */
 	unsigned int ncpus;		/* its CPUs (UET_SINK_PAGES sinks) */
+	const char *source;		/* report: the file read (perf-decode names it), or NULL */
 };
 
 /*
@@ -118,6 +119,19 @@ struct uet_sink *uet_sink_text_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_fields_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_json_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_tracedat_new(FILE *out, const char *path);
+struct uet_sink *uet_sink_perfdecode_new(FILE *out, const char *path);
+
+/* EventHeader events in the text and JSON sinks (sink-perfdecode.c). */
+struct ueh_event;
+
+/** uet_eh_start - whether the record @rec of @f is an EventHeader event that parses (into @e) */
+bool uet_eh_start(const struct uet_format *f, const void *rec, size_t len, struct ueh_event *e);
+
+/** uet_eh_line - "Provider:Event: name=value ...\n" (snprintf's contract), or -errno: malformed */
+int uet_eh_line(const struct ueh_event *e, char *buf, size_t cap);
+
+/** uet_eh_json - ',"eventheader":{...}' for --json (snprintf's contract), or -errno */
+int uet_eh_json(const struct ueh_event *e, char *buf, size_t cap);
 
 /** uet_sink_stream_open - a stream sink's FILE: @out, or @path created; 0 or -errno (said) */
 int uet_sink_stream_open(struct uet_sink *s, FILE *out, const char *path);

@@ -3,8 +3,9 @@
  * stream: `userevents stream`, and the two sources of records it hands to
  * its sink: the live copy of trace_pipe it shares with run (lines filtered
  * by event glob, counted per event name, lost-event notes counted), and,
- * for a sink that needs binary records (--json), every CPU's
- * trace_pipe_raw, in time order within each pass.
+ * for a sink that needs binary records (--json, --format=perf-decode) or
+ * an explicit --format, every CPU's trace_pipe_raw, in time order within
+ * each pass.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -406,7 +407,7 @@ static void stream_tick(void *arg)
 
 int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 {
-	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json]";
+	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json | --format=FMT]";
 	struct uet_autoenable ae = { .tracefs = tracefs };
 	struct uet_stream s = { .tracefs = tracefs, .stop = &stream_stop };
 	struct uet_sinks sinks = { 0 };
@@ -415,7 +416,7 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	int r;
 
 	r = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_FIELDS | UET_O_JSON |
-				   UET_O_PROVIDER,
+				   UET_O_PROVIDER | UET_O_FORMAT,
 			   usage);
 	if (r >= 0)
 		return r;
@@ -444,7 +445,8 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	ae.who = "stream";
 	ae.default_globs = o.default_globs;
 	r = uet_autoenable_start(&ae, true);
-	if (r == 0 && (sinks.needs & (UET_SINK_RECORDS | UET_SINK_PAGES))) {
+	/* --format=text: trace lines rendered from binary records (EventHeader decoded). */
+	if (r == 0 && ((sinks.needs & (UET_SINK_RECORDS | UET_SINK_PAGES)) || o.format_opt)) {
 		r = stream_raw(tracefs, &o, &ae, &sinks, st.ncpus);
 	} else if (r == 0) {
 		s.globs = o.globs;

@@ -147,6 +147,7 @@ uint64_t uet_now_ns(void);
 #define UET_O_FILTER	(1u << 6)	/* -f, --filter EXPR (the -e before it) */
 #define UET_O_NO_PRELOAD (1u << 7)	/* --no-preload */
 #define UET_O_PROVIDER	(1u << 8)	/* -p, --provider SPEC (among the globs, tagged) */
+#define UET_O_FORMAT	(1u << 9)	/* --format=text|fields|json|perf-decode */
 
 struct uet_opts {
 	char **globs;		/* the -e GLOBs */
@@ -154,7 +155,8 @@ struct uet_opts {
 	size_t nglobs;
 	const char *output;
 	bool default_globs;	/* no -e: uet_opts_all_user_events() gave one */
-	const char *format;	/* the output format (sink.h): "text", "fields", "json" */
+	const char *format;	/* the output format (sink.h): "text", "fields", "json", "perf-decode" */
+	bool format_opt;	/* it came from --format (stream: rendered from binary records) */
 	bool quiet, have_pid;
 	bool no_preload;	/* CMD runs without libuserevents-preload.so */
 	long pid;

@@ -340,6 +340,56 @@ TEST(json_probe_records)
 	}
 }
 
+/* OpenTelemetry's otlp_metrics: the buffer as base64, every padding; others as arrays. */
+TEST(json_otlp_base64)
+{
+	static const struct {
+		size_t n;
+		const char *b64;
+	} cases[] = { { 0, "\"\"" }, { 1, "\"Cg==\"" }, { 2, "\"CgM=\"" }, { 3, "\"CgNh\"" },
+		      { 5, "\"CgNhYmM=\"" }, { 6, "\"CgNhYmP/\"" } };
+	static const unsigned char data[] = { 0x0a, 0x03, 'a', 'b', 'c', 0xff };
+	struct ue_event *ev = NULL, *other = NULL;
+
+	ASSERT_EQ(ue_event_parse("otlp_metrics u32 protocol;char[8] version;__rel_loc u8[] buffer",
+				 &ev), 0);
+	ASSERT_EQ(ue_event_parse("otlp_other u32 protocol;char[8] version;__rel_loc u8[] buffer",
+				 &other), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned char rec[64] = { 0 };
+		char buf[256], want[256];
+		size_t len;
+
+		memcpy(rec + 12, "v1", 2);
+		/* buffer's __rel_loc at payload offset 12 (record 20): data right after it */
+		rec[20] = 0, rec[21] = 0, rec[22] = (unsigned char)cases[i].n, rec[23] = 0;
+		memcpy(rec + 24, data, cases[i].n);
+		len = 24 + cases[i].n;
+		snprintf(want, sizeof(want), "{\"system\":\"user_events\",\"event\":\"otlp_metrics\","
+			 "\"fields\":{\"protocol\":0,\"version\":\"v1\",\"buffer\":%s}}", cases[i].b64);
+		ASSERT_GE(json_exact(ev, "user_events", "otlp_metrics", NULL, rec, len, buf,
+				     sizeof(buf)), 0);
+		EXPECT_STREQ(buf, want);
+	}
+	{
+		unsigned char rec[64] = { 0 };
+		char buf[256];
+
+		rec[22] = 2;
+		memcpy(rec + 24, data, 2);
+		ASSERT_GE(json_exact(other, "user_events", "otlp_other", NULL, rec, 26, buf,
+				     sizeof(buf)), 0);
+		EXPECT_TRUE(strstr(buf, "\"buffer\":[10,3]") != NULL);
+		/* Out of the record: null, as any location. */
+		rec[22] = 40;
+		ASSERT_GE(json_exact(ev, "user_events", "otlp_metrics", NULL, rec, 26, buf,
+				     sizeof(buf)), 0);
+		EXPECT_TRUE(strstr(buf, "\"buffer\":null") != NULL);
+	}
+	ue_event_free(ev);
+	ue_event_free(other);
+}
+
 TEST(json_escaping)
 {
 	static const struct {

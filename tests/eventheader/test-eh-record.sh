@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# EventHeader events end to end: our provider (eh-provider write: raw
+# DIAG_IOCSREG + writev, as libeventheader-tracepoint does) traced by
+# `userevents record -- CMD` (a private usereventsd), then
+#  - report --format=perf-decode prints each EventHeader event as
+#    LinuxTracepoints' decoder does: the lines of corpus.expected.json (its
+#    output for the same events, see meson.build), time/cpu/pid/tid aside;
+#  - the two plain events print with perf-decode's conventions for
+#    tracepoint fields (our expectation, from its perf.data.linux.json);
+#  - report's trace lines show Provider:Event and fields by name;
+#  - report --json has "eventheader" with the name, fields and header, and
+#    the otlp_metrics buffer in base64;
+#  - live: stream --format=text and --format=perf-decode on a mounted
+#    usereventsd show them as they come.
+# Needs root and /dev/fuse: exit 77 otherwise.
+# Usage: test-eh-record.sh USEREVENTS EH_PROVIDER CORPUS_EXPECTED USEREVENTSD
+set -u
+tool=$1
+provider=$2
+expected=$3
+daemon=$4
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+[ -c /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
+command -v unshare >/dev/null || { echo "SKIP: no unshare"; exit 77; }
+if [ -z "${UE_EH_NS:-}" ]; then
+	UE_EH_NS=1 exec unshare -m --propagation private -- "$0" "$@"
+fi
+W=$(mktemp -d "${TMPDIR:-/tmp}/ue-eh.XXXXXX") || exit 1
+mkdir "$W/mnt"
+spids=
+trap 'for p in $spids; do kill $p 2>/dev/null; done; umount "$W/mnt" 2>/dev/null; rm -rf "$W"' EXIT
+unset USEREVENTS_TRACEFS
+fails=0
+ok() { echo "ok - $1"; }
+no() { echo "not ok - $1"; fails=$((fails + 1)); }
+
+"$tool" record -q -o "$W/eh.dat" -- "$provider" write 2> "$W/record.err" ||
+	{ no "record -- eh-provider write"; cat "$W/record.err"; exit 1; }
+
+"$tool" report --format=perf-decode "$W/eh.dat" > "$W/pd.json" || no "report --format=perf-decode"
+# perf-decode's framing: BOM, {, "FILE": [, records, ] }.
+head -c 4 "$W/pd.json" | od -An -tx1 | grep -q 'ef bb bf 7b' && tail -c 5 "$W/pd.json" | grep -q ' ]' &&
+	ok "perf-decode framing" || no "perf-decode framing"
+sed -E -n 's/"time": [0-9]+\.[0-9]{9}, "cpu": [0-9]+, "pid": [0-9]+, "tid": [0-9]+(, )?//p' "$W/pd.json" |
+	sed 's/ } } \]$/ } },/' > "$W/ours"
+# Their lines: the events eh-provider writes, in its order (not the malformed ones).
+n=$(grep -ac '"n": "EhTest' "$W/ours")
+grep -a '"n": "EhTest' "$expected" | head -n "$n" > "$W/theirs"
+if [ "$n" = 39 ] && grep -a '"n": "EhTest' "$W/ours" | diff "$W/theirs" - > "$W/diff"; then
+	ok "39 EventHeader events as LinuxTracepoints' decoder prints them"
+else
+	no "EventHeader events ($n of 39) differ from LinuxTracepoints' decoder:"; head -20 "$W/diff"
+fi
+cat > "$W/plain" <<'X'
+  { "n": "user_events:eh_plain", "count": 4, "neg": -2, "tag": "hello", "path": "a/b", "bytes": [ 1, 2, 3 ], "big": 3735928559, "meta": {  } },
+  { "n": "user_events:otlp_metrics", "protocol": 0, "version": "v1", "buffer": [ 10, 3, 97, 98, 99 ], "meta": {  } },
+X
+grep -a '"n": "user_events:' "$W/ours" | diff "$W/plain" - && ok "plain events in perf-decode's form" ||
+	no "plain events in perf-decode's form"
+
+"$tool" report "$W/eh.dat" > "$W/text"
+grep -aq ' EhTest:Ints: u8=200 i8=-128 u16=60000 ' "$W/text" &&
+	grep -aq ' EhTestBE:Strings: z8="hello ' "$W/text" &&
+	ok "trace lines: Provider:Event: name=value" || { no "trace lines"; head -5 "$W/text"; }
+
+"$tool" report --json "$W/eh.dat" > "$W/json"
+grep -aq '"event":"EhTest_L5K8","fields":{"eventheader_flags":7,.*"eventheader":{"provider":"EhTest","name":"Structs","level":5,"keyword":"0x8",.*"fields":{"five": 5, "S1;tag=0xBEEF": {' "$W/json" &&
+	grep -aq '"activity":"01020304-0506-0708-090a-0b0c0d0e0f10","related_activity":"f0e1d2c3-b4a5-9687-7869-5a4b3c2d1e0f"' "$W/json" &&
+	ok "--json: eventheader with name, header, activity IDs and fields" ||
+	no "--json: eventheader"
+grep -aq '"event":"otlp_metrics","fields":{"protocol":0,"version":"v1","buffer":"CgNhYmM="}' "$W/json" &&
+	ok "--json: otlp_metrics buffer in base64" || no "--json: otlp_metrics buffer in base64"
+# Live: a stream on a mounted daemon while the provider writes (one at a
+# time: two readers of the same buffer would share its records).
+"$daemon" "$W/mnt" || { no "usereventsd did not mount"; exit 1; }
+live() {	# FORMAT OUT
+	"$tool" --tracefs "$W/mnt" stream --format="$1" -e 'user_events:*' > "$2" 2> "$W/s.err" &
+	spids="$!"
+	sleep 0.3
+	"$provider" write "$W/mnt/user_events_data" || no "eh-provider write on the mount"
+	i=0
+	while [ $i -lt 50 ] && ! grep -aq otlp_metrics "$2"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -INT $spids
+	wait $spids
+	spids=
+}
+live text "$W/s.text"
+grep -aq ' EhTest:Formats: e1="EPERM(1)" ' "$W/s.text" && grep -aq 'otlp_metrics: ' "$W/s.text" &&
+	ok "stream --format=text decodes EventHeader events" || { no "stream --format=text"; head -3 "$W/s.text" "$W/s.err"; }
+live perf-decode "$W/s.pd"
+sed -E -n 's/"time": [0-9]+\.[0-9]{9}, "cpu": [0-9]+, "pid": [0-9]+, "tid": [0-9]+(, )?//p' "$W/s.pd" |
+	sed 's/ } } \]$/ } },/' | grep -a '"n": "EhTest' | diff "$W/theirs" - > /dev/null &&
+	tail -c 4 "$W/s.pd" | grep -q '^]' &&
+	ok "stream --format=perf-decode: the same 39 events, framing closed" ||
+	{ no "stream --format=perf-decode"; head -3 "$W/s.pd"; }
+umount "$W/mnt"
+exit $((fails > 0))
