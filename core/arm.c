@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "eventheader.h"
 #include "userevents/abi.h"
 
 bool ue_glob_match(const char *glob, const char *system, const char *name)
@@ -49,47 +50,16 @@ static int hexval(char c)
 	return -1;
 }
 
-/* Lowercase hex digits at @s (at least one, at most @max); their count, or 0. */
-static size_t hex_run(const char *s, size_t max, uint64_t *ret)
-{
-	size_t i;
-
-	*ret = 0;
-	for (i = 0; hexval(s[i]) >= 0; i++) {
-		if (i == max)
-			return 0;
-		*ret = *ret << 4 | (uint64_t)hexval(s[i]);
-	}
-	return i;
-}
-
 int ue_eventheader_name(const char *name, size_t *ret_provider_len, unsigned int *ret_level,
 			uint64_t *ret_keyword)
 {
-	const char *us = strrchr(name, '_'), *p;
-	uint64_t level, keyword;
-	size_t n;
+	struct ueh_name n;
 
-	/* As LinuxTracepoints' EventHeaderEventNameIsValid(): "_L<hex>K<hex>[A-Z][0-9A-Za-z]*". */
-	if (!us || us == name || us[1] != 'L')
+	if (!ueh_parse_name(name, strlen(name), &n))
 		return -EINVAL;
-	p = us + 2;
-	n = hex_run(p, 2, &level);
-	if (!n || p[n] != 'K')
-		return -EINVAL;
-	p += n + 1;
-	n = hex_run(p, 16, &keyword);
-	if (!n)
-		return -EINVAL;
-	p += n;
-	if (*p && !(*p >= 'A' && *p <= 'Z'))
-		return -EINVAL;
-	for (; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
-			return -EINVAL;
-	*ret_provider_len = (size_t)(us - name);
-	*ret_level = (unsigned int)level;
-	*ret_keyword = keyword;
+	*ret_provider_len = n.provider_len;
+	*ret_level = n.level;
+	*ret_keyword = n.keyword;
 	return 0;
 }
 

@@ -33,56 +33,53 @@ enum {
 };
 #define FMT_CHAIN 0x80
 
-static bool is_hex(char c, uint64_t *v)
+/* A lowercase hex digit's value, or -1: names spell numbers so. */
+static int lower_hex(char c)
 {
 	if (c >= '0' && c <= '9')
-		*v = (uint64_t)(c - '0');
-	else if (c >= 'a' && c <= 'f')
-		*v = (uint64_t)(c - 'a' + 10);
-	else if (c >= 'A' && c <= 'F')
-		*v = (uint64_t)(c - 'A' + 10);
-	else
-		return false;
-	return true;
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
 }
 
 bool ueh_parse_name(const char *name, size_t len, struct ueh_name *n)
 {
-	size_t i, l;
+	size_t us = len, i, digits;
+	uint64_t kw = 0;
+	uint8_t level = 0;
 
-	/* The last "_L" followed by hex digits, 'K', hex digits. */
-	for (l = len; l-- > 0;) {
-		uint64_t level = 0, kw = 0, d;
-		size_t nd = 0;
+	/*
+	 * As eventheader.h spells a name: PROVIDER (not empty) before the last
+	 * '_'; 'L' and the level, 'K' and the keyword, in lowercase hex (1-2
+	 * and 1-16 digits); then options, each an uppercase letter followed by
+	 * lowercase letters or digits.
+	 */
+	while (us > 0 && name[us - 1] != '_')
+		us--;
+	if (us-- <= 1 || us + 1 >= len || name[us + 1] != 'L')
+		return false;
+	for (i = us + 2, digits = 0; i < len && lower_hex(name[i]) >= 0; i++, digits++)
+		level = (uint8_t)(level << 4 | lower_hex(name[i]));
+	if (digits == 0 || digits > 2 || i >= len || name[i] != 'K')
+		return false;
+	for (i++, digits = 0; i < len && lower_hex(name[i]) >= 0; i++, digits++)
+		kw = kw << 4 | (uint64_t)lower_hex(name[i]);
+	if (digits == 0 || digits > 16)
+		return false;
+	n->provider_len = us;
+	n->level = level;
+	n->keyword = kw;
+	n->options_off = i;
+	if (i < len && !(name[i] >= 'A' && name[i] <= 'Z'))
+		return false;
+	for (; i < len; i++) {
+		char c = name[i];
 
-		if (name[l] != '_' || l + 1 >= len || name[l + 1] != 'L' || l == 0)
-			continue;
-		for (i = l + 2; i < len && is_hex(name[i], &d); i++, nd++)
-			level = level * 16 + d;
-		if (nd == 0 || nd > 2 || i >= len || name[i] != 'K')
-			continue;
-		i++;
-		nd = 0;
-		for (; i < len && is_hex(name[i], &d); i++, nd++)
-			kw = kw * 16 + d;
-		if (nd == 0 || nd > 16)
-			continue;
-		n->provider_len = l;
-		n->level = (uint8_t)level;
-		n->keyword = kw;
-		n->options_off = i;
-		/* Options: an uppercase letter, then lowercase letters and digits. */
-		if (i < len && !(name[i] >= 'A' && name[i] <= 'Z'))
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
 			return false;
-		for (; i < len; i++) {
-			char c = name[i];
-
-			if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
-				return false;
-		}
-		return true;
 	}
-	return false;
+	return true;
 }
 
 bool ueh_is_format(const struct ue_event *ev)
