@@ -43,7 +43,8 @@ static void usage(FILE *out)
 		"  -f                   stay in the foreground\n"
 		"  -d                   print every FUSE request (implies -f)\n"
 		"  -o OPTIONS           comma-separated options:\n"
-		"       uid=N, gid=N    owner of every file (default: 0, 0)\n"
+		"       uid=N, gid=N    owner of every file (default: the daemon's own\n"
+		"                       uid and gid: 0, 0 as root)\n"
 		"       mode=OCTAL      mode of the mount's root directory (default: 0700)\n"
 		"       max_events=N    most events at a time (default: %u, as\n"
 		"                       kernel.user_events_max); more fail with EMFILE\n"
@@ -437,6 +438,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ue_daemon_opts opts = {
+		/* Unprivileged, only the files' owner can reach its own mount (no allow_other). */
+		.uid = geteuid(),
+		.gid = getegid(),
 		.root_mode = 0700,
 		.buffer_kb = UE_DEFAULT_BUFFER_KB,
 		.max_threads = DEFAULT_MAX_THREADS,
