@@ -328,6 +328,22 @@ int ue_enablers_prove_caller(struct ue_enablers *set, struct ue_proc *caller, ui
 int ue_enablers_confirm(struct ue_enablers *set, struct ue_proc *caller, uint64_t opened_before_ns);
 
 /**
+ * ue_enablers_known - the processes whose forks matter
+ * @set: the set
+ * @buf: where to put their ids
+ * @max: room in @buf
+ *
+ * For the children poller (no proc connector): the tgid of every process
+ * with a live handle and of every child whose fork record is not proven yet.
+ *
+ * Return: how many were put in @buf (at most @max).
+ */
+size_t ue_enablers_known(struct ue_enablers *set, pid_t *buf, size_t max);
+
+/** ue_enablers_knows - whether @tgid has a live handle or a fork record */
+bool ue_enablers_knows(struct ue_enablers *set, pid_t tgid);
+
+/**
  * ue_enablers_track_reports - a proc connector reports every exec and exit
  * @set: the set
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * fork: what a fork child inherits.  Fork records copied when the proc
- * connector reports a fork, the proof that a child's memory handle is the
+ * connector reports a fork (or the children poller finds one), the proof that a child's memory handle is the
  * forked child's (kcmp, identity, the parent's mappings and bytes), the
  * child's confirmation after a later read of the connector, and their
  * voiding on exec, exit or lost events.  See docs/ARCHITECTURE.md,
@@ -542,6 +542,39 @@ int ue_enablers_prove_caller(struct ue_enablers *set, struct ue_proc *caller, ui
 		return 1;
 	confirm(set, tgid, read_ns);
 	return 0;
+}
+
+size_t ue_enablers_known(struct ue_enablers *set, pid_t *buf, size_t max)
+{
+	struct fork_rec *f;
+	struct proc *p;
+	size_t n = 0;
+
+	if (!set)
+		return 0;
+	pthread_mutex_lock(&set->lock);
+	for (p = set->procs; p && n < max; p = p->next)
+		if (!p->gone)
+			buf[n++] = p->id.tgid;
+	for (f = set->forks; f && n < max; f = f->next)
+		buf[n++] = f->child;
+	for (f = set->claimed; f && n < max; f = f->next)
+		buf[n++] = f->child;
+	pthread_mutex_unlock(&set->lock);
+	return n;
+}
+
+bool ue_enablers_knows(struct ue_enablers *set, pid_t tgid)
+{
+	bool found;
+
+	if (!set)
+		return false;
+	pthread_mutex_lock(&set->lock);
+	found = find_tgid_locked(set, tgid) || fork_find(set->forks, tgid) ||
+		fork_find(set->claimed, tgid);
+	pthread_mutex_unlock(&set->lock);
+	return found;
 }
 
 void ue_enablers_track_reports(struct ue_enablers *set)

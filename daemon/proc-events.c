@@ -18,13 +18,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/personality.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 /* Receive buffer asked for: a burst of forks must not overrun it. */
 #define RCVBUF_BYTES (8 << 20)
 #define RECV_BYTES 8192
+/* Without the connector: how often the children of known processes are read. */
+#define POLL_MS 50
+/* Most children the poller remembers at a time; more inherit nothing. */
+#define MAX_SEEN_CHILDREN 65536
+/* How far up a caller's ancestors the poller looks for a known process. */
+#define MAX_ANCESTORS 16
 
 struct pevent {
 	unsigned int what;
@@ -47,6 +56,20 @@ struct ue_proc_events {
 	unsigned int new_forks;	/* fork records made by the last read */
 	uint64_t events, forks, overruns;
 	uint64_t sync_timeouts;	/* requests served without waiting for the sync */
+	/* Without the connector: the children poller (pe->sock < 0, polling). */
+	bool polling;
+	struct seen_child *seen; /* children met so far, by tgid */
+	size_t nseen, capseen;
+	pid_t *queue;		/* processes to scan in one pass */
+	size_t nqueue, capqueue;
+	uint64_t polled_forks, unseen_forks;
+};
+
+/* A child the poller met: its fork is noted once, whatever its parent does later. */
+struct seen_child {
+	pid_t tgid;
+	uint64_t start_time;
+	bool mark;		/* listed by a scan of this pass */
 };
 
 static int subscribe(int sock, bool on)
@@ -232,6 +255,264 @@ static uint64_t read_locked(struct ue_proc_events *pe, bool request)
 	return start;
 }
 
+/*
+ * The children poller, when the proc connector is unavailable (no
+ * CAP_NET_ADMIN: an unprivileged daemon).  A fork is found in
+ * /proc/<tgid>/task/<tid>/children of a known process (one with enablers,
+ * or a child with a fork record): by a pass every POLL_MS, and before every
+ * request, of the caller (before its request can change what a child
+ * forked earlier inherits: so the set copied is the one of fork time) and
+ * of its nearest known ancestor when the caller is unknown (so a child's
+ * first request finds what it inherits).  What the child then inherits is
+ * proven exactly as a fork the connector reports (fork.c).
+ */
+
+/* Fields 4 (ppid) and 22 (start time) of /proc/<pid>/stat. */
+static int read_stat(pid_t pid, pid_t *ppid, uint64_t *start_time)
+{
+	char path[64], buf[1024];
+	unsigned long long st;
+	const char *p;
+	ssize_t n;
+	int fd, pp;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	/* After the name, which may hold anything: state, then field 4 on. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &pp, &st) != 2)
+		return -EIO;
+	*ppid = pp;
+	*start_time = st;
+	return 0;
+}
+
+/*
+ * Whether @pid runs without address-space randomization (setarch -R): then
+ * an exec of the same program keeps the stack start, the fork's proof.
+ */
+static bool no_aslr(pid_t pid)
+{
+	char path[64], buf[32];
+	unsigned long pers = ADDR_NO_RANDOMIZE;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/personality", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		pers = strtoul(buf, NULL, 16);
+	}
+	return pers & ADDR_NO_RANDOMIZE;
+}
+
+static struct seen_child *seen_find(struct ue_proc_events *pe, pid_t tgid, size_t *at)
+{
+	size_t lo = 0, hi = pe->nseen;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pe->seen[mid].tgid < tgid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo < pe->nseen && pe->seen[lo].tgid == tgid ? &pe->seen[lo] : NULL;
+}
+
+static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid, uint64_t start_time)
+{
+	if (pe->nseen == pe->capseen) {
+		size_t ncap = pe->capseen ? pe->capseen * 2 : 64;
+		struct seen_child *n;
+
+		if (ncap > MAX_SEEN_CHILDREN)
+			return false;
+		n = realloc(pe->seen, ncap * sizeof(*n));
+		if (!n)
+			return false;
+		pe->seen = n;
+		pe->capseen = ncap;
+	}
+	memmove(&pe->seen[at + 1], &pe->seen[at], (pe->nseen - at) * sizeof(*pe->seen));
+	pe->seen[at] = (struct seen_child){ .tgid = tgid, .start_time = start_time, .mark = true };
+	pe->nseen++;
+	return true;
+}
+
+static void queue_add(struct ue_proc_events *pe, pid_t tgid)
+{
+	if (pe->nqueue == pe->capqueue) {
+		size_t ncap = pe->capqueue ? pe->capqueue * 2 : 64;
+		pid_t *n = realloc(pe->queue, ncap * sizeof(*n));
+
+		if (!n)
+			return; /* its children are scanned at its own request, or next pass */
+		pe->queue = n;
+		pe->capqueue = ncap;
+	}
+	pe->queue[pe->nqueue++] = tgid;
+}
+
+/* A child @child of thread @tid of @tgid, listed by the kernel: note its fork once. */
+static void child_found(struct ue_proc_events *pe, pid_t tid, pid_t tgid, pid_t child)
+{
+	struct seen_child *sc;
+	uint64_t start;
+	size_t at;
+	pid_t ppid;
+
+	sc = seen_find(pe, child, &at);
+	if (sc) {
+		sc->mark = true;
+		return;
+	}
+	if (read_stat(child, &ppid, &start) < 0 || ppid != tgid)
+		return; /* gone, or reparented since the list was read */
+	if (!seen_add(pe, at, child, start)) {
+		pe->unseen_forks++;
+		return;
+	}
+	if (no_aslr(child)) {
+		/* An exec would keep the stack start: no proof holds without exec reports. */
+		pe->unseen_forks++;
+		return;
+	}
+	if (ue_enablers_fork(pe->set, tid, tgid, child) > 0) {
+		__atomic_add_fetch(&pe->forks, 1, __ATOMIC_RELAXED);
+		pe->polled_forks++;
+		pe->new_forks++;
+		/* Its own children inherit what it will: scanned in the same pass. */
+		queue_add(pe, child);
+	}
+}
+
+/* Every child of every thread of @tgid. */
+static void scan_children(struct ue_proc_events *pe, pid_t tgid)
+{
+	char path[96], buf[4096];
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+		char *p, *end;
+		ssize_t n;
+		int fd;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)tgid, (int)tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* One read: the kernel lists from offset 0 what fits; a longer list is read on. */
+		while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = '\0';
+			for (p = buf;; p = end) {
+				long c = strtol(p, &end, 10);
+
+				if (end == p)
+					break;
+				if (c > 0)
+					child_found(pe, tid, tgid, (pid_t)c);
+			}
+		}
+		close(fd);
+	}
+	closedir(dir);
+}
+
+/* Scan @tgid and, in the same pass, every child found to inherit. */
+static void scan_from(struct ue_proc_events *pe, pid_t tgid)
+{
+	pe->nqueue = 0;
+	queue_add(pe, tgid);
+	for (size_t i = 0; i < pe->nqueue; i++)
+		scan_children(pe, pe->queue[i]);
+}
+
+/* The periodic pass: children of every known process; forget children that are gone. */
+static void poll_pass_locked(struct ue_proc_events *pe)
+{
+	size_t cap = 256, n, i, j;
+	pid_t *known = NULL;
+
+	for (;;) {
+		pid_t *k = realloc(known, cap * sizeof(*k));
+
+		if (!k) {
+			free(known);
+			return;
+		}
+		known = k;
+		n = ue_enablers_known(pe->set, known, cap);
+		if (n < cap)
+			break;
+		cap *= 2;
+	}
+	for (i = 0; i < pe->nseen; i++)
+		pe->seen[i].mark = false;
+	for (i = 0; i < n; i++)
+		scan_from(pe, known[i]);
+	free(known);
+	/* A child no scan listed has exited, or its parent has (or is no longer known). */
+	for (i = j = 0; i < pe->nseen; i++) {
+		uint64_t start;
+		pid_t ppid;
+
+		if (!pe->seen[i].mark && (read_stat(pe->seen[i].tgid, &ppid, &start) < 0 ||
+					  start != pe->seen[i].start_time))
+			continue;
+		pe->seen[j++] = pe->seen[i];
+	}
+	pe->nseen = j;
+}
+
+/*
+ * Before a request of @tgid: its own children (forked before this request
+ * changes its enablers), and, when it is not known itself, the chain from
+ * its nearest known ancestor down to it.
+ */
+static void poll_caller_locked(struct ue_proc_events *pe, pid_t tgid)
+{
+	unsigned int n = 0;
+	pid_t p = tgid;
+
+	while (!ue_enablers_knows(pe->set, p)) {
+		uint64_t start;
+		pid_t pp;
+
+		if (n == MAX_ANCESTORS || read_stat(p, &pp, &start) < 0 || pp <= 1)
+			break;
+		n++;
+		p = pp;
+	}
+	/* From the known ancestor down: a child that inherits is scanned in turn. */
+	if (n && ue_enablers_knows(pe->set, p))
+		scan_from(pe, p);
+	scan_from(pe, tgid);
+}
+
 /* Wake the thread to verify the fork records the last read made. */
 static void kick_locked(struct ue_proc_events *pe)
 {
@@ -281,6 +562,21 @@ void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
 {
 	uint64_t start;
 
+	if (pe && pe->polling && caller) {
+		if (!lock_bounded(pe))
+			return;
+		poll_caller_locked(pe, ue_proc_tgid(caller));
+		kick_locked(pe);
+		pthread_mutex_unlock(&pe->lock);
+		/*
+		 * No exec report to wait for: the caller is blocked in this
+		 * request, so a handle proven now is its memory (an exec before
+		 * a handle the thread opened shows in the proof's stack start).
+		 */
+		if (ue_enablers_prove_caller(pe->set, caller, ue_enablers_clock_ns()) > 0)
+			ue_enablers_confirm(pe->set, caller, ue_enablers_clock_ns());
+		return;
+	}
 	if (!pe || pe->sock < 0)
 		return;
 	if (!request_read(pe, &start) || !caller)
@@ -306,7 +602,14 @@ static void listener_pass(struct ue_proc_events *pe)
 	uint64_t start;
 
 	pthread_mutex_lock(&pe->lock);
-	start = read_locked(pe, false);
+	if (pe->polling) {
+		/* A handle of a process that exec'd is not scanned as the new program. */
+		ue_enablers_sweep(pe->set);
+		start = ue_enablers_clock_ns();
+		poll_pass_locked(pe);
+	} else {
+		start = read_locked(pe, false);
+	}
 	pe->new_forks = 0;
 	pthread_mutex_unlock(&pe->lock);
 	ue_enablers_verify_forks(pe->set);
@@ -319,7 +622,7 @@ static void *listen_thread(void *arg)
 
 	for (;;) {
 		struct pollfd fds[3] = {
-			{.fd = pe->sock, .events = POLLIN},
+			{.fd = pe->sock, .events = POLLIN}, /* -1 when polling: ignored */
 			{.fd = pe->stop_fd, .events = POLLIN},
 			{.fd = pe->kick_fd, .events = POLLIN},
 		};
@@ -330,6 +633,9 @@ static void *listen_thread(void *arg)
 		/* Unconfirmed children are confirmed once their grace has passed. */
 		ue_enablers_stats(pe->set, &st);
 		timeout = st.unconfirmed ? UE_PROC_EVENTS_GRACE_MS : -1;
+		/* Polling: often while processes hold enablers, else twice a second. */
+		if (pe->polling)
+			timeout = st.unconfirmed ? UE_PROC_EVENTS_GRACE_MS : st.processes ? POLL_MS : 500;
 		if (poll(fds, 3, timeout) < 0 && errno != EINTR)
 			break;
 		if (fds[1].revents)
@@ -340,6 +646,15 @@ static void *listen_thread(void *arg)
 		listener_pass(pe);
 	}
 	return NULL;
+}
+
+/* Whether the kernel lists a task's children (CONFIG_PROC_CHILDREN). */
+static bool children_listed(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+	return access(path, R_OK) == 0;
 }
 
 int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
@@ -356,16 +671,23 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 	pe->kick_fd = -1;
 	pthread_mutex_init(&pe->lock, NULL);
 	pe->sock = open_connector();
-	if (pe->sock < 0) {
+	if (pe->sock < 0 && !children_listed()) {
 		fprintf(stderr,
-			"usereventsd: proc connector unavailable (%s): fork children do not "
-			"inherit enablers; exits and execs are found by the periodic sweep\n",
+			"usereventsd: proc connector unavailable (%s) and no "
+			"/proc/PID/task/TID/children (CONFIG_PROC_CHILDREN): fork children do "
+			"not inherit enablers; exits and execs are found by the periodic sweep\n",
 			strerror(-pe->sock));
 		pe->sock = -1;
 		*ret = pe;
 		return 0;
 	}
-	ue_enablers_track_reports(set);
+	if (pe->sock < 0) {
+		/* Unprivileged (no CAP_NET_ADMIN): forks are found by reading children. */
+		pe->sock = -1;
+		pe->polling = true;
+	} else {
+		ue_enablers_track_reports(set);
+	}
 	pe->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pe->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (pe->stop_fd < 0 || pe->kick_fd < 0) {
@@ -409,6 +731,8 @@ void ue_proc_events_stop(struct ue_proc_events *pe)
 		close(pe->kick_fd);
 	pthread_mutex_destroy(&pe->lock);
 	free(pe->batch);
+	free(pe->seen);
+	free(pe->queue);
 	free(pe);
 }
 
@@ -419,6 +743,7 @@ void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats
 		return;
 	/* No lock: a reader of the stats file must not wait behind a blocked sync. */
 	ret->connected = pe->sock >= 0;
+	ret->polling = pe->polling;
 	ret->events = __atomic_load_n(&pe->events, __ATOMIC_RELAXED);
 	ret->forks = __atomic_load_n(&pe->forks, __ATOMIC_RELAXED);
 	ret->overruns = __atomic_load_n(&pe->overruns, __ATOMIC_RELAXED);

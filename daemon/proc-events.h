@@ -22,6 +22,7 @@ struct ue_proc_events;
 
 struct ue_proc_events_stats {
 	bool connected;		/* the proc connector is in use */
+	bool polling;		/* else forks are found in /proc/PID/task/TID/children */
 	uint64_t events;	/* fork, exec and exit events read */
 	uint64_t forks;		/* forks of processes that held enablers */
 	uint64_t overruns;	/* times the socket lost events (ENOBUFS) */
