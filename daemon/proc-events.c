@@ -633,9 +633,12 @@ static void *listen_thread(void *arg)
 		/* Unconfirmed children are confirmed once their grace has passed. */
 		ue_enablers_stats(pe->set, &st);
 		timeout = st.unconfirmed ? UE_PROC_EVENTS_GRACE_MS : -1;
-		/* Polling: often while processes hold enablers, else twice a second. */
-		if (pe->polling)
-			timeout = st.unconfirmed ? UE_PROC_EVENTS_GRACE_MS : st.processes ? POLL_MS : 500;
+		/*
+		 * Polling: all the time (a process that registers now may fork
+		 * at once; a pass with nothing known reads nothing).
+		 */
+		if (pe->polling && !st.unconfirmed)
+			timeout = POLL_MS;
 		if (poll(fds, 3, timeout) < 0 && errno != EINTR)
 			break;
 		if (fds[1].revents)
