@@ -280,6 +280,34 @@ static int check_live_mount(const char *mountpoint, bool replace)
 	return 0;
 }
 
+/*
+ * Unprivileged, the daemon reads and writes its clients' memory as the user
+ * (/proc/PID/mem: ptrace access).  Yama narrows that to descendants (1) or
+ * to nobody (2, 3): say so, since the clients will only see EFAULT.
+ */
+static void warn_ptrace_scope(void)
+{
+	char c = '0';
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (read(fd, &c, 1) != 1)
+		c = '0';
+	close(fd);
+	if (c == '1')
+		fprintf(stderr,
+			UE_DAEMON_NAME ": kernel.yama.ptrace_scope is 1: not root, this daemon "
+				       "reaches the memory of its own descendants only; other "
+				       "programs get EFAULT when they register (run it as root, or "
+				       "set the scope to 0)\n");
+	else if (c != '0')
+		fprintf(stderr,
+			UE_DAEMON_NAME ": kernel.yama.ptrace_scope is %c: this daemon cannot "
+				       "reach any program's memory; registrations get EFAULT%s\n",
+			c, c == '2' ? " (run it as root)" : "");
+}
+
 /* Say what is wrong in terms a user can act on, before libfuse tries. */
 static int check_environment(const char *mountpoint, bool replace)
 {
@@ -331,6 +359,8 @@ static int check_environment(const char *mountpoint, bool replace)
 			UE_DAEMON_NAME ": not root and fusermount3 is not installed: run as root "
 				       "or install fuse3\n");
 		return -1;
+	} else {
+		warn_ptrace_scope();
 	}
 	return 0;
 }

@@ -58,6 +58,7 @@ struct ue_proc_events {
 	uint64_t sync_timeouts;	/* requests served without waiting for the sync */
 	/* Without the connector: the children poller (pe->sock < 0, polling). */
 	bool polling;
+	bool aslr_off;		/* kernel.randomize_va_space is 0 */
 	struct seen_child *seen; /* children met so far, by tgid */
 	size_t nseen, capseen;
 	pid_t *queue;		/* processes to scan in one pass */
@@ -388,7 +389,7 @@ static void child_found(struct ue_proc_events *pe, pid_t tid, pid_t tgid, pid_t 
 		pe->unseen_forks++;
 		return;
 	}
-	if (no_aslr(child)) {
+	if (pe->aslr_off || no_aslr(child)) {
 		/* An exec would keep the stack start: no proof holds without exec reports. */
 		pe->unseen_forks++;
 		return;
@@ -651,6 +652,20 @@ static void *listen_thread(void *arg)
 	return NULL;
 }
 
+/* Whether address-space randomization is off for every process. */
+static bool aslr_off(void)
+{
+	char c = '2';
+	int fd = open("/proc/sys/kernel/randomize_va_space", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = '2';
+		close(fd);
+	}
+	return c == '0';
+}
+
 /* Whether the kernel lists a task's children (CONFIG_PROC_CHILDREN). */
 static bool children_listed(void)
 {
@@ -686,8 +701,16 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 	}
 	if (pe->sock < 0) {
 		/* Unprivileged (no CAP_NET_ADMIN): forks are found by reading children. */
+		r = pe->sock;
 		pe->sock = -1;
 		pe->polling = true;
+		pe->aslr_off = aslr_off();
+		if (pe->aslr_off)
+			fprintf(stderr, "usereventsd: proc connector unavailable (%s) and "
+					"kernel.randomize_va_space is 0: fork children do not "
+					"inherit enablers (without exec reports, only a new stack "
+					"start shows an exec)\n",
+				strerror(-r));
 	} else {
 		ue_enablers_track_reports(set);
 	}
