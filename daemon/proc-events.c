@@ -21,7 +21,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>
-#include <sys/personality.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -69,7 +68,6 @@ struct ue_proc_events {
 /* A child the poller met: its fork is noted once, whatever its parent does later. */
 struct seen_child {
 	pid_t tgid;
-	uint64_t start_time;
 	bool mark;		/* listed by a scan of this pass */
 };
 
@@ -296,30 +294,6 @@ static int read_stat(pid_t pid, pid_t *ppid, uint64_t *start_time)
 	return 0;
 }
 
-/*
- * Whether @pid runs without address-space randomization (setarch -R): then
- * an exec of the same program keeps the stack start, the fork's proof.
- */
-static bool no_aslr(pid_t pid)
-{
-	char path[64], buf[32];
-	unsigned long pers = ADDR_NO_RANDOMIZE;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/personality", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		pers = strtoul(buf, NULL, 16);
-	}
-	return pers & ADDR_NO_RANDOMIZE;
-}
-
 static struct seen_child *seen_find(struct ue_proc_events *pe, pid_t tgid, size_t *at)
 {
 	size_t lo = 0, hi = pe->nseen;
@@ -336,7 +310,7 @@ static struct seen_child *seen_find(struct ue_proc_events *pe, pid_t tgid, size_
 	return lo < pe->nseen && pe->seen[lo].tgid == tgid ? &pe->seen[lo] : NULL;
 }
 
-static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid, uint64_t start_time)
+static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid)
 {
 	if (pe->nseen == pe->capseen) {
 		size_t ncap = pe->capseen ? pe->capseen * 2 : 64;
@@ -351,7 +325,7 @@ static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid, uint64_t 
 		pe->capseen = ncap;
 	}
 	memmove(&pe->seen[at + 1], &pe->seen[at], (pe->nseen - at) * sizeof(*pe->seen));
-	pe->seen[at] = (struct seen_child){ .tgid = tgid, .start_time = start_time, .mark = true };
+	pe->seen[at] = (struct seen_child){ .tgid = tgid, .mark = true };
 	pe->nseen++;
 	return true;
 }
@@ -374,22 +348,22 @@ static void queue_add(struct ue_proc_events *pe, pid_t tgid)
 static void child_found(struct ue_proc_events *pe, pid_t tid, pid_t tgid, pid_t child)
 {
 	struct seen_child *sc;
-	uint64_t start;
 	size_t at;
-	pid_t ppid;
 
+	/*
+	 * Nothing of the child is read here, under pe->lock: a read of its
+	 * /proc files may wait for an exec that waits for this daemon.
+	 */
 	sc = seen_find(pe, child, &at);
 	if (sc) {
 		sc->mark = true;
 		return;
 	}
-	if (read_stat(child, &ppid, &start) < 0 || ppid != tgid)
-		return; /* gone, or reparented since the list was read */
-	if (!seen_add(pe, at, child, start)) {
+	if (!seen_add(pe, at, child)) {
 		pe->unseen_forks++;
 		return;
 	}
-	if (pe->aslr_off || no_aslr(child)) {
+	if (pe->aslr_off) {
 		/* An exec would keep the stack start: no proof holds without exec reports. */
 		pe->unseen_forks++;
 		return;
@@ -452,37 +426,62 @@ static void scan_from(struct ue_proc_events *pe, pid_t tgid)
 		scan_children(pe, pe->queue[i]);
 }
 
-/* The periodic pass: children of every known process; forget children that are gone. */
-static void poll_pass_locked(struct ue_proc_events *pe)
+/* The tgids @list() gives, in a buffer of their own (NULL: out of memory). */
+static pid_t *tgids(struct ue_enablers *set, size_t (*list)(struct ue_enablers *, pid_t *, size_t),
+		    size_t *ret_n)
 {
-	size_t cap = 256, n, i, j;
-	pid_t *known = NULL;
+	size_t cap = 256;
+	pid_t *buf = NULL;
 
 	for (;;) {
-		pid_t *k = realloc(known, cap * sizeof(*k));
+		pid_t *b = realloc(buf, cap * sizeof(*b));
 
-		if (!k) {
-			free(known);
-			return;
+		if (!b) {
+			free(buf);
+			return NULL;
 		}
-		known = k;
-		n = ue_enablers_known(pe->set, known, cap);
-		if (n < cap)
-			break;
+		buf = b;
+		*ret_n = list(set, buf, cap);
+		if (*ret_n < cap)
+			return buf;
 		cap *= 2;
 	}
+}
+
+/*
+ * The periodic pass: children of every known process; then of every
+ * process found dead since the last pass (its children forked before it
+ * died are still listed, an exec'd one's as its pid's), which is then
+ * reported, as the connector would; forget children that are gone.
+ */
+static void poll_pass_locked(struct ue_proc_events *pe)
+{
+	size_t n = 0, ndead = 0, i, j;
+	pid_t *known, *dead;
+
+	known = tgids(pe->set, ue_enablers_known, &n);
+	dead = tgids(pe->set, ue_enablers_unreported, &ndead);
 	for (i = 0; i < pe->nseen; i++)
 		pe->seen[i].mark = false;
-	for (i = 0; i < n; i++)
+	for (i = 0; known && i < n; i++)
 		scan_from(pe, known[i]);
+	for (i = 0; dead && i < ndead; i++) {
+		scan_from(pe, dead[i]);
+		ue_enablers_drop_process(pe->set, dead[i]);
+	}
 	free(known);
-	/* A child no scan listed has exited, or its parent has (or is no longer known). */
+	free(dead);
+	/*
+	 * A child no scan listed has exited, or its parent has (or is no longer
+	 * known): forgotten once its pid is free.  A reused pid keeps the entry
+	 * (a lookup, which never waits): the only harm, that a new child with
+	 * that pid inherits nothing, errs on the safe side.
+	 */
 	for (i = j = 0; i < pe->nseen; i++) {
-		uint64_t start;
-		pid_t ppid;
+		char path[32];
 
-		if (!pe->seen[i].mark && (read_stat(pe->seen[i].tgid, &ppid, &start) < 0 ||
-					  start != pe->seen[i].start_time))
+		snprintf(path, sizeof(path), "/proc/%d", (int)pe->seen[i].tgid);
+		if (!pe->seen[i].mark && access(path, F_OK) < 0)
 			continue;
 		pe->seen[j++] = pe->seen[i];
 	}
@@ -494,7 +493,20 @@ static void poll_pass_locked(struct ue_proc_events *pe)
  * changes its enablers), and, when it is not known itself, the chain from
  * its nearest known ancestor down to it.
  */
-static void poll_caller_locked(struct ue_proc_events *pe, pid_t tgid)
+static void poll_caller_locked(struct ue_proc_events *pe, pid_t tgid, pid_t ancestor)
+{
+	/* From the known ancestor down: a child that inherits is scanned in turn. */
+	if (ancestor > 0)
+		scan_from(pe, ancestor);
+	scan_from(pe, tgid);
+}
+
+/*
+ * The nearest known ancestor of @tgid when @tgid is not known, else 0.
+ * Read without pe->lock: an ancestor in the middle of an exec may make its
+ * /proc files wait (the caller cannot: it waits in our request).
+ */
+static pid_t known_ancestor(struct ue_proc_events *pe, pid_t tgid)
 {
 	unsigned int n = 0;
 	pid_t p = tgid;
@@ -503,15 +515,11 @@ static void poll_caller_locked(struct ue_proc_events *pe, pid_t tgid)
 		uint64_t start;
 		pid_t pp;
 
-		if (n == MAX_ANCESTORS || read_stat(p, &pp, &start) < 0 || pp <= 1)
-			break;
-		n++;
+		if (n++ == MAX_ANCESTORS || read_stat(p, &pp, &start) < 0 || pp <= 1)
+			return 0;
 		p = pp;
 	}
-	/* From the known ancestor down: a child that inherits is scanned in turn. */
-	if (n && ue_enablers_knows(pe->set, p))
-		scan_from(pe, p);
-	scan_from(pe, tgid);
+	return p == tgid ? 0 : p;
 }
 
 /* Wake the thread to verify the fork records the last read made. */
@@ -564,9 +572,11 @@ void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
 	uint64_t start;
 
 	if (pe && pe->polling && caller) {
+		pid_t ancestor = known_ancestor(pe, ue_proc_tgid(caller));
+
 		if (!lock_bounded(pe))
 			return;
-		poll_caller_locked(pe, ue_proc_tgid(caller));
+		poll_caller_locked(pe, ue_proc_tgid(caller), ancestor);
 		kick_locked(pe);
 		pthread_mutex_unlock(&pe->lock);
 		/*
@@ -704,6 +714,12 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 		r = pe->sock;
 		pe->sock = -1;
 		pe->polling = true;
+		/*
+		 * A parent found dead (exec, exit) before its fork was seen is
+		 * kept for it, as with the connector, for at most 2 s (no report).
+		 */
+		ue_enablers_track_reports(set);
+		ue_enablers_keep_exec_forks(set);
 		pe->aslr_off = aslr_off();
 		if (pe->aslr_off)
 			fprintf(stderr, "usereventsd: proc connector unavailable (%s) and "
