@@ -377,10 +377,46 @@ static void child_found(struct ue_proc_events *pe, pid_t tid, pid_t tgid, pid_t 
 	}
 }
 
-/* Every child of every thread of @tgid. */
+/* The whole of a children file into @buf (grown as needed); its length, or -1. */
+static ssize_t read_children(const char *path, char **buf, size_t *cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		if (*cap - len < 256) {
+			size_t ncap = *cap ? *cap * 2 : 4096;
+			char *b = ncap <= (1u << 22) ? realloc(*buf, ncap) : NULL;
+
+			if (!b)
+				break;
+			*buf = b;
+			*cap = ncap;
+		}
+		n = read(fd, *buf + len, *cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	(*buf)[len] = '\0';
+	return (ssize_t)len;
+}
+
+/*
+ * Every child of every thread of @tgid.  The kernel's list is walked by
+ * position, so a sibling that exits during the read can hide another child
+ * (proc(5): not reliable unless the children are stopped): the file is
+ * read until two reads in a row agree (at most 4), every child of every
+ * read taken.
+ */
 static void scan_children(struct ue_proc_events *pe, pid_t tgid)
 {
-	char path[96], buf[4096];
+	char path[96], *buf = NULL, *prev = NULL;
+	size_t cap = 0, pcap = 0;
 	struct dirent *de;
 	DIR *dir;
 
@@ -390,19 +426,18 @@ static void scan_children(struct ue_proc_events *pe, pid_t tgid)
 		return;
 	while ((de = readdir(dir))) {
 		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
-		char *p, *end;
-		ssize_t n;
-		int fd;
+		ssize_t n, pn = -1;
 
 		if (tid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)tgid, (int)tid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		/* One read: the kernel lists from offset 0 what fits; a longer list is read on. */
-		while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
-			buf[n] = '\0';
+		for (int tries = 0; tries < 4; tries++) {
+			char *p, *end, *t;
+			size_t tc;
+
+			n = read_children(path, &buf, &cap);
+			if (n < 0 || (n == pn && memcmp(buf, prev, (size_t)n) == 0))
+				break;
 			for (p = buf;; p = end) {
 				long c = strtol(p, &end, 10);
 
@@ -411,10 +446,15 @@ static void scan_children(struct ue_proc_events *pe, pid_t tgid)
 				if (c > 0)
 					child_found(pe, tid, tgid, (pid_t)c);
 			}
+			/* This read becomes the one the next is compared with. */
+			t = prev, prev = buf, buf = t;
+			tc = pcap, pcap = cap, cap = tc;
+			pn = n;
 		}
-		close(fd);
 	}
 	closedir(dir);
+	free(buf);
+	free(prev);
 }
 
 /* Scan @tgid and, in the same pass, every child found to inherit. */
