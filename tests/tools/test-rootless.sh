@@ -123,7 +123,7 @@ nothing_left "run"
 
 # The raw-ABI example (interposed): its own count of records is the summary's.
 # (Unprivileged, nothing is bound on /sys/kernel/tracing: it is given the mount.)
-as_user "$tool" run -q -e 'user_events:*' -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$ex" \
+as_user "$tool" run -q -e 'user_events:*' -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 3' "$ex" \
 	>"$work/ex.out" 2>"$work/ex.err"
 rc=$?
 wrote=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/ex.out")
