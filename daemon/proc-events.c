@@ -647,6 +647,24 @@ void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
 		ue_enablers_confirm(pe->set, caller, start);
 }
 
+void ue_proc_events_closing(struct ue_proc_events *pe, pid_t tid)
+{
+	/*
+	 * A process's descriptors are closed (FLUSH) before its children are
+	 * given to another parent, so a known process that exits, or execs,
+	 * has its children read here first.  Only its main thread's (tid =
+	 * tgid): nothing else of it is read, it may be in the middle of an
+	 * exec that waits for this FLUSH.
+	 */
+	if (!pe || !pe->polling || tid <= 0 || !ue_enablers_knows(pe->set, tid))
+		return;
+	if (!lock_bounded(pe))
+		return;
+	scan_from(pe, tid);
+	kick_locked(pe);
+	pthread_mutex_unlock(&pe->lock);
+}
+
 /* The thread: read, verify every fork record, confirm children past their grace. */
 static void listener_pass(struct ue_proc_events *pe)
 {

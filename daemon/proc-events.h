@@ -64,6 +64,17 @@ void ue_proc_events_stop(struct ue_proc_events *pe);
  */
 void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller);
 
+/**
+ * ue_proc_events_closing - a process closed a file of ours (FUSE FLUSH)
+ * @pe: the listener (NULL is ignored)
+ * @tid: the thread that closed it
+ *
+ * Without the connector: a process exiting closes its descriptors before
+ * its children are reparented, so the children of a known process are read
+ * once more now.  Reads nothing of @tid itself (it may be in an exec).
+ */
+void ue_proc_events_closing(struct ue_proc_events *pe, pid_t tid);
+
 /** ue_proc_events_stats - counters of the listener */
 void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats *ret);
 
