@@ -110,6 +110,13 @@ struct ue_enablers {
 	unsigned int npending;		      /* handles with pending set */
 	uint64_t fork_seq;		      /* the last fork_rec.seq given */
 	bool reports;			      /* a connector reports execs and exits */
+	/*
+	 * The children poller: records of children that exec'd before their
+	 * proof, kept until their own children, forked before that exec, are
+	 * read (ue_enablers_drop_process() of the child ends them).
+	 */
+	bool keep_exec_forks;
+	struct fork_rec *exec_forks;
 	pthread_t *workers;
 	unsigned int nworkers, idle;
 	bool stopping;

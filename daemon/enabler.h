@@ -328,6 +328,50 @@ int ue_enablers_prove_caller(struct ue_enablers *set, struct ue_proc *caller, ui
 int ue_enablers_confirm(struct ue_enablers *set, struct ue_proc *caller, uint64_t opened_before_ns);
 
 /**
+ * ue_enablers_known - the processes whose forks matter
+ * @set: the set
+ * @buf: where to put their ids
+ * @max: room in @buf
+ *
+ * For the children poller (no proc connector): the tgid of every process
+ * with a live handle and of every child whose fork record is not proven yet.
+ *
+ * Return: how many were put in @buf (at most @max).
+ */
+size_t ue_enablers_known(struct ue_enablers *set, pid_t *buf, size_t max);
+
+/**
+ * ue_enablers_unreported - processes found dead whose exec or exit is not reported
+ * @set: the set (ue_enablers_track_reports() on)
+ * @buf: where to put their ids
+ * @max: room in @buf
+ *
+ * For the children poller: their children are read once more, then they
+ * are reported (ue_enablers_drop_process()).
+ *
+ * Return: how many were put in @buf (at most @max).
+ */
+size_t ue_enablers_unreported(struct ue_enablers *set, pid_t *buf, size_t max);
+
+/**
+ * ue_enablers_keep_exec_forks - keep the record of a child that exec'd before its proof
+ * @set: the set
+ *
+ * For the children poller, which learns of forks late: a child found
+ * exec'd inherits nothing, but its own children forked before that exec
+ * still inherit its record, until ue_enablers_drop_process() of it (the
+ * poller calls it once it has read those children: ue_enablers_unreported()
+ * lists it until then).
+ */
+void ue_enablers_keep_exec_forks(struct ue_enablers *set);
+
+/**
+ * ue_enablers_knows - whether @tgid has a live handle or a fork record, or
+ * is dead and not reported yet
+ */
+bool ue_enablers_knows(struct ue_enablers *set, pid_t tgid);
+
+/**
  * ue_enablers_track_reports - a proc connector reports every exec and exit
  * @set: the set
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * fork: what a fork child inherits.  Fork records copied when the proc
- * connector reports a fork, the proof that a child's memory handle is the
+ * connector reports a fork (or the children poller finds one), the proof that a child's memory handle is the
  * forked child's (kcmp, identity, the parent's mappings and bytes), the
  * child's confirmation after a later read of the connector, and their
  * voiding on exec, exit or lost events.  See docs/ARCHITECTURE.md,
@@ -127,6 +127,10 @@ void ue_en_forks_discard_locked(struct ue_enablers *set)
 		fork_unlink_locked(set, &set->forks, f);
 		fork_drop_locked(set, f);
 	}
+	while ((f = set->exec_forks)) {
+		set->exec_forks = f->next;
+		fork_drop_locked(set, f);
+	}
 }
 
 void ue_en_forks_cancel_locked(struct ue_enablers *set, pid_t tgid)
@@ -141,6 +145,15 @@ void ue_en_forks_cancel_locked(struct ue_enablers *set, pid_t tgid)
 	for (f = set->claimed; f; f = f->next)
 		if (f->child == tgid)
 			f->cancelled = true;
+	/* Kept for the children it forked before its exec: they have been read. */
+	for (struct fork_rec **pp = &set->exec_forks; (f = *pp);) {
+		if (f->child != tgid) {
+			pp = &f->next;
+			continue;
+		}
+		*pp = f->next;
+		fork_drop_locked(set, f);
+	}
 }
 
 int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgid, pid_t child)
@@ -184,6 +197,8 @@ int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgi
 
 		if (!pf)
 			pf = fork_find(set->claimed, parent_tgid);
+		if (!pf)
+			pf = fork_find(set->exec_forks, parent_tgid);
 		if (pf) {
 			src = pf->enablers;
 			f->parent_stack = pf->parent_stack;
@@ -332,10 +347,19 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 		 * exec'd (or exited) before its fork was verified.
 		 */
 		if (in && cid->tgid == f->child &&
-		    (cid->start_stack != f->parent_stack || ue_procmem_alive(mem) == 0))
+		    (cid->start_stack != f->parent_stack || ue_procmem_alive(mem) == 0)) {
 			set->gone_forks++;
-		else
+			if (set->keep_exec_forks && !f->cancelled) {
+				/* Its children forked before the exec inherit from it. */
+				fork_unlink_locked(set, &set->claimed, f);
+				f->next = set->exec_forks;
+				set->exec_forks = f;
+				pthread_mutex_unlock(&set->lock);
+				goto out;
+			}
+		} else {
 			set->refused++;
+		}
 		goto drop_locked;
 	}
 	if (f->cancelled) {
@@ -542,6 +566,64 @@ int ue_enablers_prove_caller(struct ue_enablers *set, struct ue_proc *caller, ui
 		return 1;
 	confirm(set, tgid, read_ns);
 	return 0;
+}
+
+size_t ue_enablers_known(struct ue_enablers *set, pid_t *buf, size_t max)
+{
+	struct fork_rec *f;
+	struct proc *p;
+	size_t n = 0;
+
+	if (!set)
+		return 0;
+	pthread_mutex_lock(&set->lock);
+	for (p = set->procs; p && n < max; p = p->next)
+		if (!p->gone)
+			buf[n++] = p->id.tgid;
+	for (f = set->forks; f && n < max; f = f->next)
+		buf[n++] = f->child;
+	for (f = set->claimed; f && n < max; f = f->next)
+		buf[n++] = f->child;
+	pthread_mutex_unlock(&set->lock);
+	return n;
+}
+
+size_t ue_enablers_unreported(struct ue_enablers *set, pid_t *buf, size_t max)
+{
+	size_t n = 0;
+
+	if (!set)
+		return 0;
+	pthread_mutex_lock(&set->lock);
+	for (struct proc *p = set->graveyard; p && n < max; p = p->next)
+		if (p->unreported)
+			buf[n++] = p->id.tgid;
+	for (struct fork_rec *f = set->exec_forks; f && n < max; f = f->next)
+		buf[n++] = f->child;
+	pthread_mutex_unlock(&set->lock);
+	return n;
+}
+
+void ue_enablers_keep_exec_forks(struct ue_enablers *set)
+{
+	pthread_mutex_lock(&set->lock);
+	set->keep_exec_forks = true;
+	pthread_mutex_unlock(&set->lock);
+}
+
+bool ue_enablers_knows(struct ue_enablers *set, pid_t tgid)
+{
+	bool found;
+
+	if (!set)
+		return false;
+	pthread_mutex_lock(&set->lock);
+	found = find_tgid_locked(set, tgid) || fork_find(set->forks, tgid) ||
+		fork_find(set->claimed, tgid) || fork_find(set->exec_forks, tgid);
+	for (struct proc *p = set->graveyard; p && !found; p = p->next)
+		found = p->unreported && p->id.tgid == tgid;
+	pthread_mutex_unlock(&set->lock);
+	return found;
 }
 
 void ue_enablers_track_reports(struct ue_enablers *set)

@@ -142,7 +142,8 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       (unsigned long long)es.failed_writes, (unsigned long long)es.late_updates,
 		       (unsigned long long)es.dead_processes, (unsigned long long)es.inherited,
 		       (unsigned long long)es.unconfirmed, (unsigned long long)es.refused_forks,
-		       (unsigned long long)es.gone_forks, (unsigned long long)es.shared_vm, ps.connected ? "connected" : "unavailable",
+		       (unsigned long long)es.gone_forks, (unsigned long long)es.shared_vm,
+		       ps.connected ? "connected" : ps.polling ? "polling" : "unavailable",
 		       (unsigned long long)ps.events, (unsigned long long)ps.forks,
 		       (unsigned long long)ps.overruns, (unsigned long long)ps.sync_timeouts);
 	/* libuserevents' shared-memory rings: records, and drops of full rings. */

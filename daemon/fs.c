@@ -15,6 +15,7 @@
 
 #include "fs.h"
 #include "native.h"
+#include "proc-events.h"
 
 /* Entries that never change may be cached; the others are looked up each time. */
 #define STATIC_TIMEOUT 3600.0
@@ -409,6 +410,8 @@ static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	(void)ino;
 	if (fh->ops->flush)
 		fh->ops->flush(ue_req_daemon(req), fh);
+	/* Before an exiting process's children are reparented (no proc connector). */
+	ue_proc_events_closing(ue_req_daemon(req)->procev, fuse_req_ctx(req)->pid);
 	fuse_reply_err(req, 0);
 }
 

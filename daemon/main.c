@@ -43,7 +43,8 @@ static void usage(FILE *out)
 		"  -f                   stay in the foreground\n"
 		"  -d                   print every FUSE request (implies -f)\n"
 		"  -o OPTIONS           comma-separated options:\n"
-		"       uid=N, gid=N    owner of every file (default: 0, 0)\n"
+		"       uid=N, gid=N    owner of every file (default: the daemon's own\n"
+		"                       uid and gid: 0, 0 as root)\n"
 		"       mode=OCTAL      mode of the mount's root directory (default: 0700)\n"
 		"       max_events=N    most events at a time (default: %u, as\n"
 		"                       kernel.user_events_max); more fail with EMFILE\n"
@@ -285,6 +286,34 @@ static int check_live_mount(const char *mountpoint, bool replace)
 	return 0;
 }
 
+/*
+ * Unprivileged, the daemon reads and writes its clients' memory as the user
+ * (/proc/PID/mem: ptrace access).  Yama narrows that to descendants (1) or
+ * to nobody (2, 3): say so, since the clients will only see EFAULT.
+ */
+static void warn_ptrace_scope(void)
+{
+	char c = '0';
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (read(fd, &c, 1) != 1)
+		c = '0';
+	close(fd);
+	if (c == '1')
+		fprintf(stderr,
+			UE_DAEMON_NAME ": kernel.yama.ptrace_scope is 1: not root, this daemon "
+				       "reaches the memory of its own descendants only; other "
+				       "programs get EFAULT when they register (run it as root, or "
+				       "set the scope to 0)\n");
+	else if (c != '0')
+		fprintf(stderr,
+			UE_DAEMON_NAME ": kernel.yama.ptrace_scope is %c: this daemon cannot "
+				       "reach any program's memory; registrations get EFAULT%s\n",
+			c, c == '2' ? " (run it as root)" : "");
+}
+
 /* Say what is wrong in terms a user can act on, before libfuse tries. */
 static int check_environment(const char *mountpoint, bool replace)
 {
@@ -336,6 +365,8 @@ static int check_environment(const char *mountpoint, bool replace)
 			UE_DAEMON_NAME ": not root and fusermount3 is not installed: run as root "
 				       "or install fuse3\n");
 		return -1;
+	} else {
+		warn_ptrace_scope();
 	}
 	return 0;
 }
@@ -464,6 +495,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ue_daemon_opts opts = {
+		/* Unprivileged, only the files' owner can reach its own mount (no allow_other). */
+		.uid = geteuid(),
+		.gid = getegid(),
 		.root_mode = 0700,
 		.buffer_kb = UE_DEFAULT_BUFFER_KB,
 		.max_threads = DEFAULT_MAX_THREADS,

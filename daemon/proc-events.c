@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,6 +27,12 @@
 /* Receive buffer asked for: a burst of forks must not overrun it. */
 #define RCVBUF_BYTES (8 << 20)
 #define RECV_BYTES 8192
+/* Without the connector: how often the children of known processes are read. */
+#define POLL_MS 50
+/* Most children the poller remembers at a time; more inherit nothing. */
+#define MAX_SEEN_CHILDREN 65536
+/* How far up a caller's ancestors the poller looks for a known process. */
+#define MAX_ANCESTORS 16
 
 struct pevent {
 	unsigned int what;
@@ -47,6 +55,20 @@ struct ue_proc_events {
 	unsigned int new_forks;	/* fork records made by the last read */
 	uint64_t events, forks, overruns;
 	uint64_t sync_timeouts;	/* requests served without waiting for the sync */
+	/* Without the connector: the children poller (pe->sock < 0, polling). */
+	bool polling;
+	bool aslr_off;		/* kernel.randomize_va_space is 0 */
+	struct seen_child *seen; /* children met so far, by tgid */
+	size_t nseen, capseen;
+	pid_t *queue;		/* processes to scan in one pass */
+	size_t nqueue, capqueue;
+	uint64_t polled_forks, unseen_forks;
+};
+
+/* A child the poller met: its fork is noted once, whatever its parent does later. */
+struct seen_child {
+	pid_t tgid;
+	bool mark;		/* listed by a scan of this pass */
 };
 
 static int subscribe(int sock, bool on)
@@ -232,6 +254,314 @@ static uint64_t read_locked(struct ue_proc_events *pe, bool request)
 	return start;
 }
 
+/*
+ * The children poller, when the proc connector is unavailable (no
+ * CAP_NET_ADMIN: an unprivileged daemon).  A fork is found in
+ * /proc/<tgid>/task/<tid>/children of a known process (one with enablers,
+ * or a child with a fork record): by a pass every POLL_MS, and before every
+ * request, of the caller (before its request can change what a child
+ * forked earlier inherits: so the set copied is the one of fork time) and
+ * of its nearest known ancestor when the caller is unknown (so a child's
+ * first request finds what it inherits).  What the child then inherits is
+ * proven exactly as a fork the connector reports (fork.c).
+ */
+
+/* Fields 4 (ppid) and 22 (start time) of /proc/<pid>/stat. */
+static int read_stat(pid_t pid, pid_t *ppid, uint64_t *start_time)
+{
+	char path[64], buf[1024];
+	unsigned long long st;
+	const char *p;
+	ssize_t n;
+	int fd, pp;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	/* After the name, which may hold anything: state, then field 4 on. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &pp, &st) != 2)
+		return -EIO;
+	*ppid = pp;
+	*start_time = st;
+	return 0;
+}
+
+static struct seen_child *seen_find(struct ue_proc_events *pe, pid_t tgid, size_t *at)
+{
+	size_t lo = 0, hi = pe->nseen;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pe->seen[mid].tgid < tgid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo < pe->nseen && pe->seen[lo].tgid == tgid ? &pe->seen[lo] : NULL;
+}
+
+static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid)
+{
+	if (pe->nseen == pe->capseen) {
+		size_t ncap = pe->capseen ? pe->capseen * 2 : 64;
+		struct seen_child *n;
+
+		if (ncap > MAX_SEEN_CHILDREN)
+			return false;
+		n = realloc(pe->seen, ncap * sizeof(*n));
+		if (!n)
+			return false;
+		pe->seen = n;
+		pe->capseen = ncap;
+	}
+	memmove(&pe->seen[at + 1], &pe->seen[at], (pe->nseen - at) * sizeof(*pe->seen));
+	pe->seen[at] = (struct seen_child){ .tgid = tgid, .mark = true };
+	pe->nseen++;
+	return true;
+}
+
+static void queue_add(struct ue_proc_events *pe, pid_t tgid)
+{
+	if (pe->nqueue == pe->capqueue) {
+		size_t ncap = pe->capqueue ? pe->capqueue * 2 : 64;
+		pid_t *n = realloc(pe->queue, ncap * sizeof(*n));
+
+		if (!n)
+			return; /* its children are scanned at its own request, or next pass */
+		pe->queue = n;
+		pe->capqueue = ncap;
+	}
+	pe->queue[pe->nqueue++] = tgid;
+}
+
+/* A child @child of thread @tid of @tgid, listed by the kernel: note its fork once. */
+static void child_found(struct ue_proc_events *pe, pid_t tid, pid_t tgid, pid_t child)
+{
+	struct seen_child *sc;
+	size_t at;
+
+	/*
+	 * Nothing of the child is read here, under pe->lock: a read of its
+	 * /proc files may wait for an exec that waits for this daemon.
+	 */
+	sc = seen_find(pe, child, &at);
+	if (sc) {
+		sc->mark = true;
+		return;
+	}
+	if (!seen_add(pe, at, child)) {
+		pe->unseen_forks++;
+		return;
+	}
+	if (pe->aslr_off) {
+		/* An exec would keep the stack start: no proof holds without exec reports. */
+		pe->unseen_forks++;
+		return;
+	}
+	if (ue_enablers_fork(pe->set, tid, tgid, child) > 0) {
+		__atomic_add_fetch(&pe->forks, 1, __ATOMIC_RELAXED);
+		pe->polled_forks++;
+		pe->new_forks++;
+		/* Its own children inherit what it will: scanned in the same pass. */
+		queue_add(pe, child);
+	}
+}
+
+/* The whole of a children file into @buf (grown as needed); its length, or -1. */
+static ssize_t read_children(const char *path, char **buf, size_t *cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		if (*cap - len < 256) {
+			size_t ncap = *cap ? *cap * 2 : 4096;
+			char *b = ncap <= (1u << 22) ? realloc(*buf, ncap) : NULL;
+
+			if (!b)
+				break;
+			*buf = b;
+			*cap = ncap;
+		}
+		n = read(fd, *buf + len, *cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	(*buf)[len] = '\0';
+	return (ssize_t)len;
+}
+
+/*
+ * Every child of every thread of @tgid.  The kernel's list is walked by
+ * position, so a sibling that exits during the read can hide another child
+ * (proc(5): not reliable unless the children are stopped): the file is
+ * read until two reads in a row agree (at most 4), every child of every
+ * read taken.
+ */
+static void scan_children(struct ue_proc_events *pe, pid_t tgid)
+{
+	char path[96], *buf = NULL, *prev = NULL;
+	size_t cap = 0, pcap = 0;
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+		ssize_t n, pn = -1;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)tgid, (int)tid);
+		for (int tries = 0; tries < 4; tries++) {
+			char *p, *end, *t;
+			size_t tc;
+
+			n = read_children(path, &buf, &cap);
+			if (n < 0 || (n == pn && memcmp(buf, prev, (size_t)n) == 0))
+				break;
+			for (p = buf;; p = end) {
+				long c = strtol(p, &end, 10);
+
+				if (end == p)
+					break;
+				if (c > 0)
+					child_found(pe, tid, tgid, (pid_t)c);
+			}
+			/* This read becomes the one the next is compared with. */
+			t = prev, prev = buf, buf = t;
+			tc = pcap, pcap = cap, cap = tc;
+			pn = n;
+		}
+	}
+	closedir(dir);
+	free(buf);
+	free(prev);
+}
+
+/* Scan @tgid and, in the same pass, every child found to inherit. */
+static void scan_from(struct ue_proc_events *pe, pid_t tgid)
+{
+	pe->nqueue = 0;
+	queue_add(pe, tgid);
+	for (size_t i = 0; i < pe->nqueue; i++)
+		scan_children(pe, pe->queue[i]);
+}
+
+/* The tgids @list() gives, in a buffer of their own (NULL: out of memory). */
+static pid_t *tgids(struct ue_enablers *set, size_t (*list)(struct ue_enablers *, pid_t *, size_t),
+		    size_t *ret_n)
+{
+	size_t cap = 256;
+	pid_t *buf = NULL;
+
+	for (;;) {
+		pid_t *b = realloc(buf, cap * sizeof(*b));
+
+		if (!b) {
+			free(buf);
+			return NULL;
+		}
+		buf = b;
+		*ret_n = list(set, buf, cap);
+		if (*ret_n < cap)
+			return buf;
+		cap *= 2;
+	}
+}
+
+/*
+ * The periodic pass: children of every known process; then of every
+ * process found dead since the last pass (its children forked before it
+ * died are still listed, an exec'd one's as its pid's), which is then
+ * reported, as the connector would; forget children that are gone.
+ */
+static void poll_pass_locked(struct ue_proc_events *pe)
+{
+	size_t n = 0, ndead = 0, i, j;
+	pid_t *known, *dead;
+
+	known = tgids(pe->set, ue_enablers_known, &n);
+	dead = tgids(pe->set, ue_enablers_unreported, &ndead);
+	for (i = 0; i < pe->nseen; i++)
+		pe->seen[i].mark = false;
+	for (i = 0; known && i < n; i++)
+		scan_from(pe, known[i]);
+	for (i = 0; dead && i < ndead; i++) {
+		scan_from(pe, dead[i]);
+		ue_enablers_drop_process(pe->set, dead[i]);
+	}
+	free(known);
+	free(dead);
+	/*
+	 * A child no scan listed has exited, or its parent has (or is no longer
+	 * known): forgotten once its pid is free.  A reused pid keeps the entry
+	 * (a lookup, which never waits): the only harm, that a new child with
+	 * that pid inherits nothing, errs on the safe side.
+	 */
+	for (i = j = 0; i < pe->nseen; i++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "/proc/%d", (int)pe->seen[i].tgid);
+		if (!pe->seen[i].mark && access(path, F_OK) < 0)
+			continue;
+		pe->seen[j++] = pe->seen[i];
+	}
+	pe->nseen = j;
+}
+
+/*
+ * Before a request of @tgid: its own children (forked before this request
+ * changes its enablers), and, when it is not known itself, the chain from
+ * its nearest known ancestor down to it.
+ */
+static void poll_caller_locked(struct ue_proc_events *pe, pid_t tgid, pid_t ancestor)
+{
+	/* From the known ancestor down: a child that inherits is scanned in turn. */
+	if (ancestor > 0)
+		scan_from(pe, ancestor);
+	scan_from(pe, tgid);
+}
+
+/*
+ * The nearest known ancestor of @tgid when @tgid is not known, else 0.
+ * Read without pe->lock: an ancestor in the middle of an exec may make its
+ * /proc files wait (the caller cannot: it waits in our request).
+ */
+static pid_t known_ancestor(struct ue_proc_events *pe, pid_t tgid)
+{
+	unsigned int n = 0;
+	pid_t p = tgid;
+
+	while (!ue_enablers_knows(pe->set, p)) {
+		uint64_t start;
+		pid_t pp;
+
+		if (n++ == MAX_ANCESTORS || read_stat(p, &pp, &start) < 0 || pp <= 1)
+			return 0;
+		p = pp;
+	}
+	return p == tgid ? 0 : p;
+}
+
 /* Wake the thread to verify the fork records the last read made. */
 static void kick_locked(struct ue_proc_events *pe)
 {
@@ -281,6 +611,23 @@ void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
 {
 	uint64_t start;
 
+	if (pe && pe->polling && caller) {
+		pid_t ancestor = known_ancestor(pe, ue_proc_tgid(caller));
+
+		if (!lock_bounded(pe))
+			return;
+		poll_caller_locked(pe, ue_proc_tgid(caller), ancestor);
+		kick_locked(pe);
+		pthread_mutex_unlock(&pe->lock);
+		/*
+		 * No exec report to wait for: the caller is blocked in this
+		 * request, so a handle proven now is its memory (an exec before
+		 * a handle the thread opened shows in the proof's stack start).
+		 */
+		if (ue_enablers_prove_caller(pe->set, caller, ue_enablers_clock_ns()) > 0)
+			ue_enablers_confirm(pe->set, caller, ue_enablers_clock_ns());
+		return;
+	}
 	if (!pe || pe->sock < 0)
 		return;
 	if (!request_read(pe, &start) || !caller)
@@ -300,13 +647,38 @@ void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
 		ue_enablers_confirm(pe->set, caller, start);
 }
 
+void ue_proc_events_closing(struct ue_proc_events *pe, pid_t tid)
+{
+	/*
+	 * A process's descriptors are closed (FLUSH) before its children are
+	 * given to another parent, so a known process that exits, or execs,
+	 * has its children read here first.  Only its main thread's (tid =
+	 * tgid): nothing else of it is read, it may be in the middle of an
+	 * exec that waits for this FLUSH.
+	 */
+	if (!pe || !pe->polling || tid <= 0 || !ue_enablers_knows(pe->set, tid))
+		return;
+	if (!lock_bounded(pe))
+		return;
+	scan_from(pe, tid);
+	kick_locked(pe);
+	pthread_mutex_unlock(&pe->lock);
+}
+
 /* The thread: read, verify every fork record, confirm children past their grace. */
 static void listener_pass(struct ue_proc_events *pe)
 {
 	uint64_t start;
 
 	pthread_mutex_lock(&pe->lock);
-	start = read_locked(pe, false);
+	if (pe->polling) {
+		/* A handle of a process that exec'd is not scanned as the new program. */
+		ue_enablers_sweep(pe->set);
+		start = ue_enablers_clock_ns();
+		poll_pass_locked(pe);
+	} else {
+		start = read_locked(pe, false);
+	}
 	pe->new_forks = 0;
 	pthread_mutex_unlock(&pe->lock);
 	ue_enablers_verify_forks(pe->set);
@@ -319,7 +691,7 @@ static void *listen_thread(void *arg)
 
 	for (;;) {
 		struct pollfd fds[3] = {
-			{.fd = pe->sock, .events = POLLIN},
+			{.fd = pe->sock, .events = POLLIN}, /* -1 when polling: ignored */
 			{.fd = pe->stop_fd, .events = POLLIN},
 			{.fd = pe->kick_fd, .events = POLLIN},
 		};
@@ -330,6 +702,12 @@ static void *listen_thread(void *arg)
 		/* Unconfirmed children are confirmed once their grace has passed. */
 		ue_enablers_stats(pe->set, &st);
 		timeout = st.unconfirmed ? UE_PROC_EVENTS_GRACE_MS : -1;
+		/*
+		 * Polling: all the time (a process that registers now may fork
+		 * at once; a pass with nothing known reads nothing).
+		 */
+		if (pe->polling && !st.unconfirmed)
+			timeout = POLL_MS;
 		if (poll(fds, 3, timeout) < 0 && errno != EINTR)
 			break;
 		if (fds[1].revents)
@@ -340,6 +718,29 @@ static void *listen_thread(void *arg)
 		listener_pass(pe);
 	}
 	return NULL;
+}
+
+/* Whether address-space randomization is off for every process. */
+static bool aslr_off(void)
+{
+	char c = '2';
+	int fd = open("/proc/sys/kernel/randomize_va_space", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = '2';
+		close(fd);
+	}
+	return c == '0';
+}
+
+/* Whether the kernel lists a task's children (CONFIG_PROC_CHILDREN). */
+static bool children_listed(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+	return access(path, R_OK) == 0;
 }
 
 int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
@@ -356,16 +757,37 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 	pe->kick_fd = -1;
 	pthread_mutex_init(&pe->lock, NULL);
 	pe->sock = open_connector();
-	if (pe->sock < 0) {
+	if (pe->sock < 0 && !children_listed()) {
 		fprintf(stderr,
-			"usereventsd: proc connector unavailable (%s): fork children do not "
-			"inherit enablers; exits and execs are found by the periodic sweep\n",
+			"usereventsd: proc connector unavailable (%s) and no "
+			"/proc/PID/task/TID/children (CONFIG_PROC_CHILDREN): fork children do "
+			"not inherit enablers; exits and execs are found by the periodic sweep\n",
 			strerror(-pe->sock));
 		pe->sock = -1;
 		*ret = pe;
 		return 0;
 	}
-	ue_enablers_track_reports(set);
+	if (pe->sock < 0) {
+		/* Unprivileged (no CAP_NET_ADMIN): forks are found by reading children. */
+		r = pe->sock;
+		pe->sock = -1;
+		pe->polling = true;
+		/*
+		 * A parent found dead (exec, exit) before its fork was seen is
+		 * kept for it, as with the connector, for at most 2 s (no report).
+		 */
+		ue_enablers_track_reports(set);
+		ue_enablers_keep_exec_forks(set);
+		pe->aslr_off = aslr_off();
+		if (pe->aslr_off)
+			fprintf(stderr, "usereventsd: proc connector unavailable (%s) and "
+					"kernel.randomize_va_space is 0: fork children do not "
+					"inherit enablers (without exec reports, only a new stack "
+					"start shows an exec)\n",
+				strerror(-r));
+	} else {
+		ue_enablers_track_reports(set);
+	}
 	pe->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pe->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (pe->stop_fd < 0 || pe->kick_fd < 0) {
@@ -409,6 +831,8 @@ void ue_proc_events_stop(struct ue_proc_events *pe)
 		close(pe->kick_fd);
 	pthread_mutex_destroy(&pe->lock);
 	free(pe->batch);
+	free(pe->seen);
+	free(pe->queue);
 	free(pe);
 }
 
@@ -419,6 +843,7 @@ void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats
 		return;
 	/* No lock: a reader of the stats file must not wait behind a blocked sync. */
 	ret->connected = pe->sock >= 0;
+	ret->polling = pe->polling;
 	ret->events = __atomic_load_n(&pe->events, __ATOMIC_RELAXED);
 	ret->forks = __atomic_load_n(&pe->forks, __ATOMIC_RELAXED);
 	ret->overruns = __atomic_load_n(&pe->overruns, __ATOMIC_RELAXED);

@@ -22,6 +22,7 @@ struct ue_proc_events;
 
 struct ue_proc_events_stats {
 	bool connected;		/* the proc connector is in use */
+	bool polling;		/* else forks are found in /proc/PID/task/TID/children */
 	uint64_t events;	/* fork, exec and exit events read */
 	uint64_t forks;		/* forks of processes that held enablers */
 	uint64_t overruns;	/* times the socket lost events (ENOBUFS) */
@@ -62,6 +63,17 @@ void ue_proc_events_stop(struct ue_proc_events *pe);
  * for another reader of the socket (counted in sync_timeouts).
  */
 void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller);
+
+/**
+ * ue_proc_events_closing - a process closed a file of ours (FUSE FLUSH)
+ * @pe: the listener (NULL is ignored)
+ * @tid: the thread that closed it
+ *
+ * Without the connector: a process exiting closes its descriptors before
+ * its children are reparented, so the children of a known process are read
+ * once more now.  Reads nothing of @tid itself (it may be in an exec).
+ */
+void ue_proc_events_closing(struct ue_proc_events *pe, pid_t tid);
 
 /** ue_proc_events_stats - counters of the listener */
 void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats *ret);

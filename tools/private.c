@@ -69,19 +69,26 @@ static void find_daemon(char *out, size_t len)
 	snprintf(out, len, "usereventsd");
 }
 
-static bool mounted_yet(const char *mnt)
+/*
+ * 1 once the mount serves, 0 while the directory is still the empty one we
+ * made, -errno when something is mounted that we cannot reach (EACCES: its
+ * files are another user's).
+ */
+static int mounted_yet(const char *mnt)
 {
 	char p[PATH_MAX + 32];
 
 	snprintf(p, sizeof(p), "%s/user_events_data", mnt);
-	return access(p, F_OK) == 0;
+	if (access(p, F_OK) == 0)
+		return 1;
+	return errno == ENOENT ? 0 : -errno;
 }
 
 /* Start usereventsd -f on p->mnt and wait until the mount serves. */
 static int start_daemon(struct uet_private *p)
 {
 	char daemon[PATH_MAX];
-	int waited = 0, st;
+	int waited = 0, st, r;
 
 	find_daemon(daemon, sizeof(daemon));
 	p->daemon = fork();
@@ -99,7 +106,12 @@ static int start_daemon(struct uet_private *p)
 		fprintf(stderr, UET_PROG ": cannot execute %s: %s\n", daemon, strerror(errno));
 		_exit(127);
 	}
-	while (!mounted_yet(p->mnt)) {
+	while ((r = mounted_yet(p->mnt)) <= 0) {
+		if (r < 0) {
+			/* Mounted, but not for us: say so now rather than time out. */
+			p->mounted = true;
+			return r;
+		}
 		if (waitpid(p->daemon, &st, WNOHANG) == p->daemon) {
 			p->daemon = 0;
 			return -ECHILD;
@@ -191,8 +203,13 @@ static int setup(struct uet_private *p, const char *who)
 	p->have_mnt = true;
 	e = start_daemon(p);
 	if (e < 0) {
-		uet_err("%s: usereventsd did not mount %s: %s", who, p->mnt,
-			e == -ECHILD ? "it exited" : strerror(-e));
+		if (e == -EACCES)
+			uet_err("%s: usereventsd mounted %s, but its files are not open to uid %u: "
+				"its owner must be this user (usereventsd -o uid=,gid=)",
+				who, p->mnt, (unsigned int)geteuid());
+		else
+			uet_err("%s: usereventsd did not mount %s: %s", who, p->mnt,
+				e == -ECHILD ? "it exited (its message is above)" : strerror(-e));
 		return e;
 	}
 	if (p->root) {

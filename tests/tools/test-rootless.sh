@@ -1,0 +1,192 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Rootless tracing (issue 16 item 1): `userevents run` and `record -- CMD`
+# as an ordinary user with no capability, on a host set up as stock Debian
+# is (/dev/fuse 0666, fusermount3 setuid root): the private usereventsd
+# mounts through fusermount3, owns its files as that user, learns of forks
+# without the proc connector, and fork children inherit enable bits
+# (tests/tools/fork_writer).  Then the failures a user meets, each with a
+# message naming its cause: /dev/fuse not open to the user, fusermount3
+# missing, a mount whose files are another user's.
+#
+#   test-rootless.sh USEREVENTS USEREVENTSD FORK_WRITER USER_EVENTS_EXAMPLE
+#
+# Runs as root (CI is root) and drops to the `nobody` account with setpriv
+# (an account that exists: fusermount3 refuses a uid without a name).  The
+# device is made usable as on a stock host without touching the machine's:
+# in a private mount namespace of this test, a device node 10:229 of mode
+# 0666 (or 0600) is bound over /dev/fuse, so nothing is left to restore
+# whatever ends the test.  Exit 77 when the machine cannot run it.
+set -u
+tool=$1 daemon=$2 fork_writer=$3 example=$4
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (to set up /dev/fuse and drop to another user)"
+[ -c /dev/fuse ] || skip "no /dev/fuse"
+command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
+fm=$(command -v fusermount3) || skip "no fusermount3 (package fuse3)"
+# As the fuse3 package installs it; without it no unprivileged FUSE mount exists.
+[ -u "$fm" ] && [ "$(stat -c %u "$fm")" = 0 ] ||
+	skip "$fm is not setuid root (stock Debian's fuse3 installs it so)"
+uid=$(id -u nobody 2>/dev/null) || skip "no user 'nobody'"
+gid=$(id -g nobody)
+[ "$uid" != 0 ] || skip "'nobody' is uid 0"
+[ -r /proc/self/task/$$/children ] || [ -r "/proc/$$/task/$$/children" ] ||
+	skip "no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN): forks cannot be followed"
+
+if [ -z "${UE_ROOTLESS_NS:-}" ]; then
+	UE_ROOTLESS_NS=1 exec unshare -m --propagation private -- "$0" "$@"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ue-rootless.XXXXXX") || exit 1
+cleanup() {
+	# Anything of ours still running is a failure already reported; end it.
+	for p in $(pgrep -U "$uid" -f "$work/bin/"); do
+		kill -KILL "$p" 2>/dev/null
+	done
+	for m in $(awk -v w="$work/" 'index($5, w) == 1 { print $5 }' /proc/self/mountinfo); do
+		umount -l "$m" 2>/dev/null
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+fails=0
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+ok() { echo "ok: $*"; }
+
+# The programs where the user can reach them, in the build tree's layout (the
+# tool finds the daemon at ../daemon/ and the interposer at ../lib/).
+mkdir -p "$work/bin/tools" "$work/bin/daemon" "$work/bin/lib" "$work/dev" "$work/home"
+cp "$tool" "$work/bin/tools/userevents" && cp "$daemon" "$work/bin/daemon/usereventsd" &&
+	cp "$fork_writer" "$example" "$work/bin/" || exit 1
+preload=$(dirname "$tool")/../lib/libuserevents-preload.so
+[ -r "$preload" ] && cp "$preload" "$work/bin/lib/"
+chmod -R a+rX "$work"
+chown "$uid:$gid" "$work/home"
+fw=$work/bin/fork_writer
+ex=$work/bin/$(basename "$example")
+tool=$work/bin/tools/userevents
+unset USEREVENTSD USEREVENTS_TRACEFS USEREVENTS_PRELOAD
+
+# /dev/fuse as a host has it: a node of the same device with MODE, bound on it.
+fuse_mode() {
+	mount | grep -q " on /dev/fuse " && umount /dev/fuse
+	rm -f "$work/dev/fuse"
+	mknod -m "$1" "$work/dev/fuse" c 10 229 || exit 1
+	mount --bind "$work/dev/fuse" /dev/fuse || exit 1
+}
+mount -t tmpfs -o mode=755 ue-rootless-dev "$work/dev" || exit 1
+
+# as_user COMMAND...: the user, its own group only, no capability; in its home.
+as_user() {
+	(cd "$work/home" && HOME=$work/home TMPDIR=$work/home \
+		setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@")
+}
+
+# No daemon, mount or directory of the runs left behind.
+nothing_left() {
+	if pgrep -U "$uid" -f "$work/bin/" >/dev/null; then
+		fail "$1: processes left: $(pgrep -a -U "$uid" -f "$work/bin/" | tr '\n' ';')"
+	fi
+	if grep -q 'fuse.usereventsd' /proc/self/mountinfo; then
+		fail "$1: a usereventsd mount is left"
+	fi
+	if ls -d "$work"/home/userevents-* >/dev/null 2>&1; then
+		fail "$1: mount points left: $(ls -d "$work"/home/userevents-*)"
+	fi
+}
+
+fuse_mode 0666
+echo "# as uid $uid (nobody), /dev/fuse 0666, $fm setuid root"
+
+# ---- run: fork children inherit, every record counted ---------------------
+as_user "$tool" run -e 'user_events:*' -- "$fw" 4 25 >"$work/run.out" 2>"$work/run.err"
+rc=$?
+if [ $rc = 0 ] && grep -q 'all inherited' "$work/run.out"; then
+	ok "run -e as uid $uid: the command and its 4 fork children were traced (exit 0)"
+else
+	fail "run -e as uid $uid: exit $rc"
+	sed 's/^/#   /' "$work/run.out" "$work/run.err"
+fi
+for who in 0 1 2 3 4; do
+	n=$(grep -c "fork_writer: who=0x$who ($who)\$" "$work/run.out")
+	[ "$n" = 25 ] || fail "run: $n records of writer $who, expected 25"
+done
+grep -Eq '^fork_writer +125 ' "$work/run.err" || fail "run: the summary does not count 125 records"
+grep -q 'proc connector unavailable' "$work/run.err" &&
+	fail "run: the daemon still says fork children do not inherit"
+nothing_left "run"
+
+# The raw-ABI example (interposed): its own count of records is the summary's.
+# (Unprivileged, nothing is bound on /sys/kernel/tracing: it is given the mount.)
+as_user "$tool" run -q -e 'user_events:*' -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 3' "$ex" \
+	>"$work/ex.out" 2>"$work/ex.err"
+rc=$?
+wrote=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/ex.out")
+total=$(awk '$1 == "total" { print $2 }' "$work/ex.err")
+if [ $rc = 0 ] && [ -n "$wrote" ] && [ "$wrote" -gt 0 ] && [ "$wrote" = "$total" ]; then
+	ok "run as uid $uid: the example wrote $wrote records, the summary counts $total"
+else
+	fail "run of the example: exit $rc, wrote '$wrote', summary total '$total'"
+	sed 's/^/#   /' "$work/ex.out" "$work/ex.err"
+fi
+nothing_left "run of the example"
+
+# ---- record -- CMD, then report ----------------------------------------------
+as_user "$tool" record -o "$work/home/fw.dat" -- "$fw" 3 10 >"$work/rec.out" 2>"$work/rec.err"
+rc=$?
+if [ $rc = 0 ] && grep -q '^userevents: record: 40 events' "$work/rec.err"; then
+	ok "record -- CMD as uid $uid: 40 events (exit 0)"
+else
+	fail "record -- CMD as uid $uid: exit $rc"
+	sed 's/^/#   /' "$work/rec.out" "$work/rec.err"
+fi
+as_user "$tool" report "$work/home/fw.dat" >"$work/rep.out" 2>"$work/rep.err" ||
+	fail "report as uid $uid: exit $?"
+for who in 0 1 2 3; do
+	n=$(grep -c "fork_writer: who=0x$who ($who)\$" "$work/rep.out")
+	[ "$n" = 10 ] || fail "report: $n records of writer $who, expected 10"
+done
+[ "$(grep -c . "$work/rep.out")" = 40 ] || fail "report: $(grep -c . "$work/rep.out") lines, expected 40"
+nothing_left "record"
+
+# ---- failures, each naming its cause ---------------------------------------
+# expect_fail WHAT PATTERN: run as the user fails at once (no mount timeout).
+expect_fail() {
+	as_user "$tool" run -- true >"$work/f.out" 2>"$work/f.err"
+	rc=$?
+	if [ $rc = 125 ] && grep -q "$2" "$work/f.err" && ! grep -q 'timed out' "$work/f.err"; then
+		ok "$1: exit 125, $(grep -m1 "$2" "$work/f.err")"
+	else
+		fail "$1: exit $rc, expected 125 and a message matching '$2'"
+		sed 's/^/#   /' "$work/f.err"
+	fi
+	nothing_left "$1"
+}
+
+fuse_mode 0600
+expect_fail "/dev/fuse 0600" '/dev/fuse: Permission denied'
+fuse_mode 0666
+
+# fusermount3 not installed: a file that cannot be executed in its place.
+: >"$work/dev/nofm"
+mount --bind "$work/dev/nofm" "$fm" || exit 1
+expect_fail "no fusermount3" 'fusermount3 is not installed'
+umount "$fm"
+
+# A daemon whose files are root's (as the old default): the user is told so.
+cat >"$work/bin/daemon/usereventsd-root-owned" <<EOF
+#!/bin/sh
+exec $work/bin/daemon/usereventsd -o uid=0,gid=0 "\$@"
+EOF
+chmod 755 "$work/bin/daemon/usereventsd-root-owned"
+export USEREVENTSD="$work/bin/daemon/usereventsd-root-owned"
+expect_fail "files owned by root" "its files are not open to uid $uid"
+unset USEREVENTSD
+
+[ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "PASS"
