@@ -2,10 +2,9 @@
 /*
  * stream: `userevents stream`, and the two sources of records it hands to
  * its sink: the live copy of trace_pipe it shares with run (lines filtered
- * by event glob, counted per event name, lost-event notes counted), and,
- * for a sink that needs binary records (--json, --format=perf-decode) or
- * an explicit --format, every CPU's trace_pipe_raw, in time order within
- * each pass.
+ * by event glob, counted per event name, lost-event notes counted), for
+ * --fields; and, for every other output (trace lines by default), every
+ * CPU's trace_pipe_raw, in time order within each pass.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -445,8 +444,11 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	ae.who = "stream";
 	ae.default_globs = o.default_globs;
 	r = uet_autoenable_start(&ae, true);
-	/* --format=text: trace lines rendered from binary records (EventHeader decoded). */
-	if (r == 0 && ((sinks.needs & (UET_SINK_RECORDS | UET_SINK_PAGES)) || o.format_opt)) {
+	/*
+	 * Every format but --fields renders binary records (trace lines with
+	 * EventHeader events decoded); --fields copies the tracefs's own text.
+	 */
+	if (r == 0 && (o.format_opt || strcmp(o.format, "fields") != 0)) {
 		r = stream_raw(tracefs, &o, &ae, &sinks, st.ncpus);
 	} else if (r == 0) {
 		s.globs = o.globs;

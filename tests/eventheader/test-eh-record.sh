@@ -76,12 +76,13 @@ grep -aq '"event":"otlp_metrics","fields":{"protocol":0,"version":"v1","buffer":
 # time: two readers of the same buffer would share its records).
 "$daemon" "$W/mnt" || { no "usereventsd did not mount"; exit 1; }
 live() {	# FORMAT OUT
-	"$tool" --tracefs "$W/mnt" stream --format="$1" -e 'user_events:*' > "$2" 2> "$W/s.err" &
+	if [ "$1" = default ]; then set -- "" "$2"; else set -- "--format=$1" "$2"; fi
+	"$tool" --tracefs "$W/mnt" stream ${1:+"$1"} -e 'user_events:*' > "$2" 2> "$W/s.err" &
 	spids="$!"
 	sleep 0.3
 	"$provider" write "$W/mnt/user_events_data" || no "eh-provider write on the mount"
 	i=0
-	while [ $i -lt 50 ] && ! grep -aq otlp_metrics "$2"; do
+	while [ $i -lt 200 ] && ! grep -aq otlp_metrics "$2"; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -92,6 +93,9 @@ live() {	# FORMAT OUT
 live text "$W/s.text"
 grep -aq ' EhTest:Formats: e1="EPERM(1)" ' "$W/s.text" && grep -aq 'otlp_metrics: ' "$W/s.text" &&
 	ok "stream --format=text decodes EventHeader events" || { no "stream --format=text"; head -3 "$W/s.text" "$W/s.err"; }
+live default "$W/s.default"
+grep -aq ' EhTest:Formats: e1="EPERM(1)" ' "$W/s.default" && grep -aq 'otlp_metrics: ' "$W/s.default" &&
+	ok "stream (no --format) decodes EventHeader events" || { no "stream (no --format)"; head -3 "$W/s.default" "$W/s.err"; }
 live perf-decode "$W/s.pd"
 sed -E -n 's/"time": [0-9]+\.[0-9]{9}, "cpu": [0-9]+, "pid": [0-9]+, "tid": [0-9]+(, )?//p' "$W/s.pd" |
 	sed 's/ } } \]$/ } },/' | grep -a '"n": "EhTest' | diff "$W/theirs" - > /dev/null &&
