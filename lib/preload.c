@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,7 +65,15 @@ static struct pl_event *events[PL_EVENT_HASH];
 
 #define RESOLVE(name) (real_##name = (typeof(real_##name))dlsym(RTLD_NEXT, #name))
 
-__attribute__((constructor)) static void preload_init(void)
+static bool resolved;
+
+/*
+ * The real functions.  A library initialised before us (ours is the first
+ * loaded but not the first initialised: libselinux's constructor, say,
+ * opens and closes files) may call a wrapper before our constructor ran:
+ * every wrapper makes sure of them first (ready()).
+ */
+static void preload_resolve(void)
 {
 	void *p;
 
@@ -97,6 +106,25 @@ __attribute__((constructor)) static void preload_init(void)
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p != MAP_FAILED)
 		fds = p;
+	__atomic_store_n(&resolved, true, __ATOMIC_RELEASE);
+}
+
+static void __attribute__((noinline, cold)) preload_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, preload_resolve);
+}
+
+static inline void ready(void)
+{
+	if (__builtin_expect(!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE), 0))
+		preload_init();
+}
+
+__attribute__((constructor)) static void preload_ctor(void)
+{
+	preload_init();
 }
 
 static inline struct pl_file *file_of(int fd)
@@ -363,6 +391,7 @@ PL_EXPORT int ioctl(int fd, unsigned long req, ...)
 	void *arg;
 	int r, saved;
 
+	ready();
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
@@ -417,6 +446,7 @@ PL_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 	struct pl_file *f = file_of(fd);
 
+	ready();
 	if (__builtin_expect(!f, 1))
 		return pl_real_write(fd, buf, n);
 	return finish(write_one(f, fd, buf, n));
@@ -426,6 +456,7 @@ PL_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
 	struct pl_file *f = file_of(fd);
 
+	ready();
 	if (__builtin_expect(!f, 1))
 		return pl_real_writev(fd, iov, cnt);
 	return finish(writev_any(f, fd, iov, cnt));
@@ -521,12 +552,14 @@ PWRITEV(pwritev64v2, off64_t, true, , int flags)
 
 PL_EXPORT int close(int fd)
 {
+	ready();
 	fd_forget(fd);
 	return real_close(fd);
 }
 
 PL_EXPORT int fclose(FILE *stream)
 {
+	ready();
 	if (stream)
 		fd_forget(fileno(stream));
 	return real_fclose(stream);
@@ -534,8 +567,10 @@ PL_EXPORT int fclose(FILE *stream)
 
 PL_EXPORT int dup(int fd)
 {
-	int r = real_dup(fd);
+	int r;
 
+	ready();
+	r = real_dup(fd);
 	if (r >= 0)
 		fd_dup(fd, r);
 	return r;
@@ -543,8 +578,10 @@ PL_EXPORT int dup(int fd)
 
 PL_EXPORT int dup2(int oldfd, int newfd)
 {
-	int r = real_dup2(oldfd, newfd);
+	int r;
 
+	ready();
+	r = real_dup2(oldfd, newfd);
 	if (r >= 0 && oldfd != newfd)
 		fd_dup(oldfd, newfd);
 	return r;
@@ -552,8 +589,10 @@ PL_EXPORT int dup2(int oldfd, int newfd)
 
 PL_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	int r = real_dup3(oldfd, newfd, flags);
+	int r;
 
+	ready();
+	r = real_dup3(oldfd, newfd, flags);
 	if (r >= 0)
 		fd_dup(oldfd, newfd);
 	return r;
@@ -573,6 +612,7 @@ PL_EXPORT int fcntl(int fd, int cmd, ...)
 	va_list ap;
 	void *arg;
 
+	ready();
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
@@ -584,6 +624,7 @@ PL_EXPORT int fcntl64(int fd, int cmd, ...)
 	va_list ap;
 	void *arg;
 
+	ready();
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
@@ -600,6 +641,7 @@ PL_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
 	int r;
 
+	ready();
 	r = real_close_range ? real_close_range(first, last, flags)
 			     : (int)syscall(SYS_close_range, first, last, flags);
 	if (r == 0 && !(flags & 4 /* CLOSE_RANGE_CLOEXEC */))
@@ -609,6 +651,7 @@ PL_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 
 PL_EXPORT void closefrom(int lowfd)
 {
+	ready();
 	if (real_closefrom)
 		real_closefrom(lowfd);
 	else
@@ -628,6 +671,7 @@ PL_EXPORT int open(const char *path, int flags, ...)
 	va_list ap;
 	mode_t m;
 
+	ready();
 	va_start(ap, flags);
 	m = mode_arg(flags, ap);
 	va_end(ap);
@@ -639,6 +683,7 @@ PL_EXPORT int open64(const char *path, int flags, ...)
 	va_list ap;
 	mode_t m;
 
+	ready();
 	va_start(ap, flags);
 	m = mode_arg(flags, ap);
 	va_end(ap);
@@ -650,6 +695,7 @@ PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	va_list ap;
 	mode_t m;
 
+	ready();
 	va_start(ap, flags);
 	m = mode_arg(flags, ap);
 	va_end(ap);
@@ -661,6 +707,7 @@ PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	va_list ap;
 	mode_t m;
 
+	ready();
 	va_start(ap, flags);
 	m = mode_arg(flags, ap);
 	va_end(ap);
@@ -669,23 +716,28 @@ PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 
 PL_EXPORT int socket(int domain, int type, int proto)
 {
+	ready();
 	return fd_fresh(real_socket(domain, type, proto));
 }
 
 PL_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
+	ready();
 	return fd_fresh(real_accept(fd, addr, len));
 }
 
 PL_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
+	ready();
 	return fd_fresh(real_accept4(fd, addr, len, flags));
 }
 
 PL_EXPORT int pipe(int p[2])
 {
-	int r = real_pipe(p);
+	int r;
 
+	ready();
+	r = real_pipe(p);
 	if (r == 0) {
 		fd_fresh(p[0]);
 		fd_fresh(p[1]);
@@ -695,8 +747,10 @@ PL_EXPORT int pipe(int p[2])
 
 PL_EXPORT int pipe2(int p[2], int flags)
 {
-	int r = real_pipe2(p, flags);
+	int r;
 
+	ready();
+	r = real_pipe2(p, flags);
 	if (r == 0) {
 		fd_fresh(p[0]);
 		fd_fresh(p[1]);
@@ -733,6 +787,7 @@ FRESH(creat64, (const char *path, mode_t mode), (path, mode))
 
 PL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	ready();
 	if (pl_sigaction_hook(sig, act, old) == 0)
 		return 0;
 	return pl_real_sigaction(sig, act, old);
@@ -742,6 +797,7 @@ PL_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	struct sigaction sa, old;
 
+	ready();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
 	sa.sa_flags = SA_RESTART;
