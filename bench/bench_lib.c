@@ -63,7 +63,7 @@ struct result {
 	unsigned long errors;
 };
 
-static struct result results[8];
+static struct result results[16];
 static int nresults;
 
 static void report(const char *name, double *ns, int n, unsigned long errors)
@@ -151,6 +151,47 @@ static void bench_devnull(void)
 	}
 	close(fd);
 	report("write_devnull", ns, ROUNDS, 0);
+}
+
+/*
+ * The floor of any cross-process round trip here, a FUSE request's
+ * included: one byte to a child through a pipe and back (two wakeups, four
+ * system calls, as a FUSE write and its reply).
+ */
+static void bench_pipe_roundtrip(void)
+{
+	double ns[ROUNDS];
+	int to[2], from[2];
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(to) < 0 || pipe(from) < 0)
+		abort();
+	pid = fork();
+	if (pid < 0)
+		abort();
+	if (pid == 0) {
+		close(to[1]);	/* so that the parent's close ends the loop */
+		close(from[0]);
+		while (read(to[0], &c, 1) == 1)
+			if (write(from[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	for (int r = 0; r < ROUNDS; r++) {
+		uint64_t t0 = now_ns();
+
+		for (int i = 0; i < 256; i++)
+			if (write(to[1], &c, 1) != 1 || read(from[0], &c, 1) != 1)
+				abort();
+		ns[r] = (double)(now_ns() - t0) / 256;
+	}
+	close(to[1]);
+	waitpid(pid, NULL, 0);
+	close(to[0]);
+	close(from[0]);
+	close(from[1]);
+	report("pipe_roundtrip", ns, ROUNDS, 0);
 }
 
 /* Two producers: every event is retried until the ring takes it, so none is lost. */
@@ -345,6 +386,7 @@ int main(int argc, char **argv)
 		tfs_write("events/user_events/bench_ev/enable", "1");
 		bench_writes("native", PER_ROUND, 3000);
 		bench_devnull();
+		bench_pipe_roundtrip();
 		tfs_write("trace", "");
 		for (int i = 0; i < nresults; i++)
 			printf("bench: %s %.2f\n", results[i].name, results[i].med);
