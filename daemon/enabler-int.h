@@ -33,7 +33,17 @@ struct enabler {
 	bool want;	    /* the state to mirror */
 	bool dirty;	    /* want not written yet */
 	bool busy;	    /* a worker is writing it */
+	/*
+	 * When want was last asserted (update) or written (registration,
+	 * writer), on the clock of /proc's start times (ue_en_boot_ns()): a fork
+	 * child is written only when this is not older than the fork's clock
+	 * tick, as the kernel would have written it (fork.c).
+	 */
+	uint64_t asserted_ns;
 };
+
+/* CLOCK_BOOTTIME in ns: the clock of a process's start time in /proc/<pid>/stat. */
+uint64_t ue_en_boot_ns(void);
 
 struct proc {
 	struct proc *next; /* set->procs, or set->graveyard once gone */

@@ -81,6 +81,8 @@ static void serve(struct ue_enablers *set, struct proc *p)
 			if (p->gone)
 				break;
 			e->busy = false;
+			/* The byte is final now: a fork before may have the old one. */
+			e->asserted_ns = ue_en_boot_ns();
 			if (r == -ESRCH)
 				ue_en_proc_kill_locked(set, p, true);
 			else if (r < 0)
@@ -180,6 +182,7 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 	unsigned int nw = 0, i;
 	struct proc *p;
 	int pending = 0, ret = 0;
+	uint64_t now;
 
 	if (!set || !event)
 		return -EINVAL;
@@ -192,6 +195,7 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 	}
 
 	pthread_mutex_lock(&set->lock);
+	now = ue_en_boot_ns();
 	for (p = set->procs; p; p = p->next) {
 		struct enabler *e;
 		bool hit = false;
@@ -201,6 +205,7 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 				continue;
 			/* Rewritten even when unchanged: the kernel re-asserts the bit too. */
 			e->want = enabled;
+			e->asserted_ns = now;
 			e->dirty = true;
 			hit = true;
 		}
@@ -230,6 +235,7 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 			for (e = p->enablers; e; e = e->next) {
 				if (e->event == event) {
 					e->want = enabled;
+					e->asserted_ns = now;
 					e->dirty = true;
 					p->req_gen++;
 					ue_en_schedule_locked(set, p);

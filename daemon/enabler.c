@@ -27,6 +27,14 @@ static uint64_t enable_byte(uint64_t addr, unsigned int bit, unsigned int size)
 #endif
 }
 
+uint64_t ue_en_boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void ue_en_proc_list_add(struct proc **head, struct proc *p)
 {
 	p->next = *head;
@@ -463,6 +471,7 @@ int ue_enabler_add(struct ue_enablers *set, struct ue_proc *up, uint64_t addr, u
 		goto unlock;
 	}
 	e->want = want;
+	e->asserted_ns = ue_en_boot_ns();
 	e->next = p->enablers;
 	p->enablers = e;
 	p->nenablers++;

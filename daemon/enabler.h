@@ -321,7 +321,8 @@ int ue_enablers_prove_caller(struct ue_enablers *set, struct ue_proc *caller, ui
  * The caller has read every exec and exit event up to a time after
  * @opened_before_ns and passed them to ue_enablers_drop_process(), so an
  * exec that switched a child's memory before its handle was opened has
- * been seen.  A confirmed child gets every enabler's current state written.
+ * been seen.  A confirmed child gets its dirty enablers written: those
+ * whose state changed since its fork (fork.c), not the others.
  *
  * Return: the number of children confirmed.
  */

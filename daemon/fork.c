@@ -15,17 +15,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* A confirmed child: write every enabler's current state into it. */
+/* A confirmed child: its dirty enablers are written now. */
 static void confirm_locked(struct ue_enablers *set, struct proc *p)
 {
-	struct enabler *e;
-
 	if (!p->pending || p->gone)
 		return;
 	p->pending = false;
 	set->npending--;
-	for (e = p->enablers; e; e = e->next)
-		e->dirty = true;
+	/*
+	 * Only what is dirty: what changed since the fork (fork_install_locked())
+	 * and the updates while it was pending.  Not every enabler: the kernel
+	 * writes nothing into a child at fork, and a byte the child has reused
+	 * since (a stack frame that held the parent's word) is its own.
+	 */
 	p->req_gen++;
 	ue_en_schedule_locked(set, p);
 }
@@ -219,7 +221,9 @@ int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgi
 			break;
 		}
 		*c = *e;
-		c->dirty = c->busy = false;
+		/* A write to the parent still to come: the child may have the old byte. */
+		c->dirty = e->dirty || e->busy;
+		c->busy = false;
 		c->next = f->enablers;
 		f->enablers = c;
 		f->nenablers++;
@@ -242,6 +246,10 @@ static void fork_install_locked(struct ue_enablers *set, struct proc *p, struct 
 {
 	struct enabler *e, *left = NULL;
 	struct fork_rec *g;
+	long tck = sysconf(_SC_CLK_TCK);
+	/* The start of the tick the child was forked in (its start time is in ticks). */
+	uint64_t forked_ns = p->id.start_time * (uint64_t)(1000000000L / (tck > 0 ? tck : 100));
+	bool now;
 
 	for (g = set->claimed; g; g = g->next)
 		if (g != f && g->seq == f->seq)
@@ -259,10 +267,19 @@ static void fork_install_locked(struct ue_enablers *set, struct proc *p, struct 
 			left = e;
 			continue;
 		}
-		/* The state now, not when the fork was read: updates since went to handles only. */
-		if (set->ops.is_enabled)
-			e->want = set->ops.is_enabled(e->event);
-		e->dirty = true;
+		/*
+		 * The child has the parent's byte as it was at the fork.  As the
+		 * kernel, which copies enablers at fork and writes nothing then, it
+		 * is written only when the state was asserted since the fork (on
+		 * the parent's handle: updates since went to handles only), changed
+		 * since the record was copied, or the parent's write was still to
+		 * come.  Otherwise the byte is left alone: the child may have
+		 * reused it (a stack frame), and the kernel would not touch it.
+		 */
+		now = set->ops.is_enabled ? set->ops.is_enabled(e->event) : e->want;
+		e->dirty = e->dirty || !set->ops.is_enabled || now != e->want ||
+			   e->asserted_ns >= forked_ns;
+		e->want = now;
 		e->next = p->enablers;
 		p->enablers = e;
 		p->nenablers++;
