@@ -91,11 +91,12 @@ static int trace_of(const char *name)
  * fork children that write on what they inherited and register and write
  * on words of their own, over and over; every write is recorded.
  *
- * It runs first, while this test process has no enablers: siblings forked
- * at once from a parent that has some, or exec'd from it, meet another
- * problem under load, outside arming (requests served with another
- * process's memory; reported with branch arming), which this test is not
- * about.  The workers' own children inherit, one at a time.
+ * It runs first, while this test process has no enablers.  Siblings forked
+ * from a parent holding enablers on stack words met a daemon bug under
+ * load (the confirmation of a fork child rewrote every inherited bit into
+ * the child's live stack); that is fixed and has its own test
+ * (tests/daemon/test_forkrace.c).  The workers' own children inherit, one
+ * at a time.
  */
 #define RACE_PROCS 8
 #define RACE_CHILDREN 3
