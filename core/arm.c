@@ -41,15 +41,6 @@ bool ue_glob_match(const char *glob, const char *system, const char *name)
 	return fnmatch(glob, part, 0) == 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 int ue_eventheader_name(const char *name, size_t *ret_provider_len, unsigned int *ret_level,
 			uint64_t *ret_keyword)
 {
@@ -79,7 +70,7 @@ static int spec_number(const char *s, size_t len, bool hex, uint64_t max, uint64
 	for (; i < len; i++) {
 		char c = s[i] >= 'A' && s[i] <= 'F' ? (char)(s[i] - 'A' + 'a') : s[i];
 
-		d = hex ? hexval(c) : (c >= '0' && c <= '9' ? c - '0' : -1);
+		d = hex ? ueh_lower_hex(c) : (c >= '0' && c <= '9' ? c - '0' : -1);
 		if (d < 0 || v > (max - (uint64_t)d) / (hex ? 16 : 10))
 			return -EINVAL;
 		v = v * (hex ? 16 : 10) + (uint64_t)d;

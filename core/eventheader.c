@@ -33,8 +33,7 @@ enum {
 };
 #define FMT_CHAIN 0x80
 
-/* A lowercase hex digit's value, or -1: names spell numbers so. */
-static int lower_hex(char c)
+int ueh_lower_hex(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -59,12 +58,12 @@ bool ueh_parse_name(const char *name, size_t len, struct ueh_name *n)
 		us--;
 	if (us-- <= 1 || us + 1 >= len || name[us + 1] != 'L')
 		return false;
-	for (i = us + 2, digits = 0; i < len && lower_hex(name[i]) >= 0; i++, digits++)
-		level = (uint8_t)(level << 4 | lower_hex(name[i]));
+	for (i = us + 2, digits = 0; i < len && ueh_lower_hex(name[i]) >= 0; i++, digits++)
+		level = (uint8_t)(level << 4 | ueh_lower_hex(name[i]));
 	if (digits == 0 || digits > 2 || i >= len || name[i] != 'K')
 		return false;
-	for (i++, digits = 0; i < len && lower_hex(name[i]) >= 0; i++, digits++)
-		kw = kw << 4 | (uint64_t)lower_hex(name[i]);
+	for (i++, digits = 0; i < len && ueh_lower_hex(name[i]) >= 0; i++, digits++)
+		kw = kw << 4 | (uint64_t)ueh_lower_hex(name[i]);
 	if (digits == 0 || digits > 16)
 		return false;
 	n->provider_len = us;

@@ -50,6 +50,9 @@ struct ueh_event {
 	size_t data_len;
 };
 
+/** ueh_lower_hex - a lowercase hex digit's value, or -1: names spell numbers so */
+int ueh_lower_hex(char c);
+
 /**
  * ueh_parse_name - split an EventHeader tracepoint name
  * Return: true if @name (@len bytes) is PROVIDER_L<hex>K<hex>[options] with
