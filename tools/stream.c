@@ -370,7 +370,9 @@ static int stream_raw(const char *tracefs, struct uet_opts *o, struct uet_autoen
 		}
 		if (got < 0) {
 			r = got;
-			uet_err("stream: %s/per_cpu: %s", tracefs, strerror(-got));
+			/* A reader that went away (| head): the end, as for trace_pipe's copy. */
+			if (got != -EPIPE)
+				uet_err("stream: %s/per_cpu: %s", tracefs, strerror(-got));
 			break;
 		}
 		/* After a signal: what was there when it came, then stop. */

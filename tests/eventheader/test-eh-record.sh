@@ -102,5 +102,22 @@ sed -E -n 's/"time": [0-9]+\.[0-9]{9}, "cpu": [0-9]+, "pid": [0-9]+, "tid": [0-9
 	tail -c 4 "$W/s.pd" | grep -q '^]' &&
 	ok "stream --format=perf-decode: the same 39 events, framing closed" ||
 	{ no "stream --format=perf-decode"; head -3 "$W/s.pd"; }
+# A reader that goes away (stream | head): stream ends, without an error line.
+{ "$tool" --tracefs "$W/mnt" stream -e 'user_events:*' 2> "$W/pipe.err"; echo "$?" > "$W/pipe.rc"; } |
+	head -1 > "$W/pipe.out" &
+sleep 0.3
+"$provider" write "$W/mnt/user_events_data" || no "eh-provider write on the mount"
+i=0
+while [ $i -lt 200 ] && [ ! -s "$W/pipe.rc" ]; do
+	[ $((i % 10)) -eq 9 ] && "$provider" write "$W/mnt/user_events_data"
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -s "$W/pipe.rc" ] || pkill -f "$W/mnt stream -e" 2>/dev/null
+wait
+# Its only line on standard error: the warning that no event existed yet.
+grep -aq 'EhTest:' "$W/pipe.out" && [ -s "$W/pipe.rc" ] &&
+	! grep -v "warning: no event matches 'user_events:\*' yet" "$W/pipe.err" | grep -q . &&
+	ok "stream | head: ends quietly" || { no "stream | head"; cat "$W/pipe.err" "$W/pipe.out"; }
 umount "$W/mnt"
 exit $((fails > 0))
