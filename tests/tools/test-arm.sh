@@ -20,23 +20,8 @@ if [ -z "${UE_ARM_NS:-}" ]; then
 	UE_ARM_NS=1 exec unshare -m --propagation private -- "$0" "$@"
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ue-arm.XXXXXX")
-mnt=$work/mnt
-export TMPDIR=$work/tmp
-mkdir "$mnt" "$TMPDIR"
-fails=0
-pids=
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	umount -l "$mnt" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/workdir.sh"
+workdir arm
 unset USEREVENTS_TRACEFS
 
 # count FILE EVENT: trace lines of EVENT in FILE (run's text, report's output)

@@ -18,24 +18,8 @@ if [ -z "${UE_LIFETIME_NS:-}" ]; then
 	UE_LIFETIME_NS=1 exec unshare -m --propagation private -- "$0" "$@"
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ue-lifetime.XXXXXX")
-mnt=$work/mnt
-export TMPDIR=$work/tmp	# where run makes its private mount point
-mkdir "$mnt" "$TMPDIR"
-fails=0
-pids=
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	umount -l "$mnt" 2>/dev/null
-	umount -l "$mnt" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/workdir.sh"
+workdir lifetime
 unset USEREVENTS_TRACEFS
 
 # What a private daemon could leave: its process, its directory, a mount of
