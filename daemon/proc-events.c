@@ -55,6 +55,7 @@ struct ue_proc_events {
 	unsigned int new_forks;	/* fork records made by the last read */
 	uint64_t events, forks, overruns;
 	uint64_t sync_timeouts;	/* requests served without waiting for the sync */
+	uint64_t progress;	/* events applied and processes scanned, by any holder of lock */
 	/* Without the connector: the children poller (pe->sock < 0, polling). */
 	bool polling;
 	bool aslr_off;		/* kernel.randomize_va_space is 0 */
@@ -211,6 +212,7 @@ static void process(struct ue_proc_events *pe)
 	for (size_t i = 0; i < pe->n; i++) {
 		const struct pevent *ev = &pe->batch[i];
 
+		__atomic_add_fetch(&pe->progress, 1, __ATOMIC_RELAXED);
 		switch (ev->what) {
 		case PROC_EVENT_FORK:
 			/* A thread shares its process's handle. */
@@ -462,8 +464,10 @@ static void scan_from(struct ue_proc_events *pe, pid_t tgid)
 {
 	pe->nqueue = 0;
 	queue_add(pe, tgid);
-	for (size_t i = 0; i < pe->nqueue; i++)
+	for (size_t i = 0; i < pe->nqueue; i++) {
+		__atomic_add_fetch(&pe->progress, 1, __ATOMIC_RELAXED);
 		scan_children(pe, pe->queue[i]);
+	}
 }
 
 /* The tgids @list() gives, in a buffer of their own (NULL: out of memory). */
@@ -575,16 +579,36 @@ static void kick_locked(struct ue_proc_events *pe)
 	}
 }
 
+/*
+ * Take pe->lock for a request.  The holder never waits for a client, so a
+ * long wait is a holder that is slow, not stuck: on a loaded machine the
+ * listener applying a long backlog of events may get little CPU.  Answering
+ * without the sync would be wrong (a fork child's inherited enablers not
+ * there yet), so the request waits as long as the holder makes progress,
+ * and gives up after UE_PROC_EVENTS_SYNC_WAIT_MS without any, or after
+ * UE_PROC_EVENTS_SYNC_MAX_MS in all.
+ */
 static bool lock_bounded(struct ue_proc_events *pe)
 {
-	struct timespec until;
+	uint64_t seen = __atomic_load_n(&pe->progress, __ATOMIC_RELAXED);
+	unsigned int waited = 0;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += UE_PROC_EVENTS_SYNC_WAIT_MS * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
-	if (pthread_mutex_timedlock(&pe->lock, &until) == 0)
-		return true;
+	for (;;) {
+		struct timespec until;
+		uint64_t now;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += UE_PROC_EVENTS_SYNC_WAIT_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		if (pthread_mutex_timedlock(&pe->lock, &until) == 0)
+			return true;
+		waited += UE_PROC_EVENTS_SYNC_WAIT_MS;
+		now = __atomic_load_n(&pe->progress, __ATOMIC_RELAXED);
+		if (now == seen || waited >= UE_PROC_EVENTS_SYNC_MAX_MS)
+			break;
+		seen = now;
+	}
 	__atomic_add_fetch(&pe->sync_timeouts, 1, __ATOMIC_RELAXED);
 	return false;
 }

@@ -15,8 +15,10 @@
 
 /* How long a fork child's handle waits for a late exec report (see ue_enablers_confirm()). */
 #define UE_PROC_EVENTS_GRACE_MS 20
-/* Longest a request waits for the fork/exec/exit sync (see ue_proc_events_sync()). */
+/* Longest a request waits for the fork/exec/exit sync while nothing progresses (see ue_proc_events_sync()). */
 #define UE_PROC_EVENTS_SYNC_WAIT_MS 2000
+/* ... and in all, however busy the holder of the connector's lock is. */
+#define UE_PROC_EVENTS_SYNC_MAX_MS 30000
 
 struct ue_proc_events;
 
