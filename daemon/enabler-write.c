@@ -175,6 +175,16 @@ static bool waiter_done(const struct waiter *w)
 	return w->p->gone || w->p->stalled || w->p->done_gen >= w->gen;
 }
 
+static void deadline_add_ms(struct timespec *t, unsigned int ms)
+{
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
 int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 {
 	struct waiter *w = NULL;
@@ -187,12 +197,7 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 	if (!set || !event)
 		return -EINVAL;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += set->opts.wait_ms / 1000;
-	deadline.tv_nsec += (long)(set->opts.wait_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	deadline_add_ms(&deadline, set->opts.wait_ms);
 
 	pthread_mutex_lock(&set->lock);
 	now = ue_en_boot_ns();
@@ -213,7 +218,12 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 			continue;
 		p->req_gen++;
 		ue_en_schedule_locked(set, p);
-		if (p->stalled || p->pending)
+		/*
+		 * A fork child not confirmed yet is written once it is (within
+		 * the grace): waited for too, as the kernel would have its bit
+		 * set on return.  Not one an update already gave up on.
+		 */
+		if (p->stalled)
 			continue;
 		if (!w) {
 			w = malloc(set->nprocs * sizeof(*w));
@@ -244,16 +254,28 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 		}
 	}
 
-	for (;;) {
-		bool waiting = false;
+	for (unsigned int waited_ms = 0, ndone = 0;;) {
+		unsigned int done = 0;
 
-		for (i = 0; i < nw && !waiting; i++)
-			waiting = !waiter_done(&w[i]);
-		if (!waiting)
+		for (i = 0; i < nw; i++)
+			done += waiter_done(&w[i]);
+		if (done == nw)
 			break;
 		if (pthread_cond_timedwait(&set->done_cond, &set->lock, &deadline) == ETIMEDOUT) {
 			bool late = false;
 
+			/*
+			 * Processes are still being written (a loaded machine, many
+			 * of them): wait on, as long as the writes go on, up to
+			 * UE_ENABLERS_MAX_WAIT_MS; the ones that made no progress in
+			 * the last wait_ms are left to finish in the background.
+			 */
+			waited_ms += set->opts.wait_ms;
+			if (done > ndone && waited_ms < UE_ENABLERS_MAX_WAIT_MS) {
+				ndone = done;
+				deadline_add_ms(&deadline, set->opts.wait_ms);
+				continue;
+			}
 			for (i = 0; i < nw; i++) {
 				if (!waiter_done(&w[i])) {
 					w[i].p->stalled = true;

@@ -21,6 +21,8 @@
 #define UE_ENABLERS_DEFAULT_MAX_PER_PROCESS 4096
 #define UE_ENABLERS_DEFAULT_MAX_WORKERS	    16
 #define UE_ENABLERS_DEFAULT_WAIT_MS	    100
+/* Longest an update waits while its writes still progress (see ue_enablers_update_event()). */
+#define UE_ENABLERS_MAX_WAIT_MS		    5000
 #define UE_ENABLERS_DEFAULT_MAX_ATTEMPTS    10 /* the kernel's bound on fault retries */
 
 /*
@@ -222,8 +224,9 @@ int ue_enabler_remove(struct ue_enablers *set, struct ue_proc *proc, uint64_t ad
  * @enabled: its new state
  *
  * Marks every enabler of @event and hands the writes to the workers, then
- * waits until they are all written or wait_ms has passed, so that a write to
- * an "enable" file returns with the bits set, as with the kernel.  Processes
+ * waits until they are all written or wait_ms has passed with none of them
+ * done (at most UE_ENABLERS_MAX_WAIT_MS in all), so that a write to an
+ * "enable" file returns with the bits set, as with the kernel.  Processes
  * that do not finish in time are written later; while one is still stalled,
  * further updates do not wait for it.  Writes that fail because the word is
  * no longer writable are counted and given up (the enabler stays, and the
