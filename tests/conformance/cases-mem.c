@@ -273,12 +273,24 @@ static void *race_thread(void *arg)
 
 	while (!rc->stop) {
 		if (rc->remap) {
-			/* unmap, then the same bytes back at the same address */
+			/*
+			 * Unmap, then the same bytes back at the same address, all
+			 * at once: a page written before mremap() moves it in.  A
+			 * fresh page and strcpy() would let a reader on another CPU
+			 * (the kernel's too) see "cfm_race" between the two 8-byte
+			 * stores, a name without the event's fields: EADDRINUSE.
+			 */
+			char *next = mmap(NULL, (size_t)page_size, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (next == MAP_FAILED)
+				continue;
+			strcpy(next, "cfm_race u32 a");
 			munmap(rc->page, (size_t)page_size);
 			sched_yield();
-			mmap(rc->page, (size_t)page_size, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-			strcpy(rc->page, "cfm_race u32 a");
+			if (mremap(next, (size_t)page_size, (size_t)page_size,
+				   MREMAP_MAYMOVE | MREMAP_FIXED, rc->page) == MAP_FAILED)
+				munmap(next, (size_t)page_size);
 		} else {
 			mprotect(rc->page, (size_t)page_size, PROT_NONE);
 			sched_yield();
