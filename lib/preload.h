@@ -58,6 +58,7 @@ struct pl_thread {
 	unsigned char *data;
 	uint32_t mask;
 	uint32_t gen;			/* the ring is of this process generation */
+	uint64_t tail;			/* the daemon's tail as last read (it only grows) */
 	size_t map_len;
 	int busy;			/* in a write: a signal handler's write takes the system call */
 	int holds;			/* holds the process lock */

@@ -361,6 +361,67 @@ TEST(hostile_vectors)
 	close(hfd);
 }
 
+/*
+ * The shapes of a vector the writer takes apart: the index split, the
+ * index and payload in one piece, empty pieces, more pieces than the
+ * writer reads at once (PL_SNAP_IOV, 8): each record whole, in the ring.
+ */
+TEST(vector_shapes)
+{
+	unsigned char b[12], one[12];
+	uint32_t sword = 0, sidx, v[2] = { 7, 8 };
+	long long before = interposed();
+	struct iovec iov[16];
+	int fd, shapes = 0;
+
+	ASSERT_GE(write_rel_flags("trace", "", O_TRUNC), 0);
+	fd = open_data();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(reg_at(fd, "pl_sev u32 n; u32 tag", &sword, 0, &sidx), 0);
+	ASSERT_EQ(write_rel("events/user_events/pl_sev/enable", "1"), 1);
+	ASSERT_TRUE(bit_becomes(&sword, 1));
+	memcpy(b, &sidx, 4);
+	memcpy(b + 4, v, 8);
+	for (int k = 0; k < 10; k++) {
+		/* [1 byte of the index][3 more and the payload] */
+		iov[0] = (struct iovec){ b, 1 };
+		iov[1] = (struct iovec){ b + 1, 11 };
+		EXPECT_EQ(writev(fd, iov, 2), 12);
+		/* all in one piece, as write(2) */
+		iov[0] = (struct iovec){ b, 12 };
+		EXPECT_EQ(writev(fd, iov, 1), 12);
+		/* empty pieces before, between and after */
+		iov[0] = (struct iovec){ NULL, 0 };
+		iov[1] = (struct iovec){ b, 4 };
+		iov[2] = (struct iovec){ b, 0 };
+		iov[3] = (struct iovec){ b + 4, 8 };
+		iov[4] = (struct iovec){ NULL, 0 };
+		EXPECT_EQ(writev(fd, iov, 5), 12);
+		/* one byte a piece: 12 pieces */
+		for (int i = 0; i < 12; i++) {
+			one[i] = b[i];
+			iov[i] = (struct iovec){ &one[i], 1 };
+		}
+		EXPECT_EQ(writev(fd, iov, 12), 12);
+		/* index, then 8 pieces of 1 byte and empty ones: 16 pieces */
+		iov[0] = (struct iovec){ b, 4 };
+		for (int i = 0; i < 8; i++) {
+			iov[1 + 2 * i] = (struct iovec){ b + 4 + i, 1 };
+			if (i < 7)
+				iov[2 + 2 * i] = (struct iovec){ NULL, 0 };
+		}
+		EXPECT_EQ(writev(fd, iov, 16), 12);
+		shapes = 5;
+	}
+	EXPECT_EQ(trace_wait("pl_sev: n=0x7 (7) tag=0x8 (8)\n", 10 * shapes), 10 * shapes);
+	EXPECT_EQ(trace_count("pl_sev:"), 10 * shapes);
+	EXPECT_GE(interposed() - before, 10 * shapes);
+	EXPECT_EQ(stat_of("native_invalid"), 0);
+	ASSERT_EQ(unreg_at(fd, &sword, 0), 0);
+	close(fd);
+	ASSERT_EQ(write_rel("events/user_events/pl_sev/enable", "0"), 1);
+}
+
 /* The program's SIGSEGV handler: ours catches the copy's faults only. */
 static volatile int *volatile bad_ptr = (volatile int *)8;
 
