@@ -304,12 +304,12 @@ static struct sigaction *old_action(int sig)
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-	sigjmp_buf *jb = pl_t.catch;
+	pl_jmp_buf *jb = pl_t.catch;
 	struct sigaction *old;
 
 	if (jb) {
 		pl_t.catch = NULL;
-		siglongjmp(*jb, 1);
+		pl_longjmp(*jb);
 	}
 	/* Not ours: the program's action, as if we were not there. */
 	old = old_action(sig);
@@ -537,7 +537,7 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 	const struct ue_check *check;
 	struct pl_index *x;
 	struct timespec ts;
-	sigjmp_buf jb;
+	pl_jmp_buf jb;
 	uint64_t total, head, pos, need, pad, now, size;
 	size_t payload, off;
 	ssize_t ret;
@@ -554,7 +554,7 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 		return -ENOSYS;
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (sigsetjmp(jb, 0)) {
+	if (pl_setjmp(jb)) {
 		ret = phase == PH_ENABLE ? -ENOSYS : -EFAULT;
 		goto out;
 	}
