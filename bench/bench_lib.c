@@ -376,28 +376,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_lib: no usereventsd with the native path at %s\n", tracefs);
 		return 1;
 	}
-	/* native, write_devnull and pipe_roundtrip alone: bench/run alternates them with bench_raw. */
-	if (!strcmp(only, "native")) {
+	/* "native": that case, write_devnull and pipe_roundtrip (bench/run alternates them with bench_raw). */
+	if (!strcmp(only, "all") || !strcmp(only, "latency") || !strcmp(only, "native")) {
+		if (strcmp(only, "native")) {
+			if (ue_bench_ev_register(pw) < 0)
+				return 1;
+			bench_disabled();
+			tfs_write("events/user_events/bench_ev/enable", "1");
+			bench_writes("writev_usereventsd", 256, 0);
+			tfs_write("trace", "");
+			ue_bench_ev_unregister();
+		}
 		if (ue_bench_ev_register(pn) < 0)
 			return 1;
-		tfs_write("events/user_events/bench_ev/enable", "1");
-		bench_writes("native", PER_ROUND, 3000);
-		bench_devnull();
-		bench_pipe_roundtrip();
-		tfs_write("trace", "");
-		for (int i = 0; i < nresults; i++)
-			printf("bench: %s %.2f\n", results[i].name, results[i].med);
-		return 0;
-	}
-	if (!strcmp(only, "all") || !strcmp(only, "latency")) {
-		if (ue_bench_ev_register(pw) < 0)
-			return 1;
-		bench_disabled();
-		tfs_write("events/user_events/bench_ev/enable", "1");
-		bench_writes("writev_usereventsd", 256, 0);
-		tfs_write("trace", "");
-		ue_bench_ev_unregister();
-		ue_bench_ev_register(pn);
 		tfs_write("events/user_events/bench_ev/enable", "1");
 		bench_writes("native", PER_ROUND, 3000);
 		bench_devnull();
