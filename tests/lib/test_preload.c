@@ -245,6 +245,25 @@ TEST(provider_lifecycle)
 
 /* ---- hostile vectors ---- */
 
+/* A cleared trace and event @name (@fields) on a new descriptor, enabled: the descriptor, or -1. */
+static int fresh_enabled(const char *name, const char *fields, uint32_t *en_word, uint32_t *idx)
+{
+	char args[128], en[128];
+	int fd;
+
+	snprintf(args, sizeof(args), "%s %s", name, fields);
+	snprintf(en, sizeof(en), "events/user_events/%s/enable", name);
+	if (write_rel_flags("trace", "", O_TRUNC) < 0)
+		return -1;
+	fd = open_data();
+	if (fd >= 0 && (reg_at(fd, args, en_word, 0, idx) < 0 || write_rel(en, "1") != 1 ||
+			!bit_becomes(en_word, 1))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static int hfd;
 static uint32_t hidx;
 static volatile int hostile_stop;
@@ -294,12 +313,8 @@ TEST(hostile_vectors)
 	ssize_t r;
 
 	ASSERT_TRUE(unmapped != MAP_FAILED);
-	ASSERT_GE(write_rel_flags("trace", "", O_TRUNC), 0);
-	hfd = open_data();
+	hfd = fresh_enabled("pl_hev", "u32 n; u32 tag", &hword, &hidx);
 	ASSERT_GE(hfd, 0);
-	ASSERT_EQ(reg_at(hfd, "pl_hev u32 n; u32 tag", &hword, 0, &hidx), 0);
-	ASSERT_EQ(write_rel("events/user_events/pl_hev/enable", "1"), 1);
-	ASSERT_TRUE(bit_becomes(&hword, 1));
 	ASSERT_EQ(pthread_create(&good, NULL, good_writer, NULL), 0);
 
 	iov[0] = (struct iovec){ &hidx, 4 };
@@ -374,12 +389,8 @@ TEST(vector_shapes)
 	struct iovec iov[16];
 	int fd, shapes = 0;
 
-	ASSERT_GE(write_rel_flags("trace", "", O_TRUNC), 0);
-	fd = open_data();
+	fd = fresh_enabled("pl_sev", "u32 n; u32 tag", &sword, &sidx);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(reg_at(fd, "pl_sev u32 n; u32 tag", &sword, 0, &sidx), 0);
-	ASSERT_EQ(write_rel("events/user_events/pl_sev/enable", "1"), 1);
-	ASSERT_TRUE(bit_becomes(&sword, 1));
 	memcpy(b, &sidx, 4);
 	memcpy(b + 4, v, 8);
 	for (int k = 0; k < 10; k++) {
