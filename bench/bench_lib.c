@@ -5,6 +5,8 @@
  * native path and a bare write(2) to /dev/null; then two producer threads
  * into a 64 MiB-per-CPU discard buffer; then enable propagation to 1, 100
  * and 1,000 registered processes.  Prints "bench: NAME NS_PER_EVENT" lines.
+ *   bench_lib [all | latency | throughput | propagation | native]
+ * ("native": the native case, write_devnull and pipe_roundtrip only).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -374,15 +376,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_lib: no usereventsd with the native path at %s\n", tracefs);
 		return 1;
 	}
-	if (!strcmp(only, "all") || !strcmp(only, "latency")) {
-		if (ue_bench_ev_register(pw) < 0)
+	/* "native": that case, write_devnull and pipe_roundtrip (bench/run alternates them with bench_raw). */
+	if (!strcmp(only, "all") || !strcmp(only, "latency") || !strcmp(only, "native")) {
+		if (strcmp(only, "native")) {
+			if (ue_bench_ev_register(pw) < 0)
+				return 1;
+			bench_disabled();
+			tfs_write("events/user_events/bench_ev/enable", "1");
+			bench_writes("writev_usereventsd", 256, 0);
+			tfs_write("trace", "");
+			ue_bench_ev_unregister();
+		}
+		if (ue_bench_ev_register(pn) < 0)
 			return 1;
-		bench_disabled();
-		tfs_write("events/user_events/bench_ev/enable", "1");
-		bench_writes("writev_usereventsd", 256, 0);
-		tfs_write("trace", "");
-		ue_bench_ev_unregister();
-		ue_bench_ev_register(pn);
 		tfs_write("events/user_events/bench_ev/enable", "1");
 		bench_writes("native", PER_ROUND, 3000);
 		bench_devnull();

@@ -28,6 +28,7 @@
 
 #define PL_MAX_RINGS 256
 #define PL_MAX_IOV 1024		/* UIO_MAXIOV */
+#define PL_SNAP_IOV 8		/* vectors up to this long are read once, into a copy */
 #define PL_MAX_RW 0x7ffff000ul	/* MAX_RW_COUNT */
 #define PL_STALE_NS 500000000ull
 #if defined(__x86_64__)
@@ -259,6 +260,7 @@ static bool ring_new(struct pl_thread *t)
 	t->hdr = p;
 	t->data = (unsigned char *)p + UE_NATIVE_RING_HDR;
 	t->mask = m.ring_bytes - 1;
+	t->tail = __atomic_load_n(&t->hdr->tail, __ATOMIC_ACQUIRE);
 	t->map_len = UE_NATIVE_RING_HDR + (size_t)m.ring_bytes;
 	t->gen = S.gen;
 	S.rings[S.nrings].hdr = p;
@@ -302,12 +304,12 @@ static struct sigaction *old_action(int sig)
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-	sigjmp_buf *jb = pl_t.catch;
+	pl_jmp_buf *jb = pl_t.catch;
 	struct sigaction *old;
 
 	if (jb) {
 		pl_t.catch = NULL;
-		siglongjmp(*jb, 1);
+		pl_longjmp(*jb);
 	}
 	/* Not ours: the program's action, as if we were not there. */
 	old = old_action(sig);
@@ -358,23 +360,39 @@ int pl_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *ol
 
 /* ---- the write ---- */
 
-/* Events are made of small pieces: inline moves for them, memcpy() beyond. */
+/*
+ * Events are made of small pieces: two overlapping moves for them (each
+ * byte of [src, src + k) read, nothing outside it), memcpy() beyond.
+ */
 static inline void copy(unsigned char *d, const unsigned char *src, size_t k)
 {
-	if (k > 64) {
-		memcpy(d, src, k);
-		return;
+	unsigned char x[16], y[16];
+	uint64_t a, b;
+	uint32_t c, e;
+
+	if (k > 16) {
+		if (k > 32) {
+			memcpy(d, src, k);
+			return;
+		}
+		__builtin_memcpy(x, src, 16);
+		__builtin_memcpy(y, src + k - 16, 16);
+		__builtin_memcpy(d, x, 16);
+		__builtin_memcpy(d + k - 16, y, 16);
+	} else if (k >= 8) {
+		__builtin_memcpy(&a, src, 8);
+		__builtin_memcpy(&b, src + k - 8, 8);
+		__builtin_memcpy(d, &a, 8);
+		__builtin_memcpy(d + k - 8, &b, 8);
+	} else if (k >= 4) {
+		__builtin_memcpy(&c, src, 4);
+		__builtin_memcpy(&e, src + k - 4, 4);
+		__builtin_memcpy(d, &c, 4);
+		__builtin_memcpy(d + k - 4, &e, 4);
+	} else {
+		while (k--)
+			*d++ = *src++;
 	}
-	for (; k >= 8; k -= 8, d += 8, src += 8)
-		__builtin_memcpy(d, src, 8);
-	if (k >= 4) {
-		__builtin_memcpy(d, src, 4);
-		k -= 4;
-		d += 4;
-		src += 4;
-	}
-	while (k--)
-		*d++ = *src++;
 }
 
 /* Copies @n bytes of the iovecs from (*i, *off) on. */
@@ -397,6 +415,51 @@ static size_t iov_take(const struct iovec *iov, int cnt, int *i, size_t *off, vo
 		*off += k;
 	}
 	return done;
+}
+
+/* The rest of @v (read once: its lengths add up to what was reserved) from (@i, @off) on. */
+static inline void snap_take(const struct iovec *v, int cnt, int i, size_t off, unsigned char *d)
+{
+	for (; i < cnt; i++, off = 0) {
+		size_t k = v[i].iov_len - off;
+
+		copy(d, (const unsigned char *)v[i].iov_base + off, k);
+		d += k;
+	}
+}
+
+/*
+ * The kernel's copy of the vector: any negative length first, then
+ * access_ok().  Vectors of up to PL_SNAP_IOV are read once, into @snap.
+ * Return: 0 and *@total (at most PL_MAX_RW), -EINVAL or -EFAULT.
+ */
+static inline int vec_check(const struct iovec *iov, int cnt, struct iovec *snap, uint64_t *total)
+{
+	uint64_t sum = 0;
+	bool bad = false;
+	int k;
+
+	/* No length over PL_USER_END: the sum of 1024 cannot wrap, clamped once. */
+	for (k = 0; k < cnt; k++) {
+		uint64_t b = (uint64_t)(uintptr_t)iov[k].iov_base, l = iov[k].iov_len;
+
+		if (snap) {
+			snap[k].iov_base = (void *)(uintptr_t)b;
+			snap[k].iov_len = l;
+		}
+		bad |= b > PL_USER_END || l > PL_USER_END - b;
+		sum += l;
+	}
+	if (__builtin_expect(bad, 0)) {
+		const struct iovec *v = snap ? snap : iov;
+
+		for (k = 0; k < cnt; k++)
+			if ((ssize_t)v[k].iov_len < 0)
+				return -EINVAL;
+		return -EFAULT;
+	}
+	*total = sum > PL_MAX_RW ? PL_MAX_RW : sum;
+	return 0;
 }
 
 /* Whether one of @x's enable words says the event is on. */
@@ -456,21 +519,30 @@ static bool daemon_gone(struct pl_thread *t)
 	return k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
+/* Whether @need bytes fit in a ring of @size from @head, the consumer at @tail. */
+static inline bool room(uint64_t head, uint64_t tail, uint64_t size, uint64_t need)
+{
+	return head - tail <= size && need <= size - (head - tail);
+}
+
 enum { PH_USER, PH_ENABLE };
 
 ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt)
 {
 	struct pl_thread *t = &pl_t;
 	volatile int phase = PH_USER;
+	struct iovec snap[PL_SNAP_IOV];
+	const struct iovec *v;
 	struct ue_native_rec *rec;
+	const struct ue_check *check;
 	struct pl_index *x;
 	struct timespec ts;
-	sigjmp_buf jb;
-	uint64_t total = 0, head, tail, pos, room, need, pad, now;
-	size_t payload, off = 0;
+	pl_jmp_buf jb;
+	uint64_t total, head, pos, need, pad, now, size;
+	size_t payload, off;
 	ssize_t ret;
 	int32_t idx;
-	int i = 0;
+	int i;
 
 	/* The kernel checks the vector before anything else. */
 	if (iovcnt < 0 || iovcnt > PL_MAX_IOV)
@@ -482,36 +554,28 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 		return -ENOSYS;
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (sigsetjmp(jb, 0)) {
+	if (pl_setjmp(jb)) {
 		ret = phase == PH_ENABLE ? -ENOSYS : -EFAULT;
 		goto out;
 	}
 	t->catch = &jb;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* The kernel's copy of the vector: any negative length first, then access_ok(). */
-	ret = 0;
-	for (int k = 0; k < iovcnt; k++) {
-		uint64_t b = (uint64_t)(uintptr_t)iov[k].iov_base, l = iov[k].iov_len;
-
-		if ((ssize_t)l < 0) {
-			ret = -EINVAL;
+	v = iovcnt <= PL_SNAP_IOV ? snap : iov;
+	ret = vec_check(iov, iovcnt, v == snap ? snap : NULL, &total);
+	if (ret || total == 0)
+		goto out;
+	/* The common shape, [write_index][payload...]: the index is the first vector. */
+	if (__builtin_expect(v[0].iov_len >= sizeof(idx), 1)) {
+		__builtin_memcpy(&idx, v[0].iov_base, sizeof(idx));
+		i = 0;
+		off = sizeof(idx);
+	} else {
+		i = 0;
+		off = 0;
+		if (iov_take(v, iovcnt, &i, &off, &idx, sizeof(idx)) != sizeof(idx)) {
+			ret = -EFAULT;
 			goto out;
 		}
-		if (b > PL_USER_END || l > PL_USER_END - b)
-			ret = -EFAULT;
-		total += l;
-		if (total > PL_MAX_RW)
-			total = PL_MAX_RW;
-	}
-	if (ret)
-		goto out;
-	if (total == 0) {
-		ret = 0;
-		goto out;
-	}
-	if (iov_take(iov, iovcnt, &i, &off, &idx, sizeof(idx)) != sizeof(idx)) {
-		ret = -EFAULT;
-		goto out;
 	}
 	if (idx < 0) {
 		ret = -EINVAL;
@@ -526,8 +590,9 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 		ret = -ENOSYS;
 		goto out;
 	}
+	check = x->ev->check;
 	payload = (size_t)total - sizeof(idx);
-	if (payload < x->ev->check->min_size) {
+	if (payload < check->min_size) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -553,15 +618,21 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 		goto out;
 	}
 	need = (sizeof(*rec) + payload + 7) & ~7ull;
+	size = (uint64_t)t->mask + 1;
 	head = t->hdr->head;
-	tail = __atomic_load_n(&t->hdr->tail, __ATOMIC_ACQUIRE);
 	pos = head & t->mask;
-	room = (uint64_t)t->mask + 1 - (head - tail);
-	pad = pos + need > (uint64_t)t->mask + 1 ? (uint64_t)t->mask + 1 - pos : 0;
-	/* Full: the daemon's buffer still takes it, through the system call. */
-	if (need + pad > room) {
-		ret = -ENOSYS;
-		goto out;
+	pad = pos + need > size ? size - pos : 0;
+	/*
+	 * The daemon's tail as last read: the shared one (a line the daemon
+	 * writes) only when that is not room enough.  Full: the daemon's
+	 * buffer still takes it, through the system call.
+	 */
+	if (!room(head, t->tail, size, need + pad)) {
+		t->tail = __atomic_load_n(&t->hdr->tail, __ATOMIC_ACQUIRE);
+		if (!room(head, t->tail, size, need + pad)) {
+			ret = -ENOSYS;
+			goto out;
+		}
 	}
 	if (pad) {
 		rec = (struct ue_native_rec *)(t->data + pos);
@@ -574,7 +645,9 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 	t->catch = &jb;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* Bounded by what was reserved, whatever another thread does to the vector meanwhile. */
-	if (iov_take(iov, iovcnt, &i, &off, rec + 1, payload) != payload) {
+	if (v == snap) {
+		snap_take(snap, iovcnt, i, off, (unsigned char *)(rec + 1));
+	} else if (iov_take(iov, iovcnt, &i, &off, rec + 1, payload) != payload) {
 		ret = -EFAULT;
 		goto out;
 	}
@@ -585,7 +658,7 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 	 * would store it (recording on, the event not soft-disabled), which
 	 * the daemon knows.  Rare: it answers, nothing is committed here.
 	 */
-	if (ue_check_record(x->ev->check, rec->entry, UE_ENTRY_HDR_SIZE + payload) < 0) {
+	if (check->nlocs && ue_check_record(check, rec->entry, UE_ENTRY_HDR_SIZE + payload) < 0) {
 		ret = -ENOSYS;
 		goto out;
 	}

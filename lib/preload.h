@@ -52,16 +52,33 @@ struct pl_file {
 	struct pl_index *chunks[PL_CHUNKS];
 };
 
+/*
+ * The fault catcher's jump: a fault in the copy of user memory comes back
+ * from the signal handler to the write, which returns EFAULT.  GCC's
+ * builtins save three words (no registers, no signal mask: the handler is
+ * SA_NODEFER); elsewhere sigsetjmp() without the mask.
+ */
+#if defined(__GNUC__) && (!defined(__clang__) || defined(__x86_64__) || defined(__i386__))
+typedef void *pl_jmp_buf[5];
+#define pl_setjmp(b) __builtin_setjmp(b)
+#define pl_longjmp(b) __builtin_longjmp(b, 1)
+#else
+typedef sigjmp_buf pl_jmp_buf;
+#define pl_setjmp(b) sigsetjmp(b, 0)
+#define pl_longjmp(b) siglongjmp(b, 1)
+#endif
+
 /* Per thread: its ring, and the guards of the write path. */
 struct pl_thread {
 	struct ue_native_ring *hdr;
 	unsigned char *data;
 	uint32_t mask;
 	uint32_t gen;			/* the ring is of this process generation */
+	uint64_t tail;			/* the daemon's tail as last read (it only grows) */
 	size_t map_len;
 	int busy;			/* in a write: a signal handler's write takes the system call */
 	int holds;			/* holds the process lock */
-	sigjmp_buf *catch;		/* a fault of the copy jumps here */
+	pl_jmp_buf *catch;		/* a fault of the copy jumps here */
 };
 
 extern __thread struct pl_thread pl_t __attribute__((tls_model("initial-exec")));

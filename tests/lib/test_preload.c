@@ -245,6 +245,25 @@ TEST(provider_lifecycle)
 
 /* ---- hostile vectors ---- */
 
+/* A cleared trace and event @name (@fields) on a new descriptor, enabled: the descriptor, or -1. */
+static int fresh_enabled(const char *name, const char *fields, uint32_t *en_word, uint32_t *idx)
+{
+	char args[128], en[128];
+	int fd;
+
+	snprintf(args, sizeof(args), "%s %s", name, fields);
+	snprintf(en, sizeof(en), "events/user_events/%s/enable", name);
+	if (write_rel_flags("trace", "", O_TRUNC) < 0)
+		return -1;
+	fd = open_data();
+	if (fd >= 0 && (reg_at(fd, args, en_word, 0, idx) < 0 || write_rel(en, "1") != 1 ||
+			!bit_becomes(en_word, 1))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static int hfd;
 static uint32_t hidx;
 static volatile int hostile_stop;
@@ -294,12 +313,8 @@ TEST(hostile_vectors)
 	ssize_t r;
 
 	ASSERT_TRUE(unmapped != MAP_FAILED);
-	ASSERT_GE(write_rel_flags("trace", "", O_TRUNC), 0);
-	hfd = open_data();
+	hfd = fresh_enabled("pl_hev", "u32 n; u32 tag", &hword, &hidx);
 	ASSERT_GE(hfd, 0);
-	ASSERT_EQ(reg_at(hfd, "pl_hev u32 n; u32 tag", &hword, 0, &hidx), 0);
-	ASSERT_EQ(write_rel("events/user_events/pl_hev/enable", "1"), 1);
-	ASSERT_TRUE(bit_becomes(&hword, 1));
 	ASSERT_EQ(pthread_create(&good, NULL, good_writer, NULL), 0);
 
 	iov[0] = (struct iovec){ &hidx, 4 };
@@ -359,6 +374,63 @@ TEST(hostile_vectors)
 	EXPECT_EQ(stat_of("native_invalid"), 0);
 	ASSERT_EQ(unreg_at(hfd, &hword, 0), 0);
 	close(hfd);
+}
+
+/*
+ * The shapes of a vector the writer takes apart: the index split, the
+ * index and payload in one piece, empty pieces, more pieces than the
+ * writer reads at once (PL_SNAP_IOV, 8): each record whole, in the ring.
+ */
+TEST(vector_shapes)
+{
+	unsigned char b[12], one[12];
+	uint32_t sword = 0, sidx, v[2] = { 7, 8 };
+	long long before = interposed();
+	struct iovec iov[16];
+	int fd, shapes = 0;
+
+	fd = fresh_enabled("pl_sev", "u32 n; u32 tag", &sword, &sidx);
+	ASSERT_GE(fd, 0);
+	memcpy(b, &sidx, 4);
+	memcpy(b + 4, v, 8);
+	for (int k = 0; k < 10; k++) {
+		/* [1 byte of the index][3 more and the payload] */
+		iov[0] = (struct iovec){ b, 1 };
+		iov[1] = (struct iovec){ b + 1, 11 };
+		EXPECT_EQ(writev(fd, iov, 2), 12);
+		/* all in one piece, as write(2) */
+		iov[0] = (struct iovec){ b, 12 };
+		EXPECT_EQ(writev(fd, iov, 1), 12);
+		/* empty pieces before, between and after */
+		iov[0] = (struct iovec){ NULL, 0 };
+		iov[1] = (struct iovec){ b, 4 };
+		iov[2] = (struct iovec){ b, 0 };
+		iov[3] = (struct iovec){ b + 4, 8 };
+		iov[4] = (struct iovec){ NULL, 0 };
+		EXPECT_EQ(writev(fd, iov, 5), 12);
+		/* one byte a piece: 12 pieces */
+		for (int i = 0; i < 12; i++) {
+			one[i] = b[i];
+			iov[i] = (struct iovec){ &one[i], 1 };
+		}
+		EXPECT_EQ(writev(fd, iov, 12), 12);
+		/* index, then 8 pieces of 1 byte and empty ones: 16 pieces */
+		iov[0] = (struct iovec){ b, 4 };
+		for (int i = 0; i < 8; i++) {
+			iov[1 + 2 * i] = (struct iovec){ b + 4 + i, 1 };
+			if (i < 7)
+				iov[2 + 2 * i] = (struct iovec){ NULL, 0 };
+		}
+		EXPECT_EQ(writev(fd, iov, 16), 12);
+		shapes = 5;
+	}
+	EXPECT_EQ(trace_wait("pl_sev: n=0x7 (7) tag=0x8 (8)\n", 10 * shapes), 10 * shapes);
+	EXPECT_EQ(trace_count("pl_sev:"), 10 * shapes);
+	EXPECT_GE(interposed() - before, 10 * shapes);
+	EXPECT_EQ(stat_of("native_invalid"), 0);
+	ASSERT_EQ(unreg_at(fd, &sword, 0), 0);
+	close(fd);
+	ASSERT_EQ(write_rel("events/user_events/pl_sev/enable", "0"), 1);
 }
 
 /* The program's SIGSEGV handler: ours catches the copy's faults only. */
