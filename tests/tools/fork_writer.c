@@ -109,8 +109,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fork_writer: DIAG_IOCSREG: %s\n", strerror(errno));
 		return 1;
 	}
-	/* The tracer enables what is registered; then the bit goes off for the forks. */
-	if (!wait_bit(1) || set_enable(tracefs, "0") < 0 || !wait_bit(0)) {
+	/*
+	 * The tracer enables what is registered; then the bit goes off for the
+	 * forks.  The tool's own scan (every 50 ms) may not have noted yet
+	 * that the event is on, and would switch it back on: a few scans first
+	 * (seen: a child with its bit set at fork under record -- CMD).
+	 */
+	if (wait_bit(1))
+		sleep_ms(250);
+	if (!(enabled & 1) || set_enable(tracefs, "0") < 0 || !wait_bit(0)) {
 		fprintf(stderr, "fork_writer: the event was not enabled, then disabled\n");
 		return 1;
 	}
