@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 	const char *tracefs = getenv("USEREVENTS_TRACEFS");
 	struct user_reg reg;
 	char path[4096];
-	int fd, children, writes, failed = 0;
+	int fd, children, writes, failed = 0, ready[2];
+	char c;
 
 	if (argc != 3 || !tracefs) {
 		fprintf(stderr, "usage: USEREVENTS_TRACEFS=DIR fork_writer CHILDREN WRITES\n");
@@ -121,6 +122,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fork_writer: the event was not enabled, then disabled\n");
 		return 1;
 	}
+	/*
+	 * Each child says it saw its bit clear before the parent enables the
+	 * event: once a fork is known to the daemon (at once when the child
+	 * tells it, UE_IOC_FORKED), an enable made before fork() returned in
+	 * the child may already show there, as under the kernel.
+	 */
+	if (pipe(ready) < 0)
+		return 1;
 	for (int i = 1; i <= children; i++) {
 		pid_t pid = fork();
 
@@ -129,10 +138,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (pid == 0) {
+			close(ready[0]);
 			if (enabled & 1) {
 				fprintf(stderr, "fork_writer: child %d: bit set at fork\n", i);
 				_exit(1);
 			}
+			if (write(ready[1], "r", 1) != 1)
+				_exit(1);
+			close(ready[1]);
 			if (!wait_bit(1)) {
 				fprintf(stderr, "fork_writer: child %d: no enable bit inherited\n", i);
 				_exit(1);
@@ -140,6 +153,10 @@ int main(int argc, char **argv)
 			_exit(write_events(fd, reg.write_index, (uint32_t)i, writes) < 0);
 		}
 	}
+	close(ready[1]);
+	for (int i = 0; i < children; i++)
+		if (read(ready[0], &c, 1) != 1)
+			failed = 1;
 	if (set_enable(tracefs, "1") < 0 || !wait_bit(1) ||
 	    write_events(fd, reg.write_index, 0, writes) < 0)
 		failed = 1;

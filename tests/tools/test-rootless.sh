@@ -12,7 +12,12 @@
 # and of an orphan (tests/tools/ancestry), as ptrace_scope 1 requires, while
 # the command's exit status, signals and stdin stay as they were.
 #
-#   test-rootless.sh USEREVENTS USEREVENTSD FORK_WRITER USER_EVENTS_EXAMPLE ANCESTRY
+# A fork child's inherited bit follows its event as soon as the enable
+# write returns (tests/tools/fork_follow): the interposer tells the daemon
+# of the fork from the child (UE_IOC_FORKED); without it the children
+# poller is up to 50 ms late, which the same program shows.
+#
+#   test-rootless.sh USEREVENTS USEREVENTSD FORK_WRITER USER_EVENTS_EXAMPLE ANCESTRY FORK_FOLLOW
 #
 # Runs as root (CI is root) and drops to the `nobody` account with setpriv
 # (an account that exists: fusermount3 refuses a uid without a name).  The
@@ -21,7 +26,7 @@
 # 0666 (or 0600) is bound over /dev/fuse, so nothing is left to restore
 # whatever ends the test.  Exit 77 when the machine cannot run it.
 set -u
-tool=$1 daemon=$2 fork_writer=$3 example=$4 ancestry=$5
+tool=$1 daemon=$2 fork_writer=$3 example=$4 ancestry=$5 fork_follow=$6
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (to set up /dev/fuse and drop to another user)"
@@ -65,13 +70,14 @@ ok() { echo "ok: $*"; }
 # tool finds the daemon at ../daemon/ and the interposer at ../lib/).
 mkdir -p "$work/bin/tools" "$work/bin/daemon" "$work/bin/lib" "$work/dev" "$work/home"
 cp "$tool" "$work/bin/tools/userevents" && cp "$daemon" "$work/bin/daemon/usereventsd" &&
-	cp "$fork_writer" "$example" "$ancestry" "$work/bin/" || exit 1
+	cp "$fork_writer" "$example" "$ancestry" "$fork_follow" "$work/bin/" || exit 1
 preload=$(dirname "$tool")/../lib/libuserevents-preload.so
 [ -r "$preload" ] && cp "$preload" "$work/bin/lib/"
 chmod -R a+rX "$work"
 chown "$uid:$gid" "$work/home"
 fw=$work/bin/fork_writer
 anc=$work/bin/ancestry
+ff=$work/bin/fork_follow
 ex=$work/bin/$(basename "$example")
 tool=$work/bin/tools/userevents
 unset USEREVENTSD USEREVENTS_TRACEFS USEREVENTS_PRELOAD
@@ -141,7 +147,8 @@ fi
 nothing_left "run of the example"
 
 # ---- record -- CMD, then report ----------------------------------------------
-as_user "$tool" record -o "$work/home/fw.dat" -- "$fw" 3 10 >"$work/rec.out" 2>"$work/rec.err"
+# Without the interposer (nothing tells the daemon of forks): the children poller.
+as_user "$tool" record --no-preload -o "$work/home/fw.dat" -- "$fw" 3 10 >"$work/rec.out" 2>"$work/rec.err"
 rc=$?
 if [ $rc = 0 ] && grep -q '^userevents: record: 40 events' "$work/rec.err"; then
 	ok "record -- CMD as uid $uid: 40 events (exit 0)"
@@ -157,6 +164,28 @@ for who in 0 1 2 3; do
 done
 [ "$(grep -c . "$work/rep.out")" = 40 ] || fail "report: $(grep -c . "$work/rep.out") lines, expected 40"
 nothing_left "record"
+
+# ---- a fork child's inherited bit follows at once -----------------------------
+as_user "$tool" run -q -e 'user_events:fork_follow_done' -- "$ff" 20 >"$work/ff.out" 2>"$work/ff.err"
+rc=$?
+if [ $rc = 0 ] && grep -q '^fork_follow: 20 rounds, 0 of 80 answers wrong$' "$work/ff.out" &&
+	grep -Eq '^fork_follow_done +1 ' "$work/ff.err"; then
+	ok "run as uid $uid: 20 fork children's bits followed each enable and disable at once"
+else
+	fail "fork_follow as uid $uid: exit $rc"
+	sed 's/^/#   /' "$work/ff.out" "$work/ff.err"
+fi
+# Without the interposer nothing tells the daemon: the poller is late (the check can fail).
+as_user "$tool" run -q --no-preload -e 'user_events:fork_follow_done' -- "$ff" 20 \
+	>"$work/ffn.out" 2>"$work/ffn.err"
+rc=$?
+if [ $rc = 1 ] && grep -q '^fork_follow: 20 rounds, [1-9][0-9]* of 80 answers wrong$' "$work/ffn.out"; then
+	ok "run --no-preload: $(sed -n 's/^fork_follow: 20 rounds, //p' "$work/ffn.out") (the poller's 50 ms)"
+else
+	fail "fork_follow --no-preload: exit $rc, expected some answers wrong"
+	sed 's/^/#   /' "$work/ffn.out"
+fi
+nothing_left "fork_follow"
 
 # ---- Yama's ptrace_scope 1: the daemon is the command's ancestor ------------
 # Its descendants only may be opened through /proc/<pid>/mem by an
