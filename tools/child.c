@@ -112,14 +112,21 @@ static void preload_inject(const char *who)
 	free(v);
 }
 
-/* In the command's process: its environment, then the program. */
-static void __attribute__((noreturn)) exec_cmd(const struct uet_child *c, const char *tracefs)
+/*
+ * In the command's process, forked with every signal blocked (a SIGTERM
+ * passed on at once must not meet the tool's handler, or the launcher's
+ * SIG_IGN, and be lost): the default action for the signals the tools
+ * catch, then @mask, its environment, the program.
+ */
+static void __attribute__((noreturn)) exec_cmd(const struct uet_child *c, const char *tracefs,
+					       const sigset_t *mask)
 {
 	int e;
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	setenv("USEREVENTS_TRACEFS", tracefs, 1);
 	if (!c->no_preload)
 		preload_inject(c->who);
@@ -192,7 +199,7 @@ static void __attribute__((noreturn)) launcher(const struct uet_child *c, int so
 					 { .fd = sfd, .events = POLLIN } };
 		struct signalfd_siginfo si;
 		struct launch_msg m;
-		int st, r;
+		int st, r, e;
 		pid_t w;
 
 		/* Without a signalfd, reap every 50 ms. */
@@ -212,14 +219,19 @@ static void __attribute__((noreturn)) launcher(const struct uet_child *c, int so
 		if (r < 0)
 			continue;
 		if (m.op == LAUNCH_GO && cmd == 0) {
+			sigset_t all, ours;
+
+			sigfillset(&all);
+			sigprocmask(SIG_SETMASK, &all, &ours);
 			cmd = fork();
 			if (cmd == 0) {
 				for (size_t i = 0; i < 5; i++)
 					sigaction(quiet[i], &saved[i], NULL);
-				sigprocmask(SIG_SETMASK, &mask, NULL);
-				exec_cmd(c, tracefs);
+				exec_cmd(c, tracefs, &mask);
 			}
-			send_msg(sock, LAUNCH_STARTED, cmd > 0 ? cmd : -errno);
+			e = cmd > 0 ? cmd : -errno;
+			sigprocmask(SIG_SETMASK, &ours, NULL);
+			send_msg(sock, LAUNCH_STARTED, e);
 		} else if (m.op == LAUNCH_KILL && cmd > 0) {
 			/* Not reaped yet (its status not sent): the pid is still the command's. */
 			kill(cmd, m.val);
@@ -258,6 +270,7 @@ void uet_launcher_forked(struct uet_child *c)
 
 int uet_child_start(struct uet_child *c, const char *tracefs)
 {
+	sigset_t all, mask;
 	struct launch_msg m;
 	int e;
 
@@ -275,15 +288,18 @@ int uet_child_start(struct uet_child *c, const char *tracefs)
 		c->pid = e;
 		return 0;
 	}
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &mask);
 	c->pid = fork();
+	if (c->pid == 0)
+		exec_cmd(c, tracefs, &mask);
+	e = -errno;
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (c->pid < 0) {
-		e = -errno;
 		uet_err("%s: fork: %s", c->who, strerror(-e));
 		c->pid = 0;
 		return e;
 	}
-	if (c->pid == 0)
-		exec_cmd(c, tracefs);
 	return 0;
 }
 
