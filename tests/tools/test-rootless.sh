@@ -15,9 +15,11 @@
 # A fork child's inherited bit follows its event as soon as the enable
 # write returns (tests/tools/fork_follow): the interposer tells the daemon
 # of the fork from the child (UE_IOC_FORKED); without it the children
-# poller is up to 50 ms late, which the same program shows.
+# poller is up to 50 ms late, which the same program shows; libuserevents
+# tells the daemon by itself (fork_follow_lib, without the interposer).
 #
-#   test-rootless.sh USEREVENTS USEREVENTSD FORK_WRITER USER_EVENTS_EXAMPLE ANCESTRY FORK_FOLLOW
+#   test-rootless.sh USEREVENTS USEREVENTSD FORK_WRITER USER_EVENTS_EXAMPLE ANCESTRY FORK_FOLLOW \
+#                    FORK_FOLLOW_LIB LIBUSEREVENTS
 #
 # Runs as root (CI is root) and drops to the `nobody` account with setpriv
 # (an account that exists: fusermount3 refuses a uid without a name).  The
@@ -26,7 +28,8 @@
 # 0666 (or 0600) is bound over /dev/fuse, so nothing is left to restore
 # whatever ends the test.  Exit 77 when the machine cannot run it.
 set -u
-tool=$1 daemon=$2 fork_writer=$3 example=$4 ancestry=$5 fork_follow=$6
+tool=$1 daemon=$2 fork_writer=$3 example=$4 ancestry=$5 fork_follow=$6 fork_follow_lib=$7
+lib=$8
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (to set up /dev/fuse and drop to another user)"
@@ -70,7 +73,8 @@ ok() { echo "ok: $*"; }
 # tool finds the daemon at ../daemon/ and the interposer at ../lib/).
 mkdir -p "$work/bin/tools" "$work/bin/daemon" "$work/bin/lib" "$work/dev" "$work/home"
 cp "$tool" "$work/bin/tools/userevents" && cp "$daemon" "$work/bin/daemon/usereventsd" &&
-	cp "$fork_writer" "$example" "$ancestry" "$fork_follow" "$work/bin/" || exit 1
+	cp "$fork_writer" "$example" "$ancestry" "$fork_follow" "$fork_follow_lib" "$work/bin/" &&
+	cp "$lib" "$work/bin/lib/libuserevents.so.0" || exit 1
 preload=$(dirname "$tool")/../lib/libuserevents-preload.so
 [ -r "$preload" ] && cp "$preload" "$work/bin/lib/"
 chmod -R a+rX "$work"
@@ -166,15 +170,23 @@ done
 nothing_left "record"
 
 # ---- a fork child's inherited bit follows at once -----------------------------
-as_user "$tool" run -q -e 'user_events:fork_follow_done' -- "$ff" 20 >"$work/ff.out" 2>"$work/ff.err"
-rc=$?
-if [ $rc = 0 ] && grep -q '^fork_follow: 20 rounds, 0 of 80 answers wrong$' "$work/ff.out" &&
-	grep -Eq '^fork_follow_done +1 ' "$work/ff.err"; then
-	ok "run as uid $uid: 20 fork children's bits followed each enable and disable at once"
-else
-	fail "fork_follow as uid $uid: exit $rc"
-	sed 's/^/#   /' "$work/ff.out" "$work/ff.err"
-fi
+# follow WHAT PROGRAM [RUN OPTION]...: fork_follow's 20 rounds, every answer right.
+follow() {
+	what=$1 prog=$2
+	shift 2
+	as_user env LD_LIBRARY_PATH="$work/bin/lib" "$tool" run -q "$@" \
+		-e 'user_events:fork_follow_done' -- "$prog" 20 >"$work/ff.out" 2>"$work/ff.err"
+	rc=$?
+	if [ $rc = 0 ] && grep -q '^fork_follow: 20 rounds, 0 of 80 answers wrong$' "$work/ff.out" &&
+		grep -Eq '^fork_follow_done +1 ' "$work/ff.err"; then
+		ok "run${*:+ $*} as uid $uid, $what: 20 fork children's bits followed at once"
+	else
+		fail "fork_follow $what as uid $uid: exit $rc"
+		sed 's/^/#   /' "$work/ff.out" "$work/ff.err"
+	fi
+}
+follow "through the interposer" "$ff"
+follow "through libuserevents" "$work/bin/fork_follow_lib" --no-preload
 # Without the interposer nothing tells the daemon: the poller is late (the check can fail).
 as_user "$tool" run -q --no-preload -e 'user_events:fork_follow_done' -- "$ff" 20 \
 	>"$work/ffn.out" 2>"$work/ffn.err"
