@@ -6,8 +6,9 @@
  * and, ROUNDS times, forks a child that makes no request of its own, then
  * enables the event through its `enable` file and asks the child, right
  * after the write returned (and the parent's own bit followed), whether
- * its copy of the bit is set; then disables it and asks again.  An unprivileged daemon (no proc connector)
- * learns of a fork that way only when the child tells it (UE_IOC_FORKED,
+ * its copy of the bit is set; then disables it and asks again.  An
+ * unprivileged daemon (no proc connector) learns of a fork that fast only
+ * when the child tells it (UE_IOC_FORKED,
  * made by libuserevents-preload.so's pthread_atfork() handler); else the
  * children poller finds it up to 50 ms later.  Last, it writes
  * user_events:fork_follow_done once (the tracer's event).  Exit 0 when
