@@ -4,9 +4,9 @@
  * daemon, for the rootless tests (test-rootless.sh).  It registers
  * user_events:fork_writer, waits until the tracer (userevents run or record)
  * has enabled it, disables it itself through its `enable` file, forks
- * CHILDREN children while the bit is clear, then enables it again: each
- * child's copy of the word is set only if the daemon learnt of its fork and
- * gave it the parent's enabler.  Then the parent and every child write
+ * CHILDREN children while the bit is clear, waits until each has seen its
+ * bit clear, then enables it again: each child's copy of the word is set
+ * only if the daemon learnt of its fork and gave it the parent's enabler.  Then the parent and every child write
  * WRITES records (field `who`: 0 for the parent, 1..CHILDREN for the
  * children).  Exit 0 when every child saw its bit set after the fork and
  * wrote; 1 otherwise, with the reason on stderr.
