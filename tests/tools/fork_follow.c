@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "userevents/abi.h"
+#include "enable-file.h"
 #ifdef FF_LIB
 #include "userevents/userevents.h"
 #endif
@@ -47,18 +48,7 @@ static volatile uint32_t word, done_word;
 
 static int set_enable(const char *tracefs, char v)
 {
-	char path[4096];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/events/user_events/" EVENT "/enable", tracefs);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "fork_follow: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	ok = write(fd, &v, 1) == 1;
-	close(fd);
-	return ok ? 0 : -1;
+	return enable_file_write("fork_follow", tracefs, EVENT, v);
 }
 
 #ifndef FF_LIB

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "userevents/abi.h"
+#include "enable-file.h"
 
 #define EVENT "fork_writer"
 #define WAIT_MS 10000
@@ -52,20 +53,7 @@ static int wait_bit(uint32_t want)
 
 static int set_enable(const char *tracefs, const char *v)
 {
-	char path[4096];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/events/user_events/" EVENT "/enable", tracefs);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "fork_writer: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	ok = write(fd, v, 1) == 1;
-	if (!ok)
-		fprintf(stderr, "fork_writer: write %s to %s: %s\n", v, path, strerror(errno));
-	close(fd);
-	return ok ? 0 : -1;
+	return enable_file_write("fork_writer", tracefs, EVENT, *v);
 }
 
 static int write_events(int fd, uint32_t idx, uint32_t who, int n)
