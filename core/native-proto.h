@@ -9,6 +9,7 @@
 #ifndef UE_NATIVE_PROTO_H
 #define UE_NATIVE_PROTO_H
 
+#include <linux/ioctl.h>
 #include <stdint.h>
 
 #define UE_NATIVE_MAGIC 0x3155454eu	/* "NEU1" */
@@ -19,6 +20,17 @@
 /* Extended attribute of user_events_data whose value is that name. */
 #define UE_NATIVE_XATTR "user.usereventsd.native"
 #define UE_NATIVE_SOCK_NAME_MAX 107	/* sun_path without its leading NUL */
+
+/*
+ * An ioctl of usereventsd's user_events_data (the kernel's answers ENOTTY),
+ * no argument: "I was just forked".  Made by a fork child of a process with
+ * enablers (pthread_atfork() in libuserevents and its interposer) before
+ * fork() returns to it: the daemon reads its fork and proves it at once, as
+ * at any request of the child, so it gets what it inherits, and every later
+ * update, without waiting for the children poller or the grace of a fork
+ * read from the proc connector.  Answers 0.
+ */
+#define UE_IOC_FORKED _IO('*', 0x40)
 
 /* Requests; each gets one reply of the same struct (status 0 or -errno). */
 enum ue_native_cmd {

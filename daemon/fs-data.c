@@ -556,8 +556,8 @@ void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg
 
 	data_unflush(d, fh);
 	/* The file has no compat_ioctl: a 32-bit caller gets ENOTTY. */
-	if ((flags & FUSE_IOCTL_COMPAT) ||
-	    (cmd != DIAG_IOCSREG && cmd != DIAG_IOCSDEL && cmd != DIAG_IOCSUNREG)) {
+	if ((flags & FUSE_IOCTL_COMPAT) || (cmd != DIAG_IOCSREG && cmd != DIAG_IOCSDEL &&
+					     cmd != DIAG_IOCSUNREG && cmd != UE_IOC_FORKED)) {
 		fuse_reply_err(req, ENOTTY);
 		return;
 	}
@@ -580,6 +580,10 @@ void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg
 		break;
 	case DIAG_IOCSDEL:
 		r = ioctl_del(d, req, ue_proc_mem(caller), (uintptr_t)arg);
+		break;
+	case UE_IOC_FORKED:
+		/* A fork child: the sync above found, proved and confirmed it. */
+		r = 0;
 		break;
 	default:
 		r = ioctl_unreg(d, caller, (uintptr_t)arg);

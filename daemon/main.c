@@ -289,9 +289,10 @@ static int check_live_mount(const char *mountpoint, bool replace)
 /*
  * Unprivileged, the daemon reads and writes its clients' memory as the user
  * (/proc/PID/mem: ptrace access).  Yama narrows that to descendants (1) or
- * to nobody (2, 3): say so, since the clients will only see EFAULT.
+ * to nobody (2, 3; 3 even for root): say so, since the clients will only
+ * see EFAULT.
  */
-static void warn_ptrace_scope(void)
+static void warn_ptrace_scope(bool root)
 {
 	char c = '0';
 	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
@@ -301,17 +302,20 @@ static void warn_ptrace_scope(void)
 	if (read(fd, &c, 1) != 1)
 		c = '0';
 	close(fd);
+	if (root && c != '3')
+		return;
 	if (c == '1')
 		fprintf(stderr,
 			UE_DAEMON_NAME ": kernel.yama.ptrace_scope is 1: not root, this daemon "
-				       "reaches the memory of its own descendants only; other "
+				       "reaches the memory of its own descendants only (userevents "
+				       "run and record -- CMD start their command below it); other "
 				       "programs get EFAULT when they register (run it as root, or "
 				       "set the scope to 0)\n");
 	else if (c != '0')
 		fprintf(stderr,
 			UE_DAEMON_NAME ": kernel.yama.ptrace_scope is %c: this daemon cannot "
 				       "reach any program's memory; registrations get EFAULT%s\n",
-			c, c == '2' ? " (run it as root)" : "");
+			c, c == '2' ? " (run it as root)" : " (even as root)");
 }
 
 /* Say what is wrong in terms a user can act on, before libfuse tries. */
@@ -354,6 +358,7 @@ static int check_environment(const char *mountpoint, bool replace)
 			return -1;
 		}
 		close(fd);
+		warn_ptrace_scope(true);
 	} else if (access("/dev/fuse", R_OK | W_OK) < 0) {
 		fprintf(stderr,
 			UE_DAEMON_NAME ": /dev/fuse is not open to this user (%s): run as root\n",
@@ -366,7 +371,7 @@ static int check_environment(const char *mountpoint, bool replace)
 				       "or install fuse3\n");
 		return -1;
 	} else {
-		warn_ptrace_scope();
+		warn_ptrace_scope(false);
 	}
 	return 0;
 }

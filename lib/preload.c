@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "native-proto.h"
 #include "preload.h"
 #include "userevents/abi.h"
 
@@ -122,9 +123,36 @@ static inline void ready(void)
 		preload_init();
 }
 
+/* A descriptor of usereventsd's user_events_data this process registered through; -1: none. */
+static int fork_fd = -1;
+
+static inline struct pl_file *file_of(int fd);
+
+/*
+ * In a fork child, before fork() returns to it (pthread_atfork(): not for
+ * vfork(), posix_spawn() or a raw clone, whose children exec or share our
+ * memory): tell the daemon, which reads and proves the fork at once, so
+ * that the child's enable words follow their events from its first
+ * instruction (core/native-proto.h, UE_IOC_FORKED).  One system call.
+ */
+static void fork_tell(void)
+{
+	int fd = __atomic_load_n(&fork_fd, __ATOMIC_RELAXED), saved = errno;
+
+	if (fd < 0 || !real_ioctl)
+		return;
+	/* Closed since: another of ours, among the usual descriptor numbers. */
+	for (int i = 0; !file_of(fd) && i < 1024; i++)
+		fd = i;
+	if (file_of(fd))
+		real_ioctl(fd, UE_IOC_FORKED, 0);
+	errno = saved;
+}
+
 __attribute__((constructor)) static void preload_ctor(void)
 {
 	preload_init();
+	pthread_atfork(NULL, NULL, fork_tell);
 }
 
 static inline struct pl_file *file_of(int fd)
@@ -333,6 +361,7 @@ static void learn_reg(int fd, const struct user_reg *ureg)
 		__atomic_store_n(&fds[fd], f, __ATOMIC_RELEASE);
 		pl_catch_faults();
 	}
+	__atomic_store_n(&fork_fd, fd, __ATOMIC_RELAXED);
 	x = index_of(f, reg.write_index, true);
 	if (!x)
 		goto out;

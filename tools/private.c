@@ -4,6 +4,9 @@
  * namespace, also bound over /sys/kernel/tracing (raw-ABI programs hard-code
  * it); as another user through fusermount3.  Stopping it leaves nothing behind,
  * and neither does our death: the daemon watches us (--exit-with-parent).
+ * The traced command is the daemon's grandchild, through a launcher its
+ * process forks before the exec (child.c): an unprivileged daemon may write
+ * only into its descendants under Yama's ptrace_scope 1.
  */
 #include <errno.h>
 #include <limits.h>
@@ -84,17 +87,28 @@ static int mounted_yet(const char *mnt)
 	return errno == ENOENT ? 0 : -errno;
 }
 
-/* Start usereventsd -f on p->mnt and wait until the mount serves. */
-static int start_daemon(struct uet_private *p)
+/*
+ * Start usereventsd -f on p->mnt, its process forking @cmd's launcher
+ * first, and wait until the mount serves.
+ */
+static int start_daemon(struct uet_private *p, struct uet_child *cmd)
 {
 	char daemon[PATH_MAX];
 	int waited = 0, st, r;
 
 	find_daemon(daemon, sizeof(daemon));
+	if (cmd) {
+		r = uet_launcher_open(cmd);
+		if (r < 0)
+			return r;
+	}
 	p->daemon = fork();
 	if (p->daemon < 0)
 		return -errno;
 	if (p->daemon == 0) {
+		/* As we are: the command's world is the tool's (signals, descriptors). */
+		if (cmd)
+			uet_launcher_fork(cmd, p->mnt);
 		/* A ^C is for the traced command; the tool ends the daemon. */
 		signal(SIGINT, SIG_IGN);
 		/*
@@ -106,6 +120,8 @@ static int start_daemon(struct uet_private *p)
 		fprintf(stderr, UET_PROG ": cannot execute %s: %s\n", daemon, strerror(errno));
 		_exit(127);
 	}
+	if (cmd)
+		uet_launcher_forked(cmd);
 	while ((r = mounted_yet(p->mnt)) <= 0) {
 		if (r < 0) {
 			/* Mounted, but not for us: say so now rather than time out. */
@@ -176,7 +192,7 @@ static int private_namespace(void)
 }
 
 /* Every step of the set-up; says why on failure, stop_daemon() undoes any part. */
-static int setup(struct uet_private *p, const char *who)
+static int setup(struct uet_private *p, const char *who, struct uet_child *cmd)
 {
 	const char *tmp = getenv("TMPDIR");
 	int e;
@@ -201,7 +217,7 @@ static int setup(struct uet_private *p, const char *who)
 		return e;
 	}
 	p->have_mnt = true;
-	e = start_daemon(p);
+	e = start_daemon(p, cmd);
 	if (e < 0) {
 		if (e == -EACCES)
 			uet_err("%s: usereventsd mounted %s, but its files are not open to uid %u: "
@@ -223,7 +239,8 @@ static int setup(struct uet_private *p, const char *who)
 	return 0;
 }
 
-int uet_private_start(const char *who, struct uet_private **ret, char *tracefs, size_t len)
+int uet_private_start(const char *who, struct uet_private **ret, char *tracefs, size_t len,
+		      struct uet_child *cmd)
 {
 	struct uet_private *p = calloc(1, sizeof(*p));
 	int e;
@@ -231,7 +248,7 @@ int uet_private_start(const char *who, struct uet_private **ret, char *tracefs, 
 	if (!p)
 		return -ENOMEM;
 	p->root = geteuid() == 0;
-	e = setup(p, who);
+	e = setup(p, who, cmd);
 	if (e == 0 && strlen(p->mnt) >= len)
 		e = -ENAMETOOLONG;
 	if (e < 0) {

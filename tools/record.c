@@ -61,10 +61,11 @@ static int formats_seen(void *arg, const struct uet_format *f)
 }
 
 /* The tracefs: a private daemon's for CMD when none is named, else the one named or found. */
-static int find_tracefs(struct rec *r, const char *opt, bool with_cmd, struct uet_private **priv)
+static int find_tracefs(struct rec *r, const char *opt, struct uet_child *cmd,
+			struct uet_private **priv)
 {
-	if (with_cmd && !opt && !getenv("USEREVENTS_TRACEFS"))
-		return uet_private_start("record", priv, r->tracefs, sizeof(r->tracefs)) < 0
+	if (cmd && !opt && !getenv("USEREVENTS_TRACEFS"))
+		return uet_private_start("record", priv, r->tracefs, sizeof(r->tracefs), cmd) < 0
 			       ? UET_EXIT_RUN_FAIL
 			       : 0;
 	if (uet_tracefs_find(opt, r->tracefs, sizeof(r->tracefs)) < 0) {
@@ -129,7 +130,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	struct uet_autoenable ae = { 0 };
 	struct uet_formats formats = { 0 };
 	struct uet_private *priv = NULL;
-	struct uet_child child = { 0 };
+	struct uet_child child;
 	struct uet_raw raw = { 0 };
 	struct uet_buf_stats st;
 	struct uet_opts o;
@@ -148,6 +149,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 		return UET_EXIT_USAGE;
 	}
 	with_cmd = o.rest < argc;
+	uet_child_init(&child, "record", argv + o.rest, o.no_preload);
 	/* With CMD, record's own failures are told from CMD's status as run does. */
 	exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
 	/*
@@ -160,7 +162,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	if (uet_sinks_add(&r.sinks, uet_sink_new("trace.dat", NULL, o.output)) < 0)
 		goto out;
 	uet_catch_signals();
-	e = find_tracefs(&r, tracefs_opt, with_cmd, &priv);
+	e = find_tracefs(&r, tracefs_opt, with_cmd ? &child : NULL, &priv);
 	if (e) {
 		exit_code = e == UET_EXIT_NO_TRACEFS ? e : exit_code;
 		goto out;
@@ -183,8 +185,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	/* Without CMD the events should be there; matching ones may still come. */
 	if (uet_autoenable_start(&ae, !with_cmd) < 0)
 		goto out;
-	if (with_cmd && uet_child_start(&child, "record", r.tracefs, argv + o.rest,
-					   o.no_preload) < 0)
+	if (with_cmd && uet_child_start(&child, r.tracefs) < 0)
 		goto out;
 	e = record_loop(&r, &raw, &ae, &child, with_cmd, live_progress);
 	if (e < 0)

@@ -94,13 +94,14 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 		return UET_EXIT_USAGE;
 	}
 	uet_opts_all_user_events(&o);
+	uet_child_init(&r.child, "run", argv + o.rest, o.no_preload);
 	/* Every output first: nothing starts when one cannot be written. */
 	if (!o.quiet && uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL)) < 0)
 		goto out;
 	if (o.output && uet_sinks_add(&sinks, uet_sink_new(o.format, NULL, o.output)) < 0)
 		goto out;
 	uet_catch_signals();
-	if (uet_private_start("run", &priv, r.tracefs, sizeof(r.tracefs)) < 0)
+	if (uet_private_start("run", &priv, r.tracefs, sizeof(r.tracefs), &r.child) < 0)
 		goto out;
 	if (uet_sinks_begin(&sinks, &(struct uet_sink_env){ "run", r.tracefs, 0 }) < 0)
 		goto out;
@@ -116,7 +117,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	s.sinks = &sinks;
 	s.tick = run_tick;
 	s.tick_arg = &r;
-	if (uet_child_start(&r.child, "run", r.tracefs, argv + o.rest, o.no_preload) < 0)
+	if (uet_child_start(&r.child, r.tracefs) < 0)
 		goto out;
 	e = uet_stream_loop(&s);
 	if (e < 0) {

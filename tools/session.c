@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * What the tracing commands share: options, the signals that end them, the
- * traced command of run and record -- CMD and its exit code, events enabled
- * as they get registered, the wait for native rings to drain, drop counters.
+ * What the tracing commands share: options, the signals that end them,
+ * events enabled as they get registered, the wait for native rings to
+ * drain, drop counters.  The traced command is child.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -267,148 +266,6 @@ void uet_opts_free(struct uet_opts *o)
 	o->filters = NULL;
 	o->globs = NULL;
 	o->nglobs = 0;
-}
-
-/*
- * libuserevents-preload.so: $USEREVENTS_PRELOAD, else beside our own
- * library directory (the build tree's lib/, or PREFIX/LIBDIR from
- * PREFIX/bin), else where meson installs it.
- */
-static bool preload_path(char *buf, size_t len)
-{
-	const char *env = getenv("USEREVENTS_PRELOAD");
-	char exe[PATH_MAX - 64];
-	ssize_t n;
-	char *slash;
-
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return access(buf, R_OK) == 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			if (snprintf(buf, len, "%s/../lib/libuserevents-preload.so", exe) <
-				    (int)len && access(buf, R_OK) == 0)
-				return true;
-			if (snprintf(buf, len, "%s/../%s/libuserevents-preload.so", exe,
-				     UET_LIBDIR) < (int)len && access(buf, R_OK) == 0)
-				return true;
-		}
-	}
-	snprintf(buf, len, "%s/libuserevents-preload.so", UET_PREFIX_LIBDIR);
-	return access(buf, R_OK) == 0;
-}
-
-/* In the child: ours first in LD_PRELOAD, whatever was there after it. */
-static void preload_inject(const char *who)
-{
-	const char *old = getenv("LD_PRELOAD");
-	char lib[PATH_MAX], *v;
-
-	if (!preload_path(lib, sizeof(lib))) {
-		fprintf(stderr, UET_PROG ": %s: %s not found: the command's writes go through FUSE\n",
-			who, "libuserevents-preload.so");
-		return;
-	}
-	if (!old || !*old) {
-		setenv("LD_PRELOAD", lib, 1);
-	} else {
-		v = malloc(strlen(lib) + strlen(old) + 2);
-		if (!v)
-			return;
-		sprintf(v, "%s:%s", lib, old);
-		setenv("LD_PRELOAD", v, 1);
-		free(v);
-	}
-	/*
-	 * A program built with AddressSanitizer refuses to start when its
-	 * runtime is not the first library; it works with ours first.
-	 */
-	old = getenv("ASAN_OPTIONS");
-	v = malloc((old ? strlen(old) : 0) + sizeof(":verify_asan_link_order=0"));
-	if (!v)
-		return;
-	sprintf(v, "%s%sverify_asan_link_order=0", old ? old : "", old && *old ? ":" : "");
-	setenv("ASAN_OPTIONS", v, 1);
-	free(v);
-}
-
-int uet_child_start(struct uet_child *c, const char *who, const char *tracefs, char **argv,
-		    bool no_preload)
-{
-	int e;
-
-	memset(c, 0, sizeof(*c));
-	c->pid = fork();
-	if (c->pid < 0) {
-		e = -errno;
-		uet_err("%s: fork: %s", who, strerror(-e));
-		c->pid = 0;
-		return e;
-	}
-	if (c->pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		setenv("USEREVENTS_TRACEFS", tracefs, 1);
-		if (!no_preload)
-			preload_inject(who);
-		execvp(argv[0], argv);
-		e = errno;
-		fprintf(stderr, UET_PROG ": %s: %s: %s\n", who, argv[0], strerror(e));
-		_exit(e == ENOENT ? UET_EXIT_NOT_FOUND : UET_EXIT_CANNOT_EXEC);
-	}
-	return 0;
-}
-
-bool uet_child_poll(struct uet_child *c)
-{
-	int sig = uet_signal;
-
-	if (!c->pid || c->done)
-		return c->done;
-	/*
-	 * A ^C reaches the whole foreground group, the command included: the
-	 * tool waits for it.  A SIGTERM or SIGHUP sent to the tool alone is
-	 * passed on; the tool's output gone (SIGPIPE) ends the command with
-	 * SIGTERM: nobody reads what it is traced for.
-	 */
-	if (sig == SIGTERM || sig == SIGHUP || sig == SIGPIPE) {
-		kill(c->pid, sig == SIGPIPE ? SIGTERM : sig);
-		uet_signal = 0;
-	}
-	if (waitpid(c->pid, &c->status, WNOHANG) == c->pid)
-		c->done = true;
-	return c->done;
-}
-
-void uet_child_end(struct uet_child *c)
-{
-	if (!c->pid || c->done)
-		return;
-	kill(c->pid, SIGTERM);
-	while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
-		;
-	c->done = true;
-}
-
-int uet_child_exit_code(const struct uet_child *c, const char *who)
-{
-	if (WIFEXITED(c->status)) {
-		fprintf(stderr, UET_PROG ": %s: command exited with status %d\n", who,
-			WEXITSTATUS(c->status));
-		return WEXITSTATUS(c->status);
-	}
-	if (WIFSIGNALED(c->status)) {
-		fprintf(stderr, UET_PROG ": %s: command killed by signal %d (%s)\n", who,
-			WTERMSIG(c->status), strsignal(WTERMSIG(c->status)));
-		return 128 + WTERMSIG(c->status);
-	}
-	return UET_EXIT_RUN_FAIL;
 }
 
 /* One counter of usereventsd_stats ("key: N" lines); -1 when there is none. */

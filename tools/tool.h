@@ -187,23 +187,48 @@ void uet_opts_all_user_events(struct uet_opts *o);
 /** uet_opts_free - release what uet_opts_parse() allocated */
 void uet_opts_free(struct uet_opts *o);
 
-/* The command run and record -- CMD trace. */
+/* The command run and record -- CMD trace (child.c). */
 struct uet_child {
-	pid_t pid;		/* 0: none */
+	const char *who;	/* the tool's command ("run"), for messages */
+	char **argv;
+	bool no_preload;
+	pid_t pid;		/* 0: not started */
+	int ctl;		/* our end of the launcher's socket; -1: the command is our child */
+	int lfd;		/* the launcher's end until the daemon's process has forked */
 	int status;		/* wait status once done */
 	bool done;
+	bool lost;		/* the launcher ended before it said how the command ended */
 };
 
+/** uet_child_init - the command @argv, not started; libuserevents-preload.so unless @no_preload */
+void uet_child_init(struct uet_child *c, const char *who, char **argv, bool no_preload);
+
 /**
- * uet_child_start - fork and exec @argv with USEREVENTS_TRACEFS=@tracefs, and
- * libuserevents-preload.so in LD_PRELOAD unless @no_preload
- * @who: the command ("run"), for messages
+ * uet_launcher_open - the command will be forked by a launcher (a private
+ * daemon's child), not by us: the socket to it
  *
- * The child exits 127 when the program is not found, 126 when it cannot be
- * executed.  Return: 0, or -errno (the message is printed).
+ * Return: 0 or -errno.
  */
-int uet_child_start(struct uet_child *c, const char *who, const char *tracefs, char **argv,
-		    bool no_preload);
+int uet_launcher_open(struct uet_child *c);
+
+/**
+ * uet_launcher_fork - in the daemon's process, before it execs: fork the
+ * launcher of @c, which will run the command with USEREVENTS_TRACEFS=@tracefs
+ */
+void uet_launcher_fork(const struct uet_child *c, const char *tracefs);
+
+/** uet_launcher_forked - in the tool, once the daemon's process is forked */
+void uet_launcher_forked(struct uet_child *c);
+
+/**
+ * uet_child_start - run the command with USEREVENTS_TRACEFS=@tracefs, and
+ * libuserevents-preload.so in LD_PRELOAD unless no_preload: through its
+ * launcher when it has one, else forked here
+ *
+ * The command exits 127 when the program is not found, 126 when it cannot
+ * be executed.  Return: 0, or -errno (the message is printed).
+ */
+int uet_child_start(struct uet_child *c, const char *tracefs);
 
 /** uet_daemon_stat - one counter of usereventsd_stats, or -1 when there is none */
 long long uet_daemon_stat(const char *tracefs, const char *key);
@@ -215,7 +240,7 @@ long long uet_daemon_stat(const char *tracefs, const char *key);
  */
 bool uet_child_poll(struct uet_child *c);
 
-/** uet_child_end - a command still running gets SIGTERM and is waited for */
+/** uet_child_end - a command still running gets SIGTERM and is waited for; its launcher ends */
 void uet_child_end(struct uet_child *c);
 
 /**
@@ -263,10 +288,14 @@ struct uet_private;
  * @ret: the handle, for uet_private_stop()
  * @tracefs: its mount point
  * @len: size of @tracefs
+ * @cmd: the command to trace (NULL: none): forked, at uet_child_start(), by
+ *       a launcher the daemon's process forks, so that the daemon is its
+ *       ancestor (child.c)
  *
  * Return: 0, or -errno (the message is printed).
  */
-int uet_private_start(const char *who, struct uet_private **ret, char *tracefs, size_t len);
+int uet_private_start(const char *who, struct uet_private **ret, char *tracefs, size_t len,
+		      struct uet_child *cmd);
 
 /** uet_private_stop - unmount, end the daemon, remove the mount point (NULL: nothing) */
 void uet_private_stop(struct uet_private *p);

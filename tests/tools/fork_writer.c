@@ -4,9 +4,9 @@
  * daemon, for the rootless tests (test-rootless.sh).  It registers
  * user_events:fork_writer, waits until the tracer (userevents run or record)
  * has enabled it, disables it itself through its `enable` file, forks
- * CHILDREN children while the bit is clear, then enables it again: each
- * child's copy of the word is set only if the daemon learnt of its fork and
- * gave it the parent's enabler.  Then the parent and every child write
+ * CHILDREN children while the bit is clear, waits until each has seen its
+ * bit clear, then enables it again: each child's copy of the word is set
+ * only if the daemon learnt of its fork and gave it the parent's enabler.  Then the parent and every child write
  * WRITES records (field `who`: 0 for the parent, 1..CHILDREN for the
  * children).  Exit 0 when every child saw its bit set after the fork and
  * wrote; 1 otherwise, with the reason on stderr.
@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "userevents/abi.h"
+#include "enable-file.h"
 
 #define EVENT "fork_writer"
 #define WAIT_MS 10000
@@ -52,20 +53,7 @@ static int wait_bit(uint32_t want)
 
 static int set_enable(const char *tracefs, const char *v)
 {
-	char path[4096];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/events/user_events/" EVENT "/enable", tracefs);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "fork_writer: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	ok = write(fd, v, 1) == 1;
-	if (!ok)
-		fprintf(stderr, "fork_writer: write %s to %s: %s\n", v, path, strerror(errno));
-	close(fd);
-	return ok ? 0 : -1;
+	return enable_file_write("fork_writer", tracefs, EVENT, *v);
 }
 
 static int write_events(int fd, uint32_t idx, uint32_t who, int n)
@@ -86,7 +74,8 @@ int main(int argc, char **argv)
 	const char *tracefs = getenv("USEREVENTS_TRACEFS");
 	struct user_reg reg;
 	char path[4096];
-	int fd, children, writes, failed = 0;
+	int fd, children, writes, failed = 0, ready[2];
+	char c;
 
 	if (argc != 3 || !tracefs) {
 		fprintf(stderr, "usage: USEREVENTS_TRACEFS=DIR fork_writer CHILDREN WRITES\n");
@@ -109,11 +98,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fork_writer: DIAG_IOCSREG: %s\n", strerror(errno));
 		return 1;
 	}
-	/* The tracer enables what is registered; then the bit goes off for the forks. */
-	if (!wait_bit(1) || set_enable(tracefs, "0") < 0 || !wait_bit(0)) {
+	/*
+	 * The tracer enables what is registered; then the bit goes off for the
+	 * forks.  The tool's own scan (every 50 ms) may not have noted yet
+	 * that the event is on, and would switch it back on: a few scans first
+	 * (seen: a child with its bit set at fork under record -- CMD).
+	 */
+	if (wait_bit(1))
+		sleep_ms(250);
+	if (!(enabled & 1) || set_enable(tracefs, "0") < 0 || !wait_bit(0)) {
 		fprintf(stderr, "fork_writer: the event was not enabled, then disabled\n");
 		return 1;
 	}
+	/*
+	 * Each child says it saw its bit clear before the parent enables the
+	 * event: once a fork is known to the daemon (at once when the child
+	 * tells it, UE_IOC_FORKED), an enable made before fork() returned in
+	 * the child may already show there, as under the kernel.
+	 */
+	if (pipe(ready) < 0)
+		return 1;
 	for (int i = 1; i <= children; i++) {
 		pid_t pid = fork();
 
@@ -122,10 +126,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (pid == 0) {
+			close(ready[0]);
 			if (enabled & 1) {
 				fprintf(stderr, "fork_writer: child %d: bit set at fork\n", i);
 				_exit(1);
 			}
+			if (write(ready[1], "r", 1) != 1)
+				_exit(1);
+			close(ready[1]);
 			if (!wait_bit(1)) {
 				fprintf(stderr, "fork_writer: child %d: no enable bit inherited\n", i);
 				_exit(1);
@@ -133,6 +141,10 @@ int main(int argc, char **argv)
 			_exit(write_events(fd, reg.write_index, (uint32_t)i, writes) < 0);
 		}
 	}
+	close(ready[1]);
+	for (int i = 0; i < children; i++)
+		if (read(ready[0], &c, 1) != 1)
+			failed = 1;
 	if (set_enable(tracefs, "1") < 0 || !wait_bit(1) ||
 	    write_events(fd, reg.write_index, 0, writes) < 0)
 		failed = 1;

@@ -7,9 +7,19 @@
 # without the proc connector, and fork children inherit enable bits
 # (tests/tools/fork_writer).  Then the failures a user meets, each with a
 # message naming its cause: /dev/fuse not open to the user, fusermount3
-# missing, a mount whose files are another user's.
+# missing, a mount whose files are another user's.  Yama (no Yama needed
+# here): the daemon must be an ancestor of the command, of its fork child
+# and of an orphan (tests/tools/ancestry), as ptrace_scope 1 requires, while
+# the command's exit status, signals and stdin stay as they were.
 #
-#   test-rootless.sh USEREVENTS USEREVENTSD FORK_WRITER USER_EVENTS_EXAMPLE
+# A fork child's inherited bit follows its event as soon as the enable
+# write returns (tests/tools/fork_follow): the interposer tells the daemon
+# of the fork from the child (UE_IOC_FORKED); without it the children
+# poller is up to 50 ms late, which the same program shows; libuserevents
+# tells the daemon by itself (fork_follow_lib, without the interposer).
+#
+#   test-rootless.sh USEREVENTS USEREVENTSD FORK_WRITER USER_EVENTS_EXAMPLE ANCESTRY FORK_FOLLOW \
+#                    FORK_FOLLOW_LIB LIBUSEREVENTS
 #
 # Runs as root (CI is root) and drops to the `nobody` account with setpriv
 # (an account that exists: fusermount3 refuses a uid without a name).  The
@@ -18,7 +28,8 @@
 # 0666 (or 0600) is bound over /dev/fuse, so nothing is left to restore
 # whatever ends the test.  Exit 77 when the machine cannot run it.
 set -u
-tool=$1 daemon=$2 fork_writer=$3 example=$4
+tool=$1 daemon=$2 fork_writer=$3 example=$4 ancestry=$5 fork_follow=$6 fork_follow_lib=$7
+lib=$8
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (to set up /dev/fuse and drop to another user)"
@@ -62,12 +73,15 @@ ok() { echo "ok: $*"; }
 # tool finds the daemon at ../daemon/ and the interposer at ../lib/).
 mkdir -p "$work/bin/tools" "$work/bin/daemon" "$work/bin/lib" "$work/dev" "$work/home"
 cp "$tool" "$work/bin/tools/userevents" && cp "$daemon" "$work/bin/daemon/usereventsd" &&
-	cp "$fork_writer" "$example" "$work/bin/" || exit 1
+	cp "$fork_writer" "$example" "$ancestry" "$fork_follow" "$fork_follow_lib" "$work/bin/" &&
+	cp "$lib" "$work/bin/lib/libuserevents.so.0" || exit 1
 preload=$(dirname "$tool")/../lib/libuserevents-preload.so
 [ -r "$preload" ] && cp "$preload" "$work/bin/lib/"
 chmod -R a+rX "$work"
 chown "$uid:$gid" "$work/home"
 fw=$work/bin/fork_writer
+anc=$work/bin/ancestry
+ff=$work/bin/fork_follow
 ex=$work/bin/$(basename "$example")
 tool=$work/bin/tools/userevents
 unset USEREVENTSD USEREVENTS_TRACEFS USEREVENTS_PRELOAD
@@ -137,7 +151,8 @@ fi
 nothing_left "run of the example"
 
 # ---- record -- CMD, then report ----------------------------------------------
-as_user "$tool" record -o "$work/home/fw.dat" -- "$fw" 3 10 >"$work/rec.out" 2>"$work/rec.err"
+# Without the interposer (nothing tells the daemon of forks): the children poller.
+as_user "$tool" record --no-preload -o "$work/home/fw.dat" -- "$fw" 3 10 >"$work/rec.out" 2>"$work/rec.err"
 rc=$?
 if [ $rc = 0 ] && grep -q '^userevents: record: 40 events' "$work/rec.err"; then
 	ok "record -- CMD as uid $uid: 40 events (exit 0)"
@@ -153,6 +168,85 @@ for who in 0 1 2 3; do
 done
 [ "$(grep -c . "$work/rep.out")" = 40 ] || fail "report: $(grep -c . "$work/rep.out") lines, expected 40"
 nothing_left "record"
+
+# ---- a fork child's inherited bit follows at once -----------------------------
+# follow WHAT PROGRAM [RUN OPTION]...: fork_follow's 20 rounds, every answer right.
+follow() {
+	what=$1 prog=$2
+	shift 2
+	as_user env LD_LIBRARY_PATH="$work/bin/lib" "$tool" run -q "$@" \
+		-e 'user_events:fork_follow_done' -- "$prog" 20 >"$work/ff.out" 2>"$work/ff.err"
+	rc=$?
+	if [ $rc = 0 ] && grep -q '^fork_follow: 20 rounds, 0 of 80 answers wrong$' "$work/ff.out" &&
+		grep -Eq '^fork_follow_done +1 ' "$work/ff.err"; then
+		ok "run${*:+ $*} as uid $uid, $what: 20 fork children's bits followed at once"
+	else
+		fail "fork_follow $what as uid $uid: exit $rc"
+		sed 's/^/#   /' "$work/ff.out" "$work/ff.err"
+	fi
+}
+follow "through the interposer" "$ff"
+follow "through libuserevents" "$work/bin/fork_follow_lib" --no-preload
+# Without the interposer nothing tells the daemon: the poller is late (the check can fail).
+as_user "$tool" run -q --no-preload -e 'user_events:fork_follow_done' -- "$ff" 20 \
+	>"$work/ffn.out" 2>"$work/ffn.err"
+rc=$?
+if [ $rc = 1 ] && grep -q '^fork_follow: 20 rounds, [1-9][0-9]* of 80 answers wrong$' "$work/ffn.out"; then
+	ok "run --no-preload: $(sed -n 's/^fork_follow: 20 rounds, //p' "$work/ffn.out") (the poller's 50 ms)"
+else
+	fail "fork_follow --no-preload: exit $rc, expected some answers wrong"
+	sed 's/^/#   /' "$work/ffn.out"
+fi
+nothing_left "fork_follow"
+
+# ---- Yama's ptrace_scope 1: the daemon is the command's ancestor ------------
+# Its descendants only may be opened through /proc/<pid>/mem by an
+# unprivileged daemon: the command, a fork child, and an orphan (given to
+# run's launcher, a child subreaper, not to init).
+as_user "$tool" run -q -- "$anc" >"$work/anc.out" 2>"$work/anc.err"
+rc=$?
+n=$(grep -c ': usereventsd [0-9]* is an ancestor$' "$work/anc.out")
+if [ $rc = 0 ] && [ "$n" = 3 ] && grep -q '^ancestry: orphan: [0-9]*(ancestry) [0-9]*(ue-launcher) ' "$work/anc.out"; then
+	ok "run as uid $uid: usereventsd is an ancestor of the command, its child and an orphan"
+else
+	fail "run: the daemon is not the ancestor of all three (exit $rc)"
+	sed 's/^/#   /' "$work/anc.out" "$work/anc.err"
+fi
+# The check can fail: a daemon started beside the program (as run did before).
+mkdir "$work/home/side" && chown "$uid:$gid" "$work/home/side"
+as_user sh -c '"$1" -f "$2" & d=$!
+	i=0; while [ ! -e "$2/user_events_data" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	USEREVENTS_TRACEFS=$2 "$3"; rc=$?
+	fusermount3 -u "$2"; wait $d; exit $rc' sh "$work/bin/daemon/usereventsd" "$work/home/side" "$anc" \
+	>"$work/side.out" 2>"$work/side.err"
+rc=$?
+if [ $rc = 1 ] && grep -q '^ancestry: command: .* is NOT an ancestor$' "$work/side.out"; then
+	ok "a daemon beside the program is not its ancestor (the check fails as it should)"
+else
+	fail "ancestry of a sibling daemon: exit $rc, expected 1 and NOT"
+	sed 's/^/#   /' "$work/side.out" "$work/side.err"
+fi
+rmdir "$work/home/side"
+# The command's status, signals and stdin, as when the tool forked it itself.
+as_user "$tool" run -q -- sh -c 'exit 7' 2>/dev/null
+rc=$?
+[ $rc = 7 ] || fail "run -- sh -c 'exit 7': exit $rc"
+as_user "$tool" run -q -- sh -c 'kill -TERM $$' 2>/dev/null
+rc=$?
+[ $rc = 143 ] || fail "run -- a command killed by SIGTERM: exit $rc, expected 143"
+got=$(echo through | as_user "$tool" run -q -- cat 2>/dev/null)
+[ "$got" = through ] || fail "run -- cat: stdin gave '$got'"
+as_user sh -c 'echo $$ >"$0"; exec "$@"' "$work/home/run.pid" "$tool" run -q -- sleep 30 \
+	2>/dev/null &
+i=0
+while [ ! -s "$work/home/run.pid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.5
+kill -TERM "$(cat "$work/home/run.pid")"
+wait $!
+rc=$?
+[ $rc = 143 ] || fail "run given SIGTERM: exit $rc, expected 143 (the command's SIGTERM)"
+ok "run as uid $uid: exit status 7, SIGTERM as 143 (the command's own and one passed on), stdin"
+nothing_left "ancestry and status"
 
 # ---- failures, each naming its cause ---------------------------------------
 # expect_fail WHAT PATTERN: run as the user fails at once (no mount timeout).
