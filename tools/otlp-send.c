@@ -48,6 +48,8 @@ struct uet_otlp_sender {
 	struct curl_slist *headers;	/* of logs requests */
 	struct curl_slist *mheaders;	/* of metrics: their body is protobuf as it came */
 	char stats_path[4200];
+	char why[128];			/* the last attempt's failure */
+	bool failing;			/* said; "delivering again" is said once it passes */
 	uint64_t stats_at;
 };
 
@@ -266,9 +268,12 @@ static int post(struct uet_otlp_sender *s, CURL *c, const struct req *r, const u
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, a);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, a);
 	e = curl_easy_perform(c);
-	if (e != CURLE_OK)
+	if (e != CURLE_OK) {
+		snprintf(s->why, sizeof(s->why), "%s", curl_easy_strerror(e));
 		return SENT_RETRY;
+	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	snprintf(s->why, sizeof(s->why), "HTTP %ld", code);
 	if (code >= 200 && code < 300) {
 		/* Metrics bodies are ours only to forward: their answer is protobuf unless JSON. */
 		if (uo_partial_success(a->body, a->len, s->o.json && !r->metrics, rejected, msg,
@@ -363,6 +368,13 @@ static void deliver(struct uet_otlp_sender *s, CURL *c, struct req *r)
 		s->st.retried += attempt > 0;
 		pthread_mutex_unlock(&s->lock);
 		how = post(s, c, r, body, len, timeout, &a, &rejected);
+		/* Said once when delivery starts failing, once when it works again. */
+		if (how != SENT_OK && !s->failing && !s->o.quiet)
+			uet_err("export: %s: %s%s", r->metrics ? s->metrics_url : s->logs_url, s->why,
+				how == SENT_RETRY ? " (retrying)" : " (dropped)");
+		else if (how == SENT_OK && s->failing && !s->o.quiet)
+			uet_err("export: %s: delivering again", s->logs_url);
+		s->failing = how != SENT_OK;
 		if (how == SENT_OK) {
 			pthread_mutex_lock(&s->lock);
 			s->st.sent += r->items - (uint64_t)rejected;
