@@ -371,32 +371,23 @@ void uo_uint32(struct uo_w *w, uint32_t f, const char *name, uint32_t v)
 	uo__varint(w, v);
 }
 
-void uo_fixed64(struct uo_w *w, uint32_t f, const char *name, uint64_t v)
+/* A little-endian fixed64 field. */
+static void fixed64(struct uo_w *w, uint32_t f, uint64_t v)
 {
 	uint8_t b[8];
 
-	if (w->json) {
-		json_num(w, name, "\"", v, false);
-		return;
-	}
 	uo__tag(w, f, WT_I64);
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
 	uo__put(w, b, 8);
 }
 
-void uo_fixed32(struct uo_w *w, uint32_t f, const char *name, uint32_t v)
+void uo_fixed64(struct uo_w *w, uint32_t f, const char *name, uint64_t v)
 {
-	uint8_t b[4];
-
-	if (w->json) {
-		json_num(w, name, "", v, false);
-		return;
-	}
-	uo__tag(w, f, WT_I32);
-	for (int i = 0; i < 4; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	uo__put(w, b, 4);
+	if (w->json)
+		json_num(w, name, "\"", v, false);
+	else
+		fixed64(w, f, v);
 }
 
 void uo_double(struct uo_w *w, uint32_t f, const char *name, double v)
@@ -406,10 +397,7 @@ void uo_double(struct uo_w *w, uint32_t f, const char *name, double v)
 
 	if (!w->json) {
 		memcpy(&u, &v, 8);
-		uo__tag(w, f, WT_I64);
-		for (int i = 0; i < 8; i++)
-			t[i] = (char)(u >> (8 * i));
-		uo__put(w, t, 8);
+		fixed64(w, f, u);
 		return;
 	}
 	uo__key(w, name);
