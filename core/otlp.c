@@ -242,7 +242,7 @@ static size_t utf8_len(const uint8_t *p, size_t n)
 static const char replacement[] = "\xef\xbf\xbd";
 
 /* @s as UTF-8 (each invalid byte a U+FFFD), JSON-escaped with @json; the size it takes. */
-static size_t put_text(struct uo_w *w, const uint8_t *s, size_t n, bool json, bool write)
+size_t uo__text(struct uo_w *w, const uint8_t *s, size_t n, bool json, bool write)
 {
 	size_t out = 0;
 
@@ -284,13 +284,13 @@ void uo_str(struct uo_w *w, uint32_t f, const char *name, const void *s, size_t 
 	if (w->json) {
 		uo__key(w, name);
 		uo__putc(w, '"');
-		put_text(w, s, n, true, true);
+		uo__text(w, s, n, true, true);
 		uo__putc(w, '"');
 		return;
 	}
 	uo__tag(w, f, WT_LEN);
-	uo__varint(w, put_text(w, s, n, false, false));
-	put_text(w, s, n, false, true);
+	uo__varint(w, uo__text(w, s, n, false, false));
+	uo__text(w, s, n, false, true);
 }
 
 void uo_bytes(struct uo_w *w, uint32_t f, const char *name, const void *p, size_t n)
