@@ -181,9 +181,14 @@ static size_t value_end(const char *s, size_t n, size_t i, unsigned depth)
 			i = skip_ws(s, n, i + 1);
 		}
 	}
-	while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && s[i] != ' ' && s[i] != '\n')
-		i++;
-	return i;
+	{
+		size_t start = i;
+
+		while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && s[i] != ' ' &&
+		       s[i] != '\n')
+			i++;
+		return i > start ? i : 0;	/* a scalar has a character at least */
+	}
 }
 
 int uo_json_members(const char *text, size_t n, int (*fn)(void *arg, const struct uo_member *m),
