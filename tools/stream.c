@@ -341,8 +341,8 @@ static int formats_seen(void *arg, const struct uet_format *f)
 	return uet_sinks_format_seen(arg, f);
 }
 
-static int stream_raw(const char *tracefs, struct uet_opts *o, struct uet_autoenable *ae,
-		      struct uet_sinks *sinks, unsigned int ncpus)
+int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_autoenable *ae,
+		   struct uet_sinks *sinks, unsigned int ncpus, struct uet_child *child)
 {
 	struct raw_stream rs = { .tracefs = tracefs, .globs = o->globs, .nglobs = o->nglobs,
 				 .sinks = sinks };
@@ -351,12 +351,13 @@ static int stream_raw(const char *tracefs, struct uet_opts *o, struct uet_autoen
 
 	rs.formats.on_new = formats_seen;
 	rs.formats.on_new_arg = sinks;
-	r = uet_raw_open(&raw, tracefs, ncpus, "stream");
+	r = uet_raw_open(&raw, tracefs, ncpus, ae->who);
 	if (r < 0)
 		return r;
 	ae->formats = &rs.formats;
 	for (uint64_t last_tick = 0;;) {
-		bool stopping = uet_signal != 0;
+		/* Decided before the pass: a pass that then reads nothing ends it. */
+		bool stopping = child ? child->done : uet_signal != 0;
 		int got;
 
 		if (uet_now_ns() - last_tick >= 200000000ull) {
@@ -372,17 +373,24 @@ static int stream_raw(const char *tracefs, struct uet_opts *o, struct uet_autoen
 			r = got;
 			/* A reader that went away (| head): the end, as for trace_pipe's copy. */
 			if (got != -EPIPE)
-				uet_err("stream: %s/per_cpu: %s", tracefs, strerror(-got));
+				uet_err("%s: %s/per_cpu: %s", ae->who, tracefs, strerror(-got));
 			break;
 		}
 		/* After a signal: what was there when it came, then stop. */
 		if (ae->failed || (stopping && got == 0))
 			break;
+		if (child && !child->done && uet_child_poll(child)) {
+			/* What it left in native rings, and what registered last: the next passes. */
+			uet_settle(tracefs);
+			uet_autoenable_tick(ae);
+			continue;
+		}
 		if (!got)
 			uet_sleep_ms(50);
 	}
 	if (rs.missed)
-		uet_err("stream: %llu records lost (overwritten before they were read)", rs.missed);
+		uet_err("%s: %llu records lost (overwritten before they were read)", ae->who,
+			rs.missed);
 	for (size_t i = 0; i < rs.n; i++)
 		free(rs.v[i].data);
 	free(rs.v);
@@ -451,7 +459,7 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	 * EventHeader events decoded); --fields copies the tracefs's own text.
 	 */
 	if (r == 0 && (o.format_opt || strcmp(o.format, "fields") != 0)) {
-		r = stream_raw(tracefs, &o, &ae, &sinks, st.ncpus);
+		r = uet_stream_raw(tracefs, &o, &ae, &sinks, st.ncpus, NULL);
 	} else if (r == 0) {
 		s.globs = o.globs;
 		s.nglobs = o.nglobs;
