@@ -177,6 +177,22 @@ const struct uet_format *uet_formats_find(const struct uet_formats *f, unsigned 
 	return find_id(f, id);
 }
 
+const struct uet_format *uet_formats_lookup(struct uet_formats *f, const char *tracefs,
+					    unsigned int id, bool *rescanned)
+{
+	const struct uet_format *k = uet_formats_find(f, id);
+	struct uet_events evs;
+
+	if (k || *rescanned)
+		return k;
+	*rescanned = true;
+	if (uet_events_load(tracefs, &evs) < 0)
+		return NULL;
+	uet_formats_add_events(f, &evs);
+	uet_events_free(&evs);
+	return uet_formats_find(f, id);
+}
+
 void uet_formats_free(struct uet_formats *f)
 {
 	for (size_t i = 0; i < f->n; i++) {

@@ -346,6 +346,21 @@ int uet_formats_add_events(struct uet_formats *f, const struct uet_events *evs);
 /** uet_formats_find - the format of type @id, or NULL */
 const struct uet_format *uet_formats_find(const struct uet_formats *f, unsigned int id);
 
+/**
+ * uet_formats_lookup - the format of type @id, the events of @tracefs read
+ * again when it is not known (an event registered since they were last read)
+ * @rescanned: false at the start of a batch of records; set by the reading,
+ *             which is done at most once while it is set
+ *
+ * Only a type not known uses up the batch's reading: one known (through an
+ * earlier reading, as the autoenable tick's) does not, or every event
+ * registered since that reading would lose its records of the batch.
+ *
+ * Return: the format, or NULL (not a user event).
+ */
+const struct uet_format *uet_formats_lookup(struct uet_formats *f, const char *tracefs,
+					    unsigned int id, bool *rescanned);
+
 /** uet_formats_free - release them all */
 void uet_formats_free(struct uet_formats *f);
 

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Tests of the formats a raw stream renders records with (tools/records.c,
+ * uet_formats_lookup): the events of the tracefs are read again, once per
+ * batch of records, for a type not known, and a type known from an earlier
+ * reading (the autoenable tick's) does not use that reading up.  The stall
+ * of stream --format=text (3 of 41 records, then nothing) was that: the tick
+ * had read the events while a provider was registering them, the batch's
+ * first record had a known type, and every later record of an event
+ * registered since was dropped as not a user event.
+ *
+ * The tracefs is a directory of format files, as uet_events_load reads it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "tool.h"
+
+#define COMMON_FIELDS                                                                    \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"            \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"            \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"    \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+
+static char tracefs[] = "/tmp/ue-formats.XXXXXX";
+
+/* events/user_events/@name/format, of type @id, in the tracefs. */
+static void add_event(const char *name, unsigned int id)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/events/user_events/%s", tracefs, name);
+	ASSERT_EQ(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/events/user_events/%s/format", tracefs, name);
+	f = fopen(p, "w");
+	ASSERT_TRUE(f);
+	fprintf(f,
+		"name: %s\nID: %u\nformat:\n" COMMON_FIELDS "\n"
+		"\tfield:u32 x;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+		"print fmt: \"x=%%u\", REC->x\n",
+		name, id);
+	ASSERT_EQ(fclose(f), 0);
+}
+
+static void new_tracefs(void)
+{
+	char p[512];
+
+	strcpy(tracefs, "/tmp/ue-formats.XXXXXX");
+	ASSERT_TRUE(mkdtemp(tracefs));
+	snprintf(p, sizeof(p), "%s/events", tracefs);
+	ASSERT_EQ(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/events/user_events", tracefs);
+	ASSERT_EQ(mkdir(p, 0755), 0);
+}
+
+static void remove_tracefs(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tracefs);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", tracefs);
+}
+
+/* What the autoenable tick does: keep the formats of the events there now. */
+static void tick(struct uet_formats *f)
+{
+	struct uet_events evs;
+
+	ASSERT_EQ(uet_events_load(tracefs, &evs), 0);
+	ASSERT_EQ(uet_formats_add_events(f, &evs), 0);
+	uet_events_free(&evs);
+}
+
+static const char *name_of(const struct uet_format *f)
+{
+	return f ? f->desc->name : "(none)";
+}
+
+/*
+ * The interleaving of the stall: the tick reads A's format; B is registered;
+ * a batch holds A's record, then B's.  B's must be found.
+ */
+TEST(known_type_first_leaves_the_rescan)
+{
+	struct uet_formats f = { 0 };
+	bool rescanned = false;
+
+	new_tracefs();
+	add_event("A", 1000);
+	tick(&f);
+	add_event("B", 1001);
+	EXPECT_STREQ(name_of(uet_formats_lookup(&f, tracefs, 1000, &rescanned)), "A");
+	EXPECT_FALSE(rescanned);
+	EXPECT_STREQ(name_of(uet_formats_lookup(&f, tracefs, 1001, &rescanned)), "B");
+	EXPECT_TRUE(rescanned);
+	/* Found once: kept for the batches after. */
+	rescanned = false;
+	EXPECT_STREQ(name_of(uet_formats_lookup(&f, tracefs, 1001, &rescanned)), "B");
+	EXPECT_FALSE(rescanned);
+	uet_formats_free(&f);
+	remove_tracefs();
+}
+
+/*
+ * Once per batch: after the batch's reading, a type still not known (not a
+ * user event, as ftrace:print) costs no other; the next batch reads again.
+ */
+TEST(one_rescan_per_batch)
+{
+	struct uet_formats f = { 0 };
+	bool rescanned = false;
+
+	new_tracefs();
+	add_event("A", 1000);
+	EXPECT_STREQ(name_of(uet_formats_lookup(&f, tracefs, 5, &rescanned)), "(none)");
+	EXPECT_TRUE(rescanned);
+	EXPECT_STREQ(name_of(uet_formats_lookup(&f, tracefs, 1000, &rescanned)), "A");
+	add_event("C", 1002);
+	EXPECT_STREQ(name_of(uet_formats_lookup(&f, tracefs, 1002, &rescanned)), "(none)");
+	rescanned = false;
+	EXPECT_STREQ(name_of(uet_formats_lookup(&f, tracefs, 1002, &rescanned)), "C");
+	EXPECT_TRUE(rescanned);
+	uet_formats_free(&f);
+	remove_tracefs();
+}
+
+/* A tracefs without events/: no format, and the batch does not read again. */
+TEST(no_events_directory)
+{
+	struct uet_formats f = { 0 };
+	bool rescanned = false;
+
+	EXPECT_TRUE(uet_formats_lookup(&f, "/nonexistent/ue-formats/x", 1000, &rescanned) == NULL);
+	EXPECT_TRUE(rescanned);
+	uet_formats_free(&f);
+}
+
+UE_TEST_MAIN()
