@@ -27,12 +27,12 @@
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"    \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
 
-static char tracefs[] = "/tmp/ue-formats.XXXXXX";
+static char tracefs[4096];
 
 /* events/user_events/@name/format, of type @id, in the tracefs. */
 static void add_event(const char *name, unsigned int id)
 {
-	char p[512];
+	char p[4200];
 	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/events/user_events/%s", tracefs, name);
@@ -50,9 +50,10 @@ static void add_event(const char *name, unsigned int id)
 
 static void new_tracefs(void)
 {
-	char p[512];
+	const char *tmp = getenv("TMPDIR");
+	char p[4200];
 
-	strcpy(tracefs, "/tmp/ue-formats.XXXXXX");
+	snprintf(tracefs, sizeof(tracefs), "%s/ue-formats.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	ASSERT_TRUE(mkdtemp(tracefs));
 	snprintf(p, sizeof(p), "%s/events", tracefs);
 	ASSERT_EQ(mkdir(p, 0755), 0);
@@ -62,7 +63,7 @@ static void new_tracefs(void)
 
 static void remove_tracefs(void)
 {
-	char cmd[600];
+	char cmd[4200];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tracefs);
 	if (system(cmd) != 0)
