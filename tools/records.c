@@ -177,6 +177,51 @@ const struct uet_format *uet_formats_find(const struct uet_formats *f, unsigned 
 	return find_id(f, id);
 }
 
+/* Whether events/SYSTEM/NAME/id of @k's event still says its type. */
+static bool still_its(const char *tracefs, const struct uet_format *k)
+{
+	char rel[512], *text, *end;
+	unsigned long v;
+	bool same;
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/id", k->system, k->desc->name);
+	text = uet_read(tracefs, rel, NULL);
+	if (!text)
+		return false;
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	same = !errno && end != text && (*end == '\n' || !*end) && v == k->id;
+	free(text);
+	return same;
+}
+
+const struct uet_format *uet_formats_lookup(struct uet_formats *f, const char *tracefs,
+					    unsigned int id, struct uet_batch *b)
+{
+	struct uet_format *k = find_id(f, id);
+	struct uet_events evs;
+
+	if (k && k->checked == b->n)
+		return k;
+	if (k && still_its(tracefs, k)) {
+		k->checked = b->n;
+		return k;
+	}
+	/* Not known, or the type now another event's (or none's). */
+	if (b->rescanned)
+		return NULL;
+	b->rescanned = true;
+	if (uet_events_load(tracefs, &evs) < 0)
+		return NULL;
+	uet_formats_add_events(f, &evs);
+	uet_events_free(&evs);
+	k = find_id(f, id);
+	if (!k || !still_its(tracefs, k))
+		return NULL;
+	k->checked = b->n;
+	return k;
+}
+
 void uet_formats_free(struct uet_formats *f)
 {
 	for (size_t i = 0; i < f->n; i++) {

@@ -219,6 +219,7 @@ struct raw_stream {
 	struct raw_rec *v;
 	size_t n, cap;
 	unsigned long long missed;
+	struct uet_batch batch;		/* the one raw_flush renders */
 	unsigned int cpu;		/* of the page being read */
 	char *cmdlines;
 };
@@ -270,22 +271,6 @@ static int cmp_raw_rec(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static const struct uet_format *raw_format(struct raw_stream *rs, unsigned int id,
-					   bool *rescanned)
-{
-	const struct uet_format *f = uet_formats_find(&rs->formats, id);
-	struct uet_events evs;
-
-	/* A type registered since the last tick: look once per batch. */
-	if (!f && !*rescanned && uet_events_load(rs->tracefs, &evs) == 0) {
-		uet_formats_add_events(&rs->formats, &evs);
-		uet_events_free(&evs);
-		f = uet_formats_find(&rs->formats, id);
-	}
-	*rescanned = true;
-	return f;
-}
-
 static const char *raw_comm(struct raw_stream *rs, int32_t pid, char *buf, size_t len,
 			    bool *reread)
 {
@@ -303,8 +288,11 @@ static const char *raw_comm(struct raw_stream *rs, int32_t pid, char *buf, size_
 /* Hand the batch, sorted by time, to the sinks; the records are freed. */
 static int raw_flush(struct raw_stream *rs)
 {
-	bool rescanned = false, reread = false;
+	bool reread = false;
 	int r = 0;
+
+	rs->batch.n++;
+	rs->batch.rescanned = false;
 
 	if (rs->n > 1)
 		qsort(rs->v, rs->n, sizeof(*rs->v), cmp_raw_rec);
@@ -318,7 +306,7 @@ static int raw_flush(struct raw_stream *rs)
 		if (rec->len < sizeof(hdr))
 			continue;
 		memcpy(&hdr, rec->data, sizeof(hdr));
-		sr.format = raw_format(rs, hdr.type, &rescanned);
+		sr.format = uet_formats_lookup(&rs->formats, rs->tracefs, hdr.type, &rs->batch);
 		if (!sr.format)
 			continue;	/* not a user event */
 		for (size_t g = 0; g < rs->nglobs && !match; g++)

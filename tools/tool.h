@@ -364,6 +364,7 @@ struct uet_format {
 	size_t len;
 	uint64_t hash;			/* of the text: seen again, it costs no parse */
 	struct ue_event *desc;
+	uint64_t checked;		/* the batch that found the type still its event's */
 };
 
 /* Formats by type id; a type seen again with another text takes the new one. */
@@ -389,6 +390,29 @@ int uet_formats_add_events(struct uet_formats *f, const struct uet_events *evs);
 
 /** uet_formats_find - the format of type @id, or NULL */
 const struct uet_format *uet_formats_find(const struct uet_formats *f, unsigned int id);
+
+/* A batch of records being rendered (uet_formats_lookup): start each with ++n and !rescanned. */
+struct uet_batch {
+	uint64_t n;
+	bool rescanned;		/* the tracefs's events were read again for it */
+};
+
+/**
+ * uet_formats_lookup - the format of type @id for a record of batch @b
+ *
+ * A type is reused at once once its event is deleted (the kernel's ids, and
+ * usereventsd's, are the lowest free): a kept format is used only once the
+ * batch found events/SYSTEM/NAME/id still @id (one small read per type and
+ * batch).  A type not known, or no longer its event's, reads the events of
+ * @tracefs again, at most once per batch (an event registered since the
+ * autoenable tick's scan); a type known, the common case, does not use that
+ * reading up, or every event registered since the scan would lose its
+ * records of the batch.
+ *
+ * Return: the format, or NULL (not a user event, or one deleted since).
+ */
+const struct uet_format *uet_formats_lookup(struct uet_formats *f, const char *tracefs,
+					    unsigned int id, struct uet_batch *b);
 
 /** uet_formats_free - release them all */
 void uet_formats_free(struct uet_formats *f);

@@ -90,20 +90,9 @@ live() {	# FORMAT OUT
 	wait $spids
 	spids=
 }
-# The first live stream on a fresh mount has been seen, rarely and under
-# load, to print the first 3 of the 41 records and then nothing (an open
-# bug of the raw stream, not understood yet): it is run a second time then,
-# with the first run's evidence on the test's output.
 live text "$W/s.text"
-if ! grep -aq 'otlp_metrics: ' "$W/s.text"; then
-	echo "# first stream --format=text: $(wc -l < "$W/s.text") of 41 lines; again"
-	grep -H . "$W"/mnt/per_cpu/cpu*/stats | sed 's/^/# /'
-	live text "$W/s.text"
-fi
 grep -aq ' EhTest:Formats: e1="EPERM(1)" ' "$W/s.text" && grep -aq 'otlp_metrics: ' "$W/s.text" &&
-	ok "stream --format=text decodes EventHeader events" ||
-	{ no "stream --format=text"; head -3 "$W/s.text" "$W/s.err"; wc -l "$W/s.text";
-	  grep -H . "$W"/mnt/per_cpu/cpu*/stats; grep -E 'native|fuse_writes|armed' "$W/mnt/usereventsd_stats"; }
+	ok "stream --format=text decodes EventHeader events" || { no "stream --format=text"; head -3 "$W/s.text" "$W/s.err"; }
 live default "$W/s.default"
 grep -aq ' EhTest:Formats: e1="EPERM(1)" ' "$W/s.default" && grep -aq 'otlp_metrics: ' "$W/s.default" &&
 	ok "stream (no --format) decodes EventHeader events" || { no "stream (no --format)"; head -3 "$W/s.default" "$W/s.err"; }
