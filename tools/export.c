@@ -197,6 +197,7 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 		return e;
 	}
 	with_cmd = o.rest < nrest;
+	uet_child_init(&child, "export", with_cmd ? rest + o.rest : NULL, o.no_preload);
 	exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
 	if (with_cmd && tracefs_opt) {
 		uet_err("export: --tracefs does not apply with CMD: it runs against its own usereventsd");
@@ -210,7 +211,7 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 		goto out;
 	uet_catch_signals();
 	if (with_cmd) {
-		if (uet_private_start("export", &priv, tracefs, sizeof(tracefs)) < 0)
+		if (uet_private_start("export", &priv, tracefs, sizeof(tracefs), &child) < 0)
 			goto out;
 	} else if (uet_tracefs_find(tracefs_opt, tracefs, sizeof(tracefs)) < 0) {
 		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
@@ -233,7 +234,7 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	/* Armed before CMD starts: its first write is kept. */
 	if (uet_autoenable_start(&ae, !with_cmd) < 0)
 		goto out;
-	if (with_cmd && uet_child_start(&child, "export", tracefs, rest + o.rest, o.no_preload) < 0)
+	if (with_cmd && uet_child_start(&child, tracefs) < 0)
 		goto out;
 	e = uet_stream_raw(tracefs, &o, &ae, &sinks, bs.ncpus, with_cmd ? &child : NULL);
 	if (e < 0 && with_cmd) {
