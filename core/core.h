@@ -368,6 +368,32 @@ int ue_render_json(const struct ue_event *event, const char *system, const char 
 		   const struct ue_record_ctx *ctx, const void *record, size_t ent_size, char *buf,
 		   size_t len);
 
+/* A field's value in a record, typed (ue_field_value()). */
+enum ue_value_kind {
+	UE_VAL_NULL,	/* outside the record, or a location of negative length */
+	UE_VAL_INT,	/* a signed integer of 1, 2, 4 or 8 bytes: .i */
+	UE_VAL_UINT,	/* an unsigned one: .u */
+	UE_VAL_STRING,	/* char[N] and dynamic char arrays up to their first NUL: .p, .len */
+	UE_VAL_BYTES,	/* other dynamic arrays, structs, other sizes: .p, .len */
+};
+
+struct ue_value {
+	enum ue_value_kind kind;
+	int64_t i;
+	uint64_t u;
+	const void *p;		/* into the record */
+	size_t len;
+};
+
+/**
+ * ue_field_value - the value of @f in @record, classified as ue_render_json() does
+ * @ent_size: the record's size as the ring buffer reports it
+ *
+ * Return: @v's kind (UE_VAL_NULL when it is not wholly in the record).
+ */
+enum ue_value_kind ue_field_value(const struct ue_field *f, const void *record, size_t ent_size,
+				  struct ue_value *v);
+
 /** ue_errno_name - "EINVAL" for EINVAL, ... ; NULL when unknown (tools, tests) */
 const char *ue_errno_name(int err);
 

@@ -526,6 +526,73 @@ static void put_field_json(struct outbuf *ob, const struct ue_field *f, const un
 		put_json_int(ob, f, pos);
 }
 
+/* A dynamic location's bytes, or UE_VAL_NULL, as put_json_dyn() reads them. */
+static enum ue_value_kind dyn_value(const struct ue_field *f, const unsigned char *rec,
+				   size_t ent_size, bool rel, bool string, struct ue_value *v)
+{
+	struct dyn_loc d = read_dyn_loc(f, rec + f->offset, ent_size, rel);
+
+	if (d.overflow || d.len < 0)
+		return v->kind = UE_VAL_NULL;
+	v->p = rec + d.offset;
+	v->len = string ? bounded_strlen(rec, ent_size, d.offset, d.len) : (size_t)d.len;
+	return v->kind = string ? UE_VAL_STRING : UE_VAL_BYTES;
+}
+
+enum ue_value_kind ue_field_value(const struct ue_field *f, const void *record, size_t ent_size,
+				  struct ue_value *v)
+{
+	const unsigned char *rec = record, *pos = rec + f->offset;
+	bool data_loc, rel_loc;
+
+	memset(v, 0, sizeof(*v));
+	if (!fixed_part_fits(f, ent_size))
+		return v->kind = UE_VAL_NULL;
+	data_loc = strstr(f->type, "__data_loc") != NULL;
+	rel_loc = strstr(f->type, "__rel_loc") != NULL;
+	switch (print_class(f->type)) {
+	case PC_STATIC_STRING:
+		v->p = pos;
+		v->len = bounded_strlen(rec, ent_size, f->offset, f->size);
+		return v->kind = UE_VAL_STRING;
+	case PC_DYN_STRING:
+		return dyn_value(f, rec, ent_size, false, true, v);
+	case PC_RDYN_STRING:
+		return dyn_value(f, rec, ent_size, true, true, v);
+	case PC_CPUMASK:
+		return dyn_value(f, rec, ent_size, false, false, v);
+	case PC_OTHER:
+		break;
+	}
+	if (f->size == 4 && (data_loc || rel_loc))
+		return dyn_value(f, rec, ent_size, !data_loc, false, v);
+	if (strncmp(f->type, "struct ", 7) == 0 ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)) {
+		v->p = pos;
+		v->len = f->size;
+		return v->kind = UE_VAL_BYTES;
+	}
+	switch (f->size) {
+	case 1:
+		v->u = pos[0];
+		v->i = (int8_t)pos[0];
+		break;
+	case 2:
+		v->u = load_u16(pos);
+		v->i = (int16_t)v->u;
+		break;
+	case 4:
+		v->u = load_u32(pos);
+		v->i = (int32_t)v->u;
+		break;
+	default:
+		v->u = load_u64(pos);
+		v->i = (int64_t)v->u;
+		break;
+	}
+	return v->kind = f->is_signed ? UE_VAL_INT : UE_VAL_UINT;
+}
+
 /**
  * ue_render_json - one record as a JSON object, for the tools
  * @event: the event the record belongs to

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "otlp.h"
 #include "tool.h"
 
 static void usage(FILE *out)
@@ -40,6 +41,11 @@ static void usage(FILE *out)
 	      "  report [-e GLOB]... [--pid N] [--fields | --json] FILE\n"
 	      "                               print a trace.dat's user events as trace does\n"
 	      "                               (zstd-compressed files too), or as JSON\n"
+	      "  export --otlp URL [-e GLOB [-f FILTER]]... [-p SPEC]... [--protocol P]\n"
+	      "         [--gzip] [--header K=V]... [-- CMD [ARGS]]\n"
+	      "                               send records to an OpenTelemetry collector\n"
+	      "                               (OTLP/HTTP logs), until SIGINT/SIGTERM or CMD's\n"
+	      "                               exit (CMD: against a private usereventsd)\n"
 	      "\n"
 	      "GLOB is NAME or SYSTEM:NAME with shell wildcards (user_events:*).\n"
 	      "SPEC is PROVIDER[:LEVEL[:KEYWORDS]]: the EventHeader events\n"
@@ -53,7 +59,8 @@ static void usage(FILE *out)
 	      "always or never.\n"
 	      "\n"
 	      "Exit status: 0 success, 1 failure, 2 usage, 3 no tracefs, 4 an -e GLOB\n"
-	      "matched no event; run and record -- CMD return CMD's status (128+N:\n"
+	      "matched no event, 5 export dropped records; run, record and export -- CMD\n"
+	      "return CMD's status (128+N:\n"
 	      "killed by signal N; 125: userevents failed; 126/127: CMD could not be\n"
 	      "executed / found).  See userevents(1).\n",
 	      out);
@@ -265,6 +272,8 @@ int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 		printf("records_native: %lld\n", native - (pre > 0 ? pre : 0));
 		printf("records_interposed: %lld\n", pre > 0 ? pre : 0);
 	}
+	/* The exports reading this tracefs (their stats files). */
+	uet_export_stats_print(tracefs);
 	uet_events_free(&evs);
 	return UET_EXIT_OK;
 }
@@ -328,6 +337,8 @@ int main(int argc, char **argv)
 		return uet_cmd_record(opt_tracefs, argc, argv);
 	if (strcmp(cmd, "report") == 0)
 		return uet_cmd_report(argc, argv);
+	if (strcmp(cmd, "export") == 0)
+		return uet_cmd_export(opt_tracefs, argc, argv);
 	if (strcmp(cmd, "list") && strcmp(cmd, "enable") && strcmp(cmd, "disable") &&
 	    strcmp(cmd, "stream") && strcmp(cmd, "stats")) {
 		uet_err("unknown command '%s' (see " UET_PROG " --help)", cmd);

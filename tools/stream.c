@@ -341,8 +341,8 @@ static int formats_seen(void *arg, const struct uet_format *f)
 	return uet_sinks_format_seen(arg, f);
 }
 
-static int stream_raw(const char *tracefs, struct uet_opts *o, struct uet_autoenable *ae,
-		      struct uet_sinks *sinks, unsigned int ncpus)
+int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_autoenable *ae,
+		   struct uet_sinks *sinks, unsigned int ncpus, struct uet_child *child)
 {
 	struct raw_stream rs = { .tracefs = tracefs, .globs = o->globs, .nglobs = o->nglobs,
 				 .sinks = sinks };
@@ -356,7 +356,8 @@ static int stream_raw(const char *tracefs, struct uet_opts *o, struct uet_autoen
 		return r;
 	ae->formats = &rs.formats;
 	for (uint64_t last_tick = 0;;) {
-		bool stopping = uet_signal != 0;
+		/* Decided before the pass: a pass that then reads nothing ends it. */
+		bool stopping = child ? child->done : uet_signal != 0;
 		int got;
 
 		if (uet_now_ns() - last_tick >= 200000000ull) {
@@ -378,6 +379,12 @@ static int stream_raw(const char *tracefs, struct uet_opts *o, struct uet_autoen
 		/* After a signal: what was there when it came, then stop. */
 		if (ae->failed || (stopping && got == 0))
 			break;
+		if (child && !child->done && uet_child_poll(child)) {
+			/* What it left in native rings, and what registered last: the next passes. */
+			uet_settle(tracefs);
+			uet_autoenable_tick(ae);
+			continue;
+		}
 		if (!got)
 			uet_sleep_ms(50);
 	}
@@ -451,7 +458,7 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	 * EventHeader events decoded); --fields copies the tracefs's own text.
 	 */
 	if (r == 0 && (o.format_opt || strcmp(o.format, "fields") != 0)) {
-		r = stream_raw(tracefs, &o, &ae, &sinks, st.ncpus);
+		r = uet_stream_raw(tracefs, &o, &ae, &sinks, st.ncpus, NULL);
 	} else if (r == 0) {
 		s.globs = o.globs;
 		s.nglobs = o.nglobs;

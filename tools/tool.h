@@ -22,6 +22,7 @@
 #define UET_EXIT_USAGE 2	/* bad command line */
 #define UET_EXIT_NO_TRACEFS 3	/* no tracefs with user_events found */
 #define UET_EXIT_NO_MATCH 4	/* no event matched the GLOB */
+#define UET_EXIT_DROPPED 5	/* export: records dropped or rejected (counted on stderr) */
 #define UET_EXIT_RUN_FAIL 125	/* run: userevents itself failed before CMD ran */
 #define UET_EXIT_CANNOT_EXEC 126
 #define UET_EXIT_NOT_FOUND 127
@@ -104,6 +105,7 @@ int uet_cmd_stats(const char *tracefs, int argc, char **argv);
 int uet_cmd_run(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_record(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_report(int argc, char **argv);
+int uet_cmd_export(const char *tracefs_opt, int argc, char **argv);
 
 /* Per-CPU buffer counters summed (per_cpu/cpuN/stats). */
 struct uet_buf_stats {
@@ -306,6 +308,19 @@ struct uet_stream {
  * Return: 0, or -errno when trace_pipe cannot be opened or read or a sink failed.
  */
 int uet_stream_loop(struct uet_stream *s);
+
+struct uet_autoenable;
+
+/**
+ * uet_stream_raw - every CPU's trace_pipe_raw, the records of the events
+ * @o's globs name handed to @sinks in time order within each pass, until a
+ * signal (without @child) or until @child has exited and what it wrote is
+ * read; @ae ticks every 200 ms
+ *
+ * Return: 0, or -errno (said, but for -EPIPE).
+ */
+int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_autoenable *ae,
+		   struct uet_sinks *sinks, unsigned int ncpus, struct uet_child *child);
 
 /** uet_stream_free - release the counts */
 void uet_stream_free(struct uet_stream *s);

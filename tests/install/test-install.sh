@@ -41,6 +41,7 @@ for f in bin/userevents sbin/usereventsd include/userevents/userevents.h include
 	share/man/man1/userevents.1 share/man/man8/usereventsd.8 share/man/man3/userevents.3 \
 	share/man/man3/UE_EVENT.3 share/man/man3/ue_provider_open.3 \
 	share/man/man3/ue_tracepoint_register.3 lib/systemd/system/usereventsd.service \
+	lib/systemd/system/usereventsd-export.service \
 	share/bash-completion/completions/userevents share/bash-completion/completions/usereventsd \
 	share/zsh/site-functions/_userevents; do
 	[ -e "$root/$f" ] || fail "not installed: $f"
@@ -99,6 +100,19 @@ if command -v systemd-analyze >/dev/null; then
 		ok "systemd-analyze verify usereventsd.service"
 	else
 		fail "systemd-analyze verify: $(cat "$work/out")"
+	fi
+	# The export service: the installed tool, and a unit systemd accepts.
+	unit=$work/usereventsd-export.service
+	grep -q "^ExecStart=$prefix/bin/userevents export --otlp \${OTLP_ENDPOINT} \$USEREVENTS_EXPORT_ARGS\$" \
+		"$root/lib/systemd/system/usereventsd-export.service" ||
+		fail "the export unit does not start the installed userevents"
+	sed "s|^ExecStart=[^ ]*|ExecStart=$root/bin/userevents|" \
+		"$root/lib/systemd/system/usereventsd-export.service" >"$unit"
+	if MANPATH=$root/share/man systemd-analyze verify "$unit" >"$work/out" 2>&1 &&
+		[ ! -s "$work/out" ]; then
+		ok "systemd-analyze verify usereventsd-export.service"
+	else
+		fail "systemd-analyze verify (export): $(cat "$work/out")"
 	fi
 else
 	echo "skip: no systemd-analyze"

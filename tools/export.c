@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * userevents export --otlp URL: records from every CPU's trace_pipe_raw
+ * (stream's reader) to the OTLP sink (sink-otlp.c), against the running
+ * daemon until a signal, or against a private one for the time of CMD as
+ * run does; and the exports' stats files that `userevents stats` shows.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "otlp.h"
+#include "sink.h"
+#include "tool.h"
+
+static const char usage[] =
+	"export --otlp URL [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]...\n"
+	"        [--protocol http/protobuf|http/json] [--gzip] [--header K=V]...\n"
+	"        [--batch-records N] [--batch-bytes N] [--batch-delay MS] [--queue-bytes N]\n"
+	"        [--drop oldest|newest] [--timeout MS] [--retry-timeout MS] [--flush-timeout MS]\n"
+	"        [-q] [--no-preload] [-- CMD [ARGS]]";
+
+/* A size: N, NK, NM or NG; false when it is not one or out of [1, 1G]. */
+static bool size_arg(const char *s, size_t *out)
+{
+	char *e;
+	unsigned long long v = strtoull(s, &e, 10);
+
+	if (e == s)
+		return false;
+	if (*e == 'K' || *e == 'k')
+		v <<= 10, e++;
+	else if (*e == 'M' || *e == 'm')
+		v <<= 20, e++;
+	else if (*e == 'G' || *e == 'g')
+		v <<= 30, e++;
+	if (*e || v == 0 || v > (1ull << 30))
+		return false;
+	*out = (size_t)v;
+	return true;
+}
+
+static bool ms_arg(const char *s, unsigned *out)
+{
+	char *e;
+	unsigned long v = strtoul(s, &e, 10);
+
+	if (e == s || *e || v > 3600000)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+/* Export's own options, taken out of argv; the rest (in @rest) for uet_opts_parse(). */
+static int parse_export_opts(struct uet_otlp_opts *x, int argc, char **argv, char **rest,
+			     int *nrest, char (*hdr)[1024])
+{
+	static const char *const takes_arg[] = { "-e", "-f", "-p", "--event", "--filter",
+						 "--provider" };
+	int i;
+
+	rest[(*nrest)++] = argv[0];
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *eq, *val = NULL;
+		char name[32];
+		size_t nl;
+		bool ok = true;
+
+		if (strcmp(a, "--") == 0 || a[0] != '-')
+			break;
+		if (strncmp(a, "--", 2) != 0) {
+			rest[(*nrest)++] = argv[i];
+			for (size_t k = 0; k < 3; k++)
+				if (strcmp(a, takes_arg[k]) == 0 && i + 1 < argc)
+					rest[(*nrest)++] = argv[++i];
+			continue;
+		}
+		eq = strchr(a, '=');
+		nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		snprintf(name, sizeof(name), "%.*s", (int)(nl < 31 ? nl : 31), a + 2);
+		if (strcmp(name, "gzip") == 0) {
+			x->gzip = true;
+			continue;
+		}
+		if (strcmp(name, "otlp") && strcmp(name, "header") && strcmp(name, "protocol") &&
+		    strcmp(name, "batch-records") && strcmp(name, "batch-bytes") &&
+		    strcmp(name, "batch-delay") && strcmp(name, "queue-bytes") &&
+		    strcmp(name, "drop") && strcmp(name, "timeout") &&
+		    strcmp(name, "retry-timeout") && strcmp(name, "flush-timeout")) {
+			rest[(*nrest)++] = argv[i];
+			for (size_t k = 3; k < 6; k++)
+				if (strcmp(a, takes_arg[k]) == 0 && i + 1 < argc)
+					rest[(*nrest)++] = argv[++i];
+			continue;
+		}
+		val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+		if (!val) {
+			uet_err("export: --%s needs a value", name);
+			return UET_EXIT_USAGE;
+		}
+		if (strcmp(name, "otlp") == 0) {
+			x->url = val;
+		} else if (strcmp(name, "header") == 0) {
+			const char *k = strchr(val, '=');
+
+			ok = k && k != val && x->nheaders < UET_OTLP_HEADERS_MAX &&
+			     strcspn(val, "\r\n:") >= (size_t)(k - val) && !strpbrk(k, "\r\n");
+			if (ok) {
+				snprintf(hdr[x->nheaders], sizeof(hdr[0]), "%.*s: %s",
+					 (int)(k - val), val, k + 1);
+				x->headers[x->nheaders] = hdr[x->nheaders];
+				x->nheaders++;
+			}
+		} else if (strcmp(name, "protocol") == 0) {
+			ok = strcmp(val, "http/protobuf") == 0 || strcmp(val, "http/json") == 0;
+			x->json = strcmp(val, "http/json") == 0;
+		} else if (strcmp(name, "batch-records") == 0) {
+			size_t n;
+
+			ok = size_arg(val, &n) && n <= 1000000;
+			x->batch_records = (unsigned)n;
+		} else if (strcmp(name, "batch-bytes") == 0) {
+			ok = size_arg(val, &x->batch_bytes) && x->batch_bytes >= 4096;
+		} else if (strcmp(name, "queue-bytes") == 0) {
+			ok = size_arg(val, &x->queue_bytes);
+		} else if (strcmp(name, "batch-delay") == 0) {
+			ok = ms_arg(val, &x->batch_delay_ms);
+		} else if (strcmp(name, "drop") == 0) {
+			ok = strcmp(val, "oldest") == 0 || strcmp(val, "newest") == 0;
+			x->drop_newest = strcmp(val, "newest") == 0;
+		} else if (strcmp(name, "timeout") == 0) {
+			ok = ms_arg(val, &x->timeout_ms) && x->timeout_ms > 0;
+		} else if (strcmp(name, "retry-timeout") == 0) {
+			ok = ms_arg(val, &x->retry_ms);
+		} else {
+			ok = ms_arg(val, &x->flush_ms);
+		}
+		if (!ok) {
+			uet_err("export: --%s %s: not a valid value", name, val);
+			return UET_EXIT_USAGE;
+		}
+	}
+	for (; i < argc; i++)
+		rest[(*nrest)++] = argv[i];
+	rest[*nrest] = NULL;
+	if (!x->url) {
+		uet_err("export: no --otlp URL (usage: " UET_PROG " %s)", usage);
+		return UET_EXIT_USAGE;
+	}
+	if (x->queue_bytes < x->batch_bytes) {
+		uet_err("export: --queue-bytes must hold one batch (--batch-bytes)");
+		return UET_EXIT_USAGE;
+	}
+	return -1;
+}
+
+int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
+{
+	static char hdr[UET_OTLP_HEADERS_MAX][1024];
+	struct uet_autoenable ae = { 0 };
+	struct uet_private *priv = NULL;
+	struct uet_child child = { 0 };
+	struct uet_otlp_stats st = { 0 };
+	struct uet_sinks sinks = { 0 };
+	struct uet_otlp_opts x;
+	struct uet_buf_stats bs;
+	struct uet_opts o;
+	char tracefs[4096], **rest;
+	int nrest = 0, e, exit_code;
+	bool with_cmd;
+
+	uet_otlp_opts_default(&x);
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		printf("usage: " UET_PROG " %s\n", usage);
+		return UET_EXIT_OK;
+	}
+	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	if (!rest)
+		return UET_EXIT_FAIL;
+	e = parse_export_opts(&x, argc, argv, rest, &nrest, hdr);
+	if (e >= 0) {
+		free(rest);
+		return e;
+	}
+	e = uet_opts_parse(&o, nrest, rest,
+			   UET_O_EVENT | UET_O_FILTER | UET_O_PROVIDER | UET_O_QUIET |
+				   UET_O_NO_PRELOAD,
+			   usage);
+	if (e >= 0) {
+		free(rest);
+		return e;
+	}
+	with_cmd = o.rest < nrest;
+	exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
+	if (with_cmd && tracefs_opt) {
+		uet_err("export: --tracefs does not apply with CMD: it runs against its own usereventsd");
+		exit_code = UET_EXIT_USAGE;
+		goto out;
+	}
+	x.quiet = o.quiet;
+	x.result = &st;
+	uet_opts_all_user_events(&o);
+	if (uet_sinks_add(&sinks, uet_sink_otlp_new(&x)) < 0)
+		goto out;
+	uet_catch_signals();
+	if (with_cmd) {
+		if (uet_private_start("export", &priv, tracefs, sizeof(tracefs)) < 0)
+			goto out;
+	} else if (uet_tracefs_find(tracefs_opt, tracefs, sizeof(tracefs)) < 0) {
+		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
+		exit_code = UET_EXIT_NO_TRACEFS;
+		goto out;
+	} else if (uet_tracefs_check(tracefs) < 0) {
+		exit_code = UET_EXIT_NO_TRACEFS;
+		goto out;
+	}
+	e = uet_buf_stats_read(tracefs, &bs);
+	if (e < 0 || !bs.ncpus) {
+		uet_err("export: %s/per_cpu: %s", tracefs, strerror(e < 0 ? -e : ENOENT));
+		goto out;
+	}
+	if (uet_sinks_begin(&sinks, &(struct uet_sink_env){ "export", tracefs, bs.ncpus }) < 0)
+		goto out;
+	ae = (struct uet_autoenable){ .tracefs = tracefs, .who = "export", .globs = o.globs,
+				      .filters = o.filters, .nglobs = o.nglobs,
+				      .default_globs = o.default_globs };
+	/* Armed before CMD starts: its first write is kept. */
+	if (uet_autoenable_start(&ae, !with_cmd) < 0)
+		goto out;
+	if (with_cmd && uet_child_start(&child, "export", tracefs, rest + o.rest, o.no_preload) < 0)
+		goto out;
+	e = uet_stream_raw(tracefs, &o, &ae, &sinks, bs.ncpus, with_cmd ? &child : NULL);
+	if (e < 0 && with_cmd) {
+		/* The reading broke: the command is still ours to wait for. */
+		while (!uet_child_poll(&child))
+			uet_sleep_ms(50);
+	}
+	uet_autoenable_undo(&ae);
+	/* The flush: what is queued goes, for --flush-timeout at most. */
+	if (uet_sinks_end(&sinks, e == 0) < 0 && e == 0)
+		e = -EIO;
+	if (ae.failed) {
+		uet_err("export: stopped%s: it cannot be traced as asked",
+			with_cmd ? " the command" : "");
+		goto out;
+	}
+	exit_code = with_cmd ? uet_child_exit_code(&child, "export") : UET_EXIT_OK;
+	if (e < 0 && exit_code == 0)
+		exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
+	else if (exit_code == 0 && uet_autoenable_unmatched(&ae))
+		exit_code = UET_EXIT_NO_MATCH;
+	else if (exit_code == 0 && uet_otlp_dropped(&st))
+		exit_code = UET_EXIT_DROPPED;
+out:
+	uet_child_end(&child);
+	uet_sinks_end(&sinks, false);
+	uet_autoenable_free(&ae);
+	uet_private_stop(priv);
+	uet_opts_free(&o);
+	free(rest);
+	return exit_code;
+}
+
+/* ---- the stats files -------------------------------------------------------------- */
+
+int uet_otlp_stats_dir(char *out, size_t len)
+{
+	const char *env = getenv("USEREVENTS_RUNDIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+
+	if (env && *env)
+		snprintf(out, len, "%s", env);
+	else if (geteuid() == 0)
+		snprintf(out, len, "/run/userevents");
+	else if (xdg && *xdg)
+		snprintf(out, len, "%s/userevents", xdg);
+	else
+		snprintf(out, len, "/tmp/userevents-%u", (unsigned)geteuid());
+	if (mkdir(out, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static bool same_dir(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	if (realpath(a, ra) && realpath(b, rb))
+		return strcmp(ra, rb) == 0;
+	return strcmp(a, b) == 0;
+}
+
+void uet_export_stats_print(const char *tracefs)
+{
+	char dir[4096], path[4400], line[4400];
+	struct dirent *d;
+	DIR *dp;
+
+	if (uet_otlp_stats_dir(dir, sizeof(dir)) < 0 || !(dp = opendir(dir)))
+		return;
+	while ((d = readdir(dp))) {
+		int pid = 0;
+		FILE *f;
+		bool ours = false;
+
+		if (sscanf(d->d_name, "export-%d.stats", &pid) != 1 || pid <= 0 ||
+		    strstr(d->d_name, ".tmp") || (kill(pid, 0) < 0 && errno == ESRCH))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (strncmp(line, "tracefs: ", 9) == 0)
+				ours = same_dir(line + 9, tracefs);
+			else if (ours && strncmp(line, "pid: ", 5) != 0)
+				printf("export.%d.%s\n", pid, line);
+		}
+		fclose(f);
+	}
+	closedir(dp);
+}
