@@ -121,10 +121,11 @@ function answer(res, n, status, type, body, headers) {
 	const send = () => {
 		if (res.destroyed)
 			return;
+		// Logged first: whoever reads the log after the answer finds it.
+		log({ ev: 'answer', seq: n, status });
 		res.writeHead(status, Object.assign({ 'Content-Type': type, 'Content-Length': body.length },
 			headers || {}));
 		res.end(body);
-		log({ ev: 'answer', seq: n, status });
 	};
 	if (opt.delay > 0)
 		setTimeout(send, opt.delay);

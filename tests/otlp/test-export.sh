@@ -10,13 +10,16 @@
 # partial success, stalled.  In each, every record written is delivered or
 # counted as dropped or rejected, and export exits within a bound.
 # Needs root and /dev/fuse (77 otherwise), node and tests/otlp/node_modules
-# (scripts/install-deps; failing without them).
+# (scripts/install-deps; failing without them).  Last, export as a service:
+# against a mounted usereventsd until SIGTERM, its counters in `userevents
+# stats` while it runs, a clean flush at the signal.
 #
-#   test-export.sh USEREVENTS OTLP_PROVIDER NODE
+#   test-export.sh USEREVENTS OTLP_PROVIDER NODE USEREVENTSD
 set -u
 tool=$1
 prov=$2
 node=$3
+daemon=$4
 here=$(cd "$(dirname "$0")" && pwd)
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
@@ -212,6 +215,44 @@ export_run $name 5 12 -e user_events:OtlpPlain $batch --timeout 1000 --retry-tim
 	--flush-timeout 3000 -- "$prov" $load
 stop_receiver
 check delivery --dropped-min 200
+
+# ---- as a service: the running daemon, until SIGTERM ----
+name=service
+receiver $name --delay 300
+"$daemon" "$mnt" || { echo "FAIL: usereventsd did not mount"; exit 1; }
+err=$work/$name.err
+man=$work/$name.man
+# shellcheck disable=SC2086
+"$tool" --tracefs "$mnt" export --otlp "$url" -e user_events:OtlpPlain $batch --flush-timeout 15000 \
+	>/dev/null 2>"$err" &
+xpid=$!
+pids="$pids $xpid"
+i=0
+until [ -e "$USEREVENTS_RUNDIR/export-$xpid.stats" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
+# shellcheck disable=SC2086
+USEREVENTS_TRACEFS=$mnt "$prov" $load -w 5000 -o "$man" 2>"$work/$name.perr"
+prc=$?
+[ $prc = 0 ] && ok "$name: the provider's writes were all taken" || fail "$name: provider exit $prc: $(cat "$work/$name.perr")"
+sleep 1.2	# the stats file is written every second
+"$tool" --tracefs "$mnt" stats >"$work/$name.stats" 2>&1
+for k in sent retried dropped; do
+	grep -q "^export\.$xpid\.$k: [0-9]" "$work/$name.stats" && ok "$name: userevents stats shows export.$xpid.$k" ||
+		fail "$name: userevents stats has no export.$xpid.$k: $(tr '\n' '|' <"$work/$name.stats")"
+done
+# 20 requests answered in 300 ms each: most are still queued at SIGTERM.
+echo "   ($name: at SIGTERM $(sed -n "s/^export\.$xpid\.sent: //p" "$work/$name.stats") of 200 sent)"
+start=$(now_ms)
+kill -TERM "$xpid"
+wait "$xpid"
+rc=$?
+took=$(($(now_ms) - start))
+[ $rc = 0 ] && ok "$name: export exited 0 at SIGTERM" || fail "$name: export exited $rc at SIGTERM: $(tail -n 3 "$err" | tr '\n' '|')"
+[ $took -le 17000 ] && ok "$name: export flushed and ended $took ms after SIGTERM (bound 17 s)" ||
+	fail "$name: export ended $took ms after SIGTERM, over the bound of 17 s"
+[ ! -e "$USEREVENTS_RUNDIR/export-$xpid.stats" ] && ok "$name: its stats file removed at exit" ||
+	fail "$name: export-$xpid.stats left behind"
+stop_receiver
+check delivery --all
 
 echo "$fails failed"
 [ "$fails" = 0 ]
