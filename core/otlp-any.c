@@ -100,26 +100,37 @@ size_t uo_json_unescape(const char *s, size_t n, char *out, size_t cap)
 	return o;
 }
 
-/* A string field from a JSON string's inside, unescaped (protobuf) or kept (JSON). */
+/*
+ * A string field from a JSON string's inside: kept escaped (JSON) or
+ * unescaped (protobuf), UTF-8 repaired either way (perf-decode writes code
+ * points above U+10FFFF as their 5- and 6-byte forms).  Protobuf: unescaped
+ * into the free end of the buffer first, then written by uo_str(), whose
+ * output stays below it.
+ */
 void uo_str_json(struct uo_w *w, uint32_t f, const char *name, const char *s, size_t n)
 {
-	size_t len;
+	size_t u;
+	uint8_t *scratch;
 
 	if (w->json) {
 		uo__key(w, name);
 		uo__putc(w, '"');
-		uo__put(w, s, n);
+		uo__text(w, (const uint8_t *)s, n, false, true);
 		uo__putc(w, '"');
 		return;
 	}
-	len = uo_json_unescape(s, n, NULL, 0);
-	uo__tag(w, f, WT_LEN);
-	uo__varint(w, len);
-	if (w->overflow || len > w->cap - w->len) {
+	u = uo_json_unescape(s, n, NULL, 0);
+	if (w->overflow || u > w->cap - w->len) {
 		w->overflow = true;
 		return;
 	}
-	w->len += uo_json_unescape(s, n, (char *)w->p + w->len, len);
+	scratch = w->p + w->cap - u;
+	uo_json_unescape(s, n, (char *)scratch, u);
+	if (uo__text(w, scratch, u, false, false) + 11 > w->cap - w->len - u) {
+		w->overflow = true;
+		return;
+	}
+	uo_str(w, f, name, scratch, u);
 }
 
 static size_t skip_ws(const char *s, size_t n, size_t i)
@@ -170,9 +181,14 @@ static size_t value_end(const char *s, size_t n, size_t i, unsigned depth)
 			i = skip_ws(s, n, i + 1);
 		}
 	}
-	while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && s[i] != ' ' && s[i] != '\n')
-		i++;
-	return i;
+	{
+		size_t start = i;
+
+		while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && s[i] != ' ' &&
+		       s[i] != '\n')
+			i++;
+		return i > start ? i : 0;	/* a scalar has a character at least */
+	}
 }
 
 int uo_json_members(const char *text, size_t n, int (*fn)(void *arg, const struct uo_member *m),
@@ -218,20 +234,9 @@ struct any_ctx {
 static int any_member(void *arg, const struct uo_member *m)
 {
 	struct any_ctx *c = arg;
-	size_t klen = uo_json_unescape(m->name, m->name_len, NULL, 0);
 
 	uo_begin(c->w, 0, NULL);
-	if (c->w->json) {
-		uo_str_json(c->w, UO_KV_KEY, "key", m->name, m->name_len);
-	} else {
-		uo__tag(c->w, UO_KV_KEY, WT_LEN);
-		uo__varint(c->w, klen);
-		if (klen <= c->w->cap - c->w->len && !c->w->overflow)
-			c->w->len += uo_json_unescape(m->name, m->name_len,
-						      (char *)c->w->p + c->w->len, klen);
-		else
-			c->w->overflow = true;
-	}
+	uo_str_json(c->w, UO_KV_KEY, "key", m->name, m->name_len);
 	c->err = uo_any_json(c->w, m->value, m->value_len);
 	uo_end(c->w);
 	return c->err;

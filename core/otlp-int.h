@@ -15,6 +15,12 @@ void uo__tag(struct uo_w *w, uint32_t f, unsigned wt);
 /* JSON: the separator, and "name": outside arrays. */
 void uo__key(struct uo_w *w, const char *name);
 
+/*
+ * @s as UTF-8, each invalid byte a U+FFFD, JSON-escaped with @json; written
+ * with @write; the size it takes either way.
+ */
+size_t uo__text(struct uo_w *w, const uint8_t *s, size_t n, bool json, bool write);
+
 /* Open an AnyValue message where it goes (uo_any_field(), or a kv's value). */
 void uo__any_begin(struct uo_w *w);
 

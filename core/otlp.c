@@ -242,7 +242,7 @@ static size_t utf8_len(const uint8_t *p, size_t n)
 static const char replacement[] = "\xef\xbf\xbd";
 
 /* @s as UTF-8 (each invalid byte a U+FFFD), JSON-escaped with @json; the size it takes. */
-static size_t put_text(struct uo_w *w, const uint8_t *s, size_t n, bool json, bool write)
+size_t uo__text(struct uo_w *w, const uint8_t *s, size_t n, bool json, bool write)
 {
 	size_t out = 0;
 
@@ -284,13 +284,13 @@ void uo_str(struct uo_w *w, uint32_t f, const char *name, const void *s, size_t 
 	if (w->json) {
 		uo__key(w, name);
 		uo__putc(w, '"');
-		put_text(w, s, n, true, true);
+		uo__text(w, s, n, true, true);
 		uo__putc(w, '"');
 		return;
 	}
 	uo__tag(w, f, WT_LEN);
-	uo__varint(w, put_text(w, s, n, false, false));
-	put_text(w, s, n, false, true);
+	uo__varint(w, uo__text(w, s, n, false, false));
+	uo__text(w, s, n, false, true);
 }
 
 void uo_bytes(struct uo_w *w, uint32_t f, const char *name, const void *p, size_t n)
@@ -371,32 +371,23 @@ void uo_uint32(struct uo_w *w, uint32_t f, const char *name, uint32_t v)
 	uo__varint(w, v);
 }
 
-void uo_fixed64(struct uo_w *w, uint32_t f, const char *name, uint64_t v)
+/* A little-endian fixed64 field. */
+static void fixed64(struct uo_w *w, uint32_t f, uint64_t v)
 {
 	uint8_t b[8];
 
-	if (w->json) {
-		json_num(w, name, "\"", v, false);
-		return;
-	}
 	uo__tag(w, f, WT_I64);
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
 	uo__put(w, b, 8);
 }
 
-void uo_fixed32(struct uo_w *w, uint32_t f, const char *name, uint32_t v)
+void uo_fixed64(struct uo_w *w, uint32_t f, const char *name, uint64_t v)
 {
-	uint8_t b[4];
-
-	if (w->json) {
-		json_num(w, name, "", v, false);
-		return;
-	}
-	uo__tag(w, f, WT_I32);
-	for (int i = 0; i < 4; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	uo__put(w, b, 4);
+	if (w->json)
+		json_num(w, name, "\"", v, false);
+	else
+		fixed64(w, f, v);
 }
 
 void uo_double(struct uo_w *w, uint32_t f, const char *name, double v)
@@ -406,10 +397,7 @@ void uo_double(struct uo_w *w, uint32_t f, const char *name, double v)
 
 	if (!w->json) {
 		memcpy(&u, &v, 8);
-		uo__tag(w, f, WT_I64);
-		for (int i = 0; i < 8; i++)
-			t[i] = (char)(u >> (8 * i));
-		uo__put(w, t, 8);
+		fixed64(w, f, u);
 		return;
 	}
 	uo__key(w, name);

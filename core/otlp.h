@@ -89,8 +89,6 @@ void uo_int64(struct uo_w *w, uint32_t f, const char *name, int64_t v);
 void uo_uint32(struct uo_w *w, uint32_t f, const char *name, uint32_t v);
 /** uo_fixed64 - fixed64 (JSON: a decimal string) */
 void uo_fixed64(struct uo_w *w, uint32_t f, const char *name, uint64_t v);
-/** uo_fixed32 - fixed32 (JSON: a number) */
-void uo_fixed32(struct uo_w *w, uint32_t f, const char *name, uint32_t v);
 void uo_double(struct uo_w *w, uint32_t f, const char *name, double v);
 void uo_bool(struct uo_w *w, uint32_t f, const char *name, bool v);
 

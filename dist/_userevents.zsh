@@ -23,6 +23,14 @@ _userevents_cmd() {
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	record) _arguments $ev $pv {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
+	export) _arguments $ev $pv '--otlp[OTLP/HTTP endpoint]:url:' \
+		'--protocol[encoding]:protocol:(http/protobuf http/json)' '--gzip[compress the bodies]' \
+		'*--header[extra header K=V]:header:' '--batch-records[records per request]:n:' \
+		'--batch-bytes[bytes per request]:size:' '--batch-delay[longest wait of a record, ms]:ms:' \
+		'--queue-bytes[queue bound]:size:' '--drop[when the queue is full]:which:(oldest newest)' \
+		'--timeout[one request, ms]:ms:' '--retry-timeout[retrying one request, ms]:ms:' \
+		'--flush-timeout[the flush at exit, ms]:ms:' {-q,--quiet}'[no counters at exit]' \
+		'(-):command:_command_names -e' '*::args:_normal' ;;
 	report) _arguments $ev '--pid[only this process]:pid:' '(--json)--fields[fields as name=value]' \
 		'(--fields)--json[one JSON object a record]' ':trace.dat:_files' ;;
 	esac
@@ -43,7 +51,7 @@ _userevents() {
 	fi
 	_arguments -C '--tracefs[tracefs directory]:directory:_directories' \
 		'(- *)'{-h,--help}'[usage]' '(- *)'{-V,--version}'[version]' \
-		'1:command:((list\:"events, fields, state, filter, triggers" enable\:"enable events" disable\:"disable events" stream\:"records as they come" stats\:"counters" run\:"trace one program privately" record\:"record a trace.dat" report\:"print a trace.dat" help\:"usage"))' \
+		'1:command:((list\:"events, fields, state, filter, triggers" enable\:"enable events" disable\:"disable events" stream\:"records as they come" stats\:"counters" run\:"trace one program privately" record\:"record a trace.dat" report\:"print a trace.dat" export\:"send to an OpenTelemetry collector" help\:"usage"))' \
 		'*::arg:->args'
 	[[ $state == args ]] && _userevents_cmd
 }

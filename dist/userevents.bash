@@ -44,13 +44,16 @@ _userevents()
 	-e|--event) COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs")" -- "$cur")); return ;;
 	-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-f|--filter|--pid|-p|--provider) return ;;
+	--otlp|--header|--batch-records|--batch-bytes|--batch-delay|--queue-bytes|--timeout|--retry-timeout|--flush-timeout) return ;;
+	--protocol) COMPREPLY=($(compgen -W "http/protobuf http/json" -- "$cur")); return ;;
+	--drop) COMPREPLY=($(compgen -W "oldest newest" -- "$cur")); return ;;
 	esac
 
 	if [ -z "$cmd" ]; then
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "--tracefs --help --version" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "list enable disable stream stats run record report help" -- "$cur"))
+			COMPREPLY=($(compgen -W "list enable disable stream stats run record report export help" -- "$cur"))
 		fi
 		return
 	fi
@@ -71,6 +74,8 @@ _userevents()
 		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -o --output -q --quiet -- --help" -- "$cur")) ;;
 	record)
 		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -p --provider -q --quiet -- --help" -- "$cur")) ;;
+	export)
+		COMPREPLY=($(compgen -W "--otlp -e --event -f --filter -p --provider --protocol --gzip --header --batch-records --batch-bytes --batch-delay --queue-bytes --drop --timeout --retry-timeout --flush-timeout -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	report)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --help" -- "$cur"))

@@ -25,7 +25,7 @@
 #define BACKOFF_FIRST_MS 100
 #define BACKOFF_MAX_MS 5000
 #define RESPONSE_MAX 65536	/* of a response body kept for partial_success */
-#define STATS_EVERY_NS 1000000000ull
+#define STATS_EVERY_NS 100000000ull	/* the stats file, when the counters moved */
 
 struct req {
 	struct req *next;
@@ -51,6 +51,7 @@ struct uet_otlp_sender {
 	char why[128];			/* the last attempt's failure */
 	bool failing;			/* said; "delivering again" is said once it passes */
 	uint64_t stats_at;
+	struct uet_otlp_stats stats_written;	/* what the file says */
 };
 
 void uet_otlp_opts_default(struct uet_otlp_opts *o)
@@ -431,7 +432,11 @@ static void *sender(void *arg)
 			struct timespec ts;
 
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += 1;
+			ts.tv_nsec += (long)STATS_EVERY_NS;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
 			pthread_cond_timedwait(&s->cond, &s->lock, &ts);
 			if (!s->head)
 				break;
@@ -449,8 +454,10 @@ static void *sender(void *arg)
 		}
 		st = s->st;
 		pthread_mutex_unlock(&s->lock);
-		if (uet_now_ns() - s->stats_at >= STATS_EVERY_NS) {
+		if (uet_now_ns() - s->stats_at >= STATS_EVERY_NS &&
+		    memcmp(&st, &s->stats_written, sizeof(st)) != 0) {
 			write_stats(s, &st);
+			s->stats_written = st;
 			s->stats_at = uet_now_ns();
 		}
 		if (!r)

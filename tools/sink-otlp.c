@@ -151,14 +151,15 @@ static void ship_logs(struct otlp_sink *o)
 {
 	static const char *const systems[2] = { "user_events", "user_events_multi" };
 	size_t cap = o->used + o->ngroups * 1024 + 256;
-	uint8_t *body = malloc(cap);
+	uint8_t *body;
 	struct uo_w w;
 	long len;
 
 	if (!o->nrecords)
 		return;
+	body = malloc(cap);
 	if (!body) {
-		uet_otlp_note(o->tx, 0, 0, 0);
+		uet_otlp_note(o->tx, 0, 0, o->nrecords);
 		goto out;
 	}
 	uo_init(&w, body, cap, o->o.json);

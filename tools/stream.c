@@ -351,7 +351,7 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 
 	rs.formats.on_new = formats_seen;
 	rs.formats.on_new_arg = sinks;
-	r = uet_raw_open(&raw, tracefs, ncpus, "stream");
+	r = uet_raw_open(&raw, tracefs, ncpus, ae->who);
 	if (r < 0)
 		return r;
 	ae->formats = &rs.formats;
@@ -373,7 +373,7 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 			r = got;
 			/* A reader that went away (| head): the end, as for trace_pipe's copy. */
 			if (got != -EPIPE)
-				uet_err("stream: %s/per_cpu: %s", tracefs, strerror(-got));
+				uet_err("%s: %s/per_cpu: %s", ae->who, tracefs, strerror(-got));
 			break;
 		}
 		/* After a signal: what was there when it came, then stop. */
@@ -389,7 +389,8 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 			uet_sleep_ms(50);
 	}
 	if (rs.missed)
-		uet_err("stream: %llu records lost (overwritten before they were read)", rs.missed);
+		uet_err("%s: %llu records lost (overwritten before they were read)", ae->who,
+			rs.missed);
 	for (size_t i = 0; i < rs.n; i++)
 		free(rs.v[i].data);
 	free(rs.v);

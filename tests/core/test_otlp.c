@@ -334,6 +334,18 @@ TEST(eventheader_json_values)
 	EXPECT_EQ(uo_any_json(&w, "\"x\\u00e9\\n\"", 11), 0);
 	n = uo_finish(&w);
 	EXPECT_STREQ(tohex(buf, n), "2a060a0478c3a90a");
+	/* perf-decode's 6-byte form of a code point above U+10FFFF: repaired, both ways. */
+	uo_init(&w, buf, sizeof(buf), false);
+	uo_any_field(&w, UO_LR_BODY, "body");
+	EXPECT_EQ(uo_any_json(&w, "\"\xfd\xbf\xbf\xbf\xbf\xbf\"", 8), 0);
+	n = uo_finish(&w);
+	EXPECT_STREQ(tohex(buf, n), "2a140a12efbfbdefbfbdefbfbdefbfbdefbfbdefbfbd");
+	uo_init(&w, buf, sizeof(buf), true);
+	uo_any_field(&w, UO_LR_BODY, "body");
+	EXPECT_EQ(uo_any_json(&w, "\"a\\\"\xfd\"", 6), 0);
+	n = uo_finish(&w);
+	buf[n] = '\0';
+	EXPECT_STREQ((char *)buf, "{\"body\":{\"stringValue\":\"a\\\"\xef\xbf\xbd\"}}");
 	/* Not JSON, and too deep. */
 	uo_init(&w, buf, sizeof(buf), false);
 	EXPECT_ERRNO(uo_any_json(&w, "\"open", 5), EBADMSG);
