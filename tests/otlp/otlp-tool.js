@@ -7,7 +7,8 @@
 //   otlp-tool.js post URL FILE [--json] [--gzip] [--header K=V]...
 //                                    POST FILE (protobuf; --json: as OTLP/JSON)
 //                                    to URL; prints the status, Retry-After
-//                                    and the decoded answer as one JSON line
+//                                    and the answer (decoded when 200) as
+//                                    one JSON line
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -87,8 +88,10 @@ function post(url, file, flags) {
 		res.on('data', (c) => chunks.push(c));
 		res.on('end', () => {
 			const b = Buffer.concat(chunks);
-			let decoded = null;
-			if (res.statusCode === 200 || res.statusCode === 400) {
+			// Only a 200's body is an Export*ServiceResponse (an error's is a
+			// google.rpc.Status, or the receiver's partial400 fault): base64.
+			let decoded = b.length ? { base64: b.toString('base64') } : null;
+			if (res.statusCode === 200) {
 				try {
 					decoded = (res.headers['content-type'] || '').startsWith('application/json')
 						? JSON.parse(b.toString()) : toJson(svc.resp, svc.resp.decode(b));
