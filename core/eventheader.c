@@ -565,6 +565,20 @@ struct walk {
 	unsigned long items;
 };
 
+/*
+ * Binary content: hex text, or with UEH_J_BYTES an object whose one member
+ * is named "\u0000" (no field name can be: they are NUL-terminated), which
+ * readers that want the bytes as bytes (the OTLP export) tell apart.
+ */
+static void put_binary(const struct walk *w, const uint8_t *p, size_t n)
+{
+	if (w->flags & UEH_J_BYTES)
+		ob_puts(w->ob, "{ \"\\u0000\": ");
+	put_hexbytes(w->ob, p, n);
+	if (w->flags & UEH_J_BYTES)
+		ob_puts(w->ob, " }");
+}
+
 struct def {
 	const char *name;
 	size_t name_len;
@@ -659,7 +673,7 @@ static int element(struct walk *w, const struct def *f)
 		p = w->d.p + w->d.pos;
 		w->d.pos = i + size;
 		if (fmt == F_HEXBYTES)
-			put_hexbytes(w->ob, p, (size_t)(w->d.p + i - p));
+			put_binary(w, p, (size_t)(w->d.p + i - p));
 		else
 			put_string(w->ob, p, (size_t)(w->d.p + i - p), size, w->d.be,
 				   size == 1 && fmt == F_STRING8 ? F_STRING8 : fmt);
@@ -684,7 +698,7 @@ static int element(struct walk *w, const struct def *f)
 			fmt = F_DEFAULT;
 		}
 		if (fmt == F_HEXBYTES || (fmt == F_DEFAULT && enc == ENC_BIN8))
-			put_hexbytes(w->ob, p, (size_t)n16 * size);
+			put_binary(w, p, (size_t)n16 * size);
 		else
 			put_string(w->ob, p, (size_t)n16 * size, size, w->d.be, fmt);
 		return 0;

@@ -78,6 +78,7 @@ int ueh_start(struct ueh_event *e, const char *tp_name, size_t tp_len, const voi
 
 #define UEH_J_TAGS	1	/* field names with their ";tag=0xN" */
 #define UEH_J_TEXT	2	/* top-level fields as a trace line's " name=value" */
+#define UEH_J_BYTES	4	/* binary content as { "\\u0000": "hex bytes" } (put_binary()) */
 
 /*
  * ueh_json_fields - the event's fields as JSON members, perf-decode's way:

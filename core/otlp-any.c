@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eventheader.h"
 #include "otlp-int.h"
 
 static size_t utf8_put(char *out, uint32_t c)
@@ -277,6 +278,37 @@ int uo_any_json(struct uo_w *w, const char *s, size_t n)
 	}
 	if (s[i] == '{') {
 		struct any_ctx c = { w, 0 };
+		static const char bin[] = "\"\\u0000\"";
+		size_t k = skip_ws(s, n, i + 1);
+
+		/* Binary content (UEH_J_BYTES): { "\u0000": "de ad be ef" } */
+		if (n - k > sizeof(bin) - 1 && memcmp(s + k, bin, sizeof(bin) - 1) == 0) {
+			uint8_t b[UO_ANY_BYTES_MAX];
+			size_t nb = 0;
+
+			k = skip_ws(s, n, k + sizeof(bin) - 1);
+			if (k >= n || s[k] != ':')
+				return -EBADMSG;
+			k = skip_ws(s, n, k + 1);
+			if (k >= n || s[k] != '"')
+				return -EBADMSG;
+			for (k++; k < n && s[k] != '"'; k++) {
+				int hi, lo;
+
+				if (s[k] == ' ')
+					continue;
+				if (k + 1 >= n || nb == sizeof(b))
+					return -EBADMSG;
+				hi = ueh_lower_hex(s[k]);
+				lo = ueh_lower_hex(s[k + 1]);
+				if (hi < 0 || lo < 0)
+					return -EBADMSG;
+				b[nb++] = (uint8_t)(hi << 4 | lo);
+				k++;
+			}
+			uo_any_bytes(w, b, nb);
+			return 0;
+		}
 
 		uo_any_kvlist(w);
 		r = uo_json_members(s + i, n - i, any_member, &c);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #define UO_DEPTH 16	/* nested messages and arrays open at once */
+#define UO_ANY_BYTES_MAX 65536	/* bytes of one binary value read from JSON (uo_any_json()) */
 
 /* Field numbers of opentelemetry-proto v1 (logs, common, resource, collector). */
 enum {

@@ -477,7 +477,7 @@ static bool eh_record(struct otlp_sink *o, struct uo_w *w, const struct ueh_even
 	static struct eh_fields f;	/* one reader thread; large */
 	struct uo_member name = { 0 }, v;
 	uint8_t id[16];
-	int n = ueh_json_fields(e, 0, o->json, o->json_cap);
+	int n = ueh_json_fields(e, UEH_J_BYTES, o->json, o->json_cap);
 
 	if (n >= 0 && (size_t)n >= o->json_cap) {
 		char *nb = realloc(o->json, (size_t)n + 1);
@@ -486,7 +486,7 @@ static bool eh_record(struct otlp_sink *o, struct uo_w *w, const struct ueh_even
 			return false;
 		o->json = nb;
 		o->json_cap = (size_t)n + 1;
-		n = ueh_json_fields(e, 0, o->json, o->json_cap);
+		n = ueh_json_fields(e, UEH_J_BYTES, o->json, o->json_cap);
 	}
 	if (n < 0)
 		return false;
