@@ -301,3 +301,38 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 	free(w);
 	return ret < 0 ? ret : pending;
 }
+
+int ue_enablers_settle_caller(struct ue_enablers *set, struct ue_proc *caller)
+{
+	struct timespec deadline;
+	struct enabler *e;
+	struct proc *p;
+	bool dirty = false;
+	uint64_t gen;
+	int r = 0;
+
+	if (!set || !caller)
+		return -EINVAL;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline_add_ms(&deadline, set->opts.wait_ms);
+	pthread_mutex_lock(&set->lock);
+	p = ue_en_proc_find_locked(set, ue_procmem_get_id(caller->mem));
+	for (e = p && !p->pending && !p->stalled ? p->enablers : NULL; e; e = e->next)
+		dirty |= e->dirty || e->busy;
+	if (dirty) {
+		/* A pass that leaves nothing dirty reaches this generation. */
+		gen = ++p->req_gen;
+		p->refs++;
+		ue_en_schedule_locked(set, p);
+		while (!(p->gone || p->stalled || p->done_gen >= gen)) {
+			if (pthread_cond_timedwait(&set->done_cond, &set->lock, &deadline) ==
+			    ETIMEDOUT) {
+				r = -ETIMEDOUT;
+				break;
+			}
+		}
+		ue_en_proc_unref_locked(p);
+	}
+	pthread_mutex_unlock(&set->lock);
+	return r;
+}

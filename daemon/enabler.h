@@ -151,6 +151,19 @@ int ue_proc_open(struct ue_enablers *set, pid_t tid, struct ue_proc **ret_proc);
 /** ue_proc_close - release a request's caller (NULL is ignored) */
 void ue_proc_close(struct ue_proc *proc);
 
+/**
+ * ue_enablers_settle_caller - wait until the caller's enable words are written
+ * @set: the set
+ * @caller: the request's caller (proven)
+ *
+ * For a fork child's first request: enablers it inherited that changed
+ * since its fork are written before the request returns, as the kernel's
+ * fork copies them at once.  Waits wait_ms at most.
+ *
+ * Return: 0, -ETIMEDOUT when the writes go on in the background, -EINVAL.
+ */
+int ue_enablers_settle_caller(struct ue_enablers *set, struct ue_proc *caller);
+
 /** ue_proc_mem - the caller's memory: read its arguments, write its answers */
 struct ue_procmem *ue_proc_mem(const struct ue_proc *proc);
 

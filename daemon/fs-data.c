@@ -582,7 +582,12 @@ void ue_data_ioctl(fuse_req_t req, struct ue_fh *fh, unsigned int cmd, void *arg
 		r = ioctl_del(d, req, ue_proc_mem(caller), (uintptr_t)arg);
 		break;
 	case UE_IOC_FORKED:
-		/* A fork child: the sync above found, proved and confirmed it. */
+		/*
+		 * A fork child: the sync above found, proved and confirmed it;
+		 * what changed since its fork (an enable write the parent made
+		 * as fork() returned to it) is written before this returns.
+		 */
+		ue_enablers_settle_caller(d->enablers, caller);
 		r = 0;
 		break;
 	default:
