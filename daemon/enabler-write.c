@@ -307,8 +307,8 @@ int ue_enablers_settle_caller(struct ue_enablers *set, struct ue_proc *caller)
 	struct timespec deadline;
 	struct enabler *e;
 	struct proc *p;
+	struct waiter w;
 	bool dirty = false;
-	uint64_t gen;
 	int r = 0;
 
 	if (!set || !caller)
@@ -321,10 +321,10 @@ int ue_enablers_settle_caller(struct ue_enablers *set, struct ue_proc *caller)
 		dirty |= e->dirty || e->busy;
 	if (dirty) {
 		/* A pass that leaves nothing dirty reaches this generation. */
-		gen = ++p->req_gen;
+		w = (struct waiter){ p, ++p->req_gen };
 		p->refs++;
 		ue_en_schedule_locked(set, p);
-		while (!(p->gone || p->stalled || p->done_gen >= gen)) {
+		while (!waiter_done(&w)) {
 			if (pthread_cond_timedwait(&set->done_cond, &set->lock, &deadline) ==
 			    ETIMEDOUT) {
 				r = -ETIMEDOUT;
