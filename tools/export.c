@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,6 +106,9 @@ static int parse_export_opts(struct uet_otlp_opts *x, int argc, char **argv, cha
 			return UET_EXIT_USAGE;
 		}
 		if (strcmp(name, "otlp") == 0) {
+			/* Checked here: a typo would only show at the first request. */
+			ok = (strncasecmp(val, "http://", 7) == 0 && val[7]) ||
+			     (strncasecmp(val, "https://", 8) == 0 && val[8]);
 			x->url = val;
 		} else if (strcmp(name, "header") == 0) {
 			const char *k = strchr(val, '=');
@@ -149,10 +153,6 @@ static int parse_export_opts(struct uet_otlp_opts *x, int argc, char **argv, cha
 	for (; i < argc; i++)
 		rest[(*nrest)++] = argv[i];
 	rest[*nrest] = NULL;
-	if (!x->url) {
-		uet_err("export: no --otlp URL (usage: " UET_PROG " %s)", usage);
-		return UET_EXIT_USAGE;
-	}
 	if (x->queue_bytes < x->batch_bytes) {
 		uet_err("export: --queue-bytes must hold one batch (--batch-bytes)");
 		return UET_EXIT_USAGE;
@@ -195,6 +195,13 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	if (e >= 0) {
 		free(rest);
 		return e;
+	}
+	/* After the other options: a misspelt --otlp is named as unknown first. */
+	if (!x.url) {
+		uet_err("export: no --otlp URL (usage: " UET_PROG " %s)", usage);
+		uet_opts_free(&o);
+		free(rest);
+		return UET_EXIT_USAGE;
 	}
 	with_cmd = o.rest < nrest;
 	uet_child_init(&child, "export", with_cmd ? rest + o.rest : NULL, o.no_preload);

@@ -39,6 +39,22 @@ export USEREVENTS_RUNDIR="$work/run"
 mkdir "$USEREVENTS_RUNDIR"
 "$node" "$here/otlp-tool.js" metrics "$work/metrics.pb" || { echo "FAIL: otlp-tool.js metrics"; exit 1; }
 
+# Bad usage is refused before anything starts, and says what was wrong.
+usage_case() { # WANT-TEXT ARGS...
+	want=$1
+	shift
+	"$tool" export "$@" -- true >"$work/usage.out" 2>&1
+	rc=$?
+	if [ $rc = 2 ] && grep -qF -- "$want" "$work/usage.out"; then
+		ok "usage: export $*: exit 2, $want"
+	else
+		fail "usage: export $*: exit $rc, not 2 with '$want': $(head -n 1 "$work/usage.out")"
+	fi
+}
+usage_case "no --otlp URL"
+usage_case "--otlp notaurl: not a valid value" --otlp notaurl
+usage_case "option --otlpp: unknown" --otlpp http://127.0.0.1:1
+
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # receiver NAME [ARGS]: start the receiver; sets $url, $rpid, $rlog
