@@ -39,6 +39,14 @@ enum ue_native_cmd {
 	UE_NATIVE_ADD_EVENT,	/* name_args + write_index -> id (the same event: the same id) */
 	UE_NATIVE_NEW_RING,	/* tid -> a ring memfd (SCM_RIGHTS) */
 	UE_NATIVE_END_RING,	/* tid: its thread ends; the daemon drains the ring, then frees it */
+	UE_NATIVE_CHANNEL,	/* a consumer channel (below): write_index names the peer's
+				 * descriptor of our per_cpu/cpu0/trace_pipe_raw, open for
+				 * reading; chan: the request -> its memfd and an eventfd
+				 * (SCM_RIGHTS, in that order).  One per session; it ends
+				 * with the session's socket. */
+	UE_NATIVE_CHANNEL_FLUSH, /* the channel's reader asks for everything written so far:
+				 * the producers' rings drained, every page holding
+				 * records handed over, before the reply */
 };
 
 /* Who opens a session (HELLO's id), for usereventsd_stats. */
@@ -57,7 +65,15 @@ struct ue_native_msg {
 	uint32_t write_index;	/* ADD_EVENT: the library's index; HELLO: its descriptor */
 	int32_t tid;		/* NEW_RING: the writing thread */
 	uint32_t ring_bytes;	/* NEW_RING reply: bytes of the ring's data area */
-	char name_args[UE_NATIVE_NAME_MAX];
+	union {
+		char name_args[UE_NATIVE_NAME_MAX];
+		struct ue_chan_req {
+			uint32_t kib_per_cpu;	/* sub-buffers per CPU, in KiB; 0: the default */
+			uint32_t flags;		/* UE_CHAN_* */
+			uint32_t block_ms;	/* UE_CHAN_BLOCK: most writers wait for room */
+			uint32_t flush_ms;	/* a page holding records is handed over this old; 0: default */
+		} chan;
+	};
 };
 _Static_assert(sizeof(struct ue_native_msg) == 544, "ue_native_msg is wire format");
 
@@ -80,7 +96,9 @@ struct ue_native_ring {
 	int32_t tid;
 	uint32_t pad0;
 	uint64_t heartbeat_ns;	/* the daemon's clock at its last drain pass */
-	uint8_t pad1[64 - 32];
+	uint64_t full_wait_ns;	/* the daemon: how long a write that finds the ring full
+				 * waits for the drain to make room before it gives up */
+	uint8_t pad1[64 - 40];
 	uint64_t head;		/* producer: bytes committed */
 	uint64_t dropped;	/* producer: records refused as the ring was full */
 	uint8_t pad2[64 - 16];
@@ -104,5 +122,61 @@ struct ue_native_rec {
 	uint8_t entry[8];	/* struct trace_entry, filled in by the daemon */
 };
 _Static_assert(sizeof(struct ue_native_rec) == 32, "ue_native_rec is shared layout");
+
+/*
+ * Consumer channels.  A reader of the trace (userevents record, stream,
+ * export) asks for one with UE_NATIVE_CHANNEL: from then on every record
+ * the trace buffer takes is also written, by the same writer under the
+ * same per-CPU lock, into the channel's own per-CPU rings of sub-buffers,
+ * each a page in the kernel's ring-buffer format (core/rbpage.h) of
+ * UE_CHAN_SUBBUF bytes.  The daemon hands a sub-buffer over when it is
+ * full, or when it holds records older than flush_ms; the reader takes
+ * whole pages from shared memory and gives them back by advancing
+ * consumed.  Records that find no free sub-buffer are lost, counted, and
+ * marked in the next page handed over (the kernel's missed-events flag and
+ * count); with UE_CHAN_BLOCK the daemon first stops draining producers
+ * (who wait for room in their own rings) for up to block_ms.
+ *
+ * Layout of the memfd: struct ue_chan_hdr at 0, struct ue_chan_cpu of CPU
+ * c at UE_CHAN_CPU_OFF + c * sizeof(struct ue_chan_cpu), sub-buffer i of
+ * CPU c at data_offset + (c * nsubbufs + i % nsubbufs) * subbuf_size.
+ */
+#define UE_CHAN_MAGIC 0x4e484355u	/* "UCHN" */
+#define UE_CHAN_SUBBUF 65536		/* a sub-buffer: UE_RB_PAGE_SIZE_MAX */
+#define UE_CHAN_CPU_OFF 128
+#define UE_CHAN_BLOCK 1u		/* chan.flags: writers wait for room, up to block_ms */
+#define UE_CHAN_BLOCK_MS_MAX 10000
+
+struct ue_chan_hdr {
+	uint32_t magic;
+	uint16_t major;
+	uint16_t minor;
+	uint32_t ncpus;
+	uint32_t subbuf_size;
+	uint32_t nsubbufs;	/* per CPU */
+	uint32_t flags;		/* as asked */
+	uint64_t data_offset;
+	uint64_t map_bytes;	/* the memfd's size */
+	uint8_t pad0[64 - 40];
+	uint32_t waiting;	/* reader: 1 before it sleeps on the eventfd; the daemon
+				 * clears it as it signals a hand-over */
+	uint8_t pad1[64 - 4];
+};
+_Static_assert(sizeof(struct ue_chan_hdr) == UE_CHAN_CPU_OFF, "ue_chan_hdr is shared layout");
+
+struct ue_chan_cpu {
+	uint64_t produced;	/* daemon: sub-buffers handed over, ever */
+	uint64_t records;	/* daemon: records written into them, ever */
+	uint64_t lost;		/* daemon: records lost for want of room, ever */
+	uint64_t lost_producer;	/* daemon: of lost, refused by a full producer ring */
+	uint64_t open_ts;	/* daemon: timestamp of the first record of the page being
+				 * filled, UINT64_MAX when none: every record not handed
+				 * over yet is at least this recent (a reader that merges
+				 * CPUs holds back later ones) */
+	uint8_t pad0[64 - 40];
+	uint64_t consumed;	/* reader: sub-buffers given back, ever */
+	uint8_t pad1[64 - 8];
+};
+_Static_assert(sizeof(struct ue_chan_cpu) == 128, "ue_chan_cpu is shared layout");
 
 #endif /* UE_NATIVE_PROTO_H */

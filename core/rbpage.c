@@ -46,6 +46,7 @@ void ue_rbpage_init(struct ue_rbpage *p, void *page, size_t size)
 	p->used = 0;
 	p->last_ts = 0;
 	p->events = 0;
+	p->reserve = 0;
 }
 
 int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len)
@@ -63,7 +64,7 @@ int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len
 		delta = ts - p->last_ts;
 	}
 	need = event_size(len) + (delta > DELTA_MASK ? 8 : 0);
-	if (p->used + need > room)
+	if (p->used + need + p->reserve > room)
 		return -ENOSPC;
 	if (!p->events)
 		memcpy(p->page, &ts, 8);

@@ -39,6 +39,7 @@ struct ue_rbpage {
 	size_t used;		/* data bytes after the header */
 	uint64_t last_ts;
 	unsigned int events;
+	size_t reserve;		/* bytes ue_rbpage_add() leaves free at the end (0 after init) */
 };
 
 /**
@@ -58,7 +59,8 @@ void ue_rbpage_init(struct ue_rbpage *p, void *page, size_t size);
  * @data: its bytes (struct trace_entry + payload)
  * @len: their count, 1 to the page's data size - 8 (4072 in a 4096-byte page)
  *
- * Return: 0; -ENOSPC when it does not fit (nothing changes); -EINVAL.
+ * Return: 0; -ENOSPC when it does not fit, @p->reserve bytes kept free
+ * (nothing changes); -EINVAL.
  */
 int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len);
 

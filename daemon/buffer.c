@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "buffer.h"
+#include "channel.h"
 
 /* slot.len of the padding that fills a ring from its tail to its end. */
 #define SLOT_PAD UINT32_MAX
@@ -64,6 +65,14 @@ struct ue_buffer {
 	pthread_cond_t wait_cond;
 	uint64_t wake_gen;	/* under wait_lock */
 	struct ring *rings;
+	/*
+	 * Consumer channels: changed under chan_lock and every ring's lock,
+	 * so a writer holding its ring's lock reads them as they are.
+	 */
+	pthread_mutex_t chan_lock;
+	unsigned int nchans;
+	atomic_uint nblocking;		/* channels in blocking mode */
+	struct ue_chan *chans[UE_BUFFER_MAX_CHANNELS];
 };
 
 struct snap_ring {
@@ -237,6 +246,8 @@ int ue_buffer_new(unsigned int ncpus, size_t bytes_per_cpu, bool overwrite,
 	atomic_init(&buf->on, true);
 	atomic_init(&buf->wake_needed, false);
 	pthread_mutex_init(&buf->resize_lock, NULL);
+	pthread_mutex_init(&buf->chan_lock, NULL);
+	atomic_init(&buf->nblocking, 0);
 	pthread_mutex_init(&buf->wait_lock, NULL);
 	pthread_condattr_init(&cattr);
 	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
@@ -259,6 +270,7 @@ void ue_buffer_free(struct ue_buffer *buf)
 	pthread_cond_destroy(&buf->wait_cond);
 	pthread_mutex_destroy(&buf->wait_lock);
 	pthread_mutex_destroy(&buf->resize_lock);
+	pthread_mutex_destroy(&buf->chan_lock);
 	free(buf->rings);
 	free(buf);
 }
@@ -404,6 +416,13 @@ int ue_buffer_write(struct ue_buffer *buf, unsigned int cpu, const struct ue_rec
 	ts = meta->ts_ns ? meta->ts_ns : ue_buffer_clock_ns();
 
 	pthread_mutex_lock(&r->lock);
+	if (buf->nchans) {
+		/* Read at once by the channels' readers, as a reader of trace_pipe_raw consumes. */
+		for (unsigned int k = 0; k < buf->nchans; k++)
+			ue_chan_append(buf->chans[k], cpu, ts, iov, iovcnt, len);
+		pthread_mutex_unlock(&r->lock);
+		return 0;
+	}
 	err = ring_append(r, atomic_load_explicit(&buf->overwrite, memory_order_relaxed), ts, meta,
 			  iov, iovcnt, len);
 	if (!err)
@@ -419,7 +438,7 @@ int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct u
 			 unsigned int n)
 {
 	uint64_t now = 0;
-	unsigned int i, stored = 0;
+	unsigned int i, stored = 0, taken = 0;
 	struct ring *r;
 	bool overwrite;
 
@@ -445,16 +464,22 @@ int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct u
 		/* Read under the lock, unlike ue_buffer_write(): the clamp keeps the order anyway. */
 		if (!w->meta.ts_ns && !now)
 			now = ue_buffer_clock_ns();
-		if (ring_append(r, overwrite, w->meta.ts_ns ? w->meta.ts_ns : now, &w->meta, &iov,
-				1, w->len) == 0)
+		if (buf->nchans) {
+			for (unsigned int k = 0; k < buf->nchans; k++)
+				ue_chan_append(buf->chans[k], cpu,
+					       w->meta.ts_ns ? w->meta.ts_ns : now, &iov, 1, w->len);
+			taken++;
+		} else if (ring_append(r, overwrite, w->meta.ts_ns ? w->meta.ts_ns : now, &w->meta,
+				       &iov, 1, w->len) == 0) {
 			stored++;
+		}
 	}
 	if (stored)
 		ring_publish(r);
 	pthread_mutex_unlock(&r->lock);
 	if (stored)
 		notify(buf);
-	return (int)stored;
+	return (int)(stored + taken);
 }
 
 static void fill_rec(struct ue_buffer_rec *rec, const struct slot *s, unsigned int cpu,
@@ -887,4 +912,120 @@ void ue_buffer_set_on(struct ue_buffer *buf, bool on)
 bool ue_buffer_get_on(struct ue_buffer *buf)
 {
 	return atomic_load_explicit(&buf->on, memory_order_relaxed);
+}
+
+/* Every ring locked, in order: the channel list may change. */
+static void lock_rings(struct ue_buffer *buf)
+{
+	for (unsigned int c = 0; c < buf->ncpus; c++)
+		pthread_mutex_lock(&buf->rings[c].lock);
+}
+
+static void unlock_rings(struct ue_buffer *buf)
+{
+	for (unsigned int c = buf->ncpus; c-- > 0;)
+		pthread_mutex_unlock(&buf->rings[c].lock);
+}
+
+int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&buf->chan_lock);
+	if (buf->nchans == UE_BUFFER_MAX_CHANNELS) {
+		r = -ENOSPC;
+	} else {
+		lock_rings(buf);
+		/* What the rings hold goes to the first reader, consumed as trace_pipe_raw would. */
+		for (unsigned int c = 0; !buf->nchans && c < buf->ncpus; c++) {
+			struct ring *rg = &buf->rings[c];
+			struct slot *sl;
+
+			while ((sl = peek_head(rg))) {
+				struct iovec iov = { sl + 1, sl->len };
+
+				ue_chan_append(ch, c, sl->ts_ns, &iov, 1, sl->len);
+				drop_head(rg);
+				rg->read++;
+			}
+		}
+		buf->chans[buf->nchans++] = ch;
+		unlock_rings(buf);
+		if (ue_chan_blocks(ch))
+			atomic_fetch_add(&buf->nblocking, 1);
+	}
+	pthread_mutex_unlock(&buf->chan_lock);
+	return r;
+}
+
+void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch)
+{
+	pthread_mutex_lock(&buf->chan_lock);
+	for (unsigned int k = 0; k < buf->nchans; k++) {
+		if (buf->chans[k] != ch)
+			continue;
+		lock_rings(buf);
+		buf->chans[k] = buf->chans[--buf->nchans];
+		unlock_rings(buf);
+		if (ue_chan_blocks(ch))
+			atomic_fetch_sub(&buf->nblocking, 1);
+		break;
+	}
+	pthread_mutex_unlock(&buf->chan_lock);
+}
+
+void ue_buffer_chan_tick(struct ue_buffer *buf, uint64_t now, const struct ue_chan *only)
+{
+	if (!__atomic_load_n(&buf->nchans, __ATOMIC_RELAXED))
+		return;
+	for (unsigned int c = 0; c < buf->ncpus; c++) {
+		struct ring *r = &buf->rings[c];
+
+		pthread_mutex_lock(&r->lock);
+		for (unsigned int k = 0; k < buf->nchans; k++)
+			if (!only || buf->chans[k] == only)
+				ue_chan_tick(buf->chans[k], c, now, only != NULL);
+		pthread_mutex_unlock(&r->lock);
+	}
+}
+
+void ue_buffer_chan_lost(struct ue_buffer *buf, unsigned int cpu, uint64_t n)
+{
+	struct ring *r;
+
+	if (!n || cpu >= buf->ncpus || !__atomic_load_n(&buf->nchans, __ATOMIC_RELAXED))
+		return;
+	r = &buf->rings[cpu];
+	pthread_mutex_lock(&r->lock);
+	for (unsigned int k = 0; k < buf->nchans; k++)
+		ue_chan_lost(buf->chans[k], cpu, n);
+	pthread_mutex_unlock(&r->lock);
+}
+
+uint64_t ue_buffer_chan_room(struct ue_buffer *buf, uint64_t now)
+{
+	uint64_t wait = 0;
+
+	if (!atomic_load_explicit(&buf->nblocking, memory_order_relaxed))
+		return 0;
+	pthread_mutex_lock(&buf->chan_lock);
+	for (unsigned int k = 0; k < buf->nchans; k++)
+		if (!ue_chan_room(buf->chans[k], now) && ue_chan_blocks(buf->chans[k]) > wait)
+			wait = ue_chan_blocks(buf->chans[k]);
+	pthread_mutex_unlock(&buf->chan_lock);
+	return wait;
+}
+
+uint64_t ue_buffer_chan_block_ns(struct ue_buffer *buf)
+{
+	uint64_t most = 0;
+
+	if (!atomic_load_explicit(&buf->nblocking, memory_order_relaxed))
+		return 0;
+	pthread_mutex_lock(&buf->chan_lock);
+	for (unsigned int k = 0; k < buf->nchans; k++)
+		if (ue_chan_blocks(buf->chans[k]) > most)
+			most = ue_chan_blocks(buf->chans[k]);
+	pthread_mutex_unlock(&buf->chan_lock);
+	return most;
 }

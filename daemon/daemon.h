@@ -170,4 +170,11 @@ static inline void ue_deadline_ms(struct timespec *ret, unsigned int ms)
 	}
 }
 
+/**
+ * ue_raw_remember - the task name and tgid of a thread whose records were
+ * stored (saved_cmdlines, saved_tgids), as the kernel notes them when it
+ * records: channel readers never pass through trace_pipe_raw (fs-raw.c)
+ */
+void ue_raw_remember(struct ue_raw *raw, const struct ue_rec_meta *m);
+
 #endif /* UE_DAEMON_H */

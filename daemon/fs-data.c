@@ -709,7 +709,8 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	if (verdict & UE_COMMIT_STORE) {
 		iov.iov_base = rec;
 		iov.iov_len = sizeof(hdr) + payload;
-		ue_buffer_write(d->buf, fctx.cpu, &meta, &iov, 1, iov.iov_len);
+		if (ue_buffer_write(d->buf, fctx.cpu, &meta, &iov, 1, iov.iov_len) == 0)
+			ue_raw_remember(d->raw, &meta);
 	}
 	if (verdict & UE_COMMIT_THEN_TRIGGER)
 		ue_commit_trigger(&commit);

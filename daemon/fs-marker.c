@@ -74,6 +74,7 @@ static void marker_write(fuse_req_t req, const char *buf, size_t size, bool raw)
 		fuse_reply_err(req, EBADF);
 		return;
 	}
+	ue_raw_remember(d->raw, &meta);
 	fuse_reply_write(req, taken);
 }
 

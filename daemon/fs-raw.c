@@ -88,7 +88,7 @@ void ue_raw_free(struct ue_raw *raw)
 	free(raw);
 }
 
-static void remember(struct ue_raw *raw, const struct ue_rec_meta *m)
+void ue_raw_remember(struct ue_raw *raw, const struct ue_rec_meta *m)
 {
 	struct cmd_slot *s;
 
@@ -139,7 +139,7 @@ static size_t fill_page(struct ue_daemon *d, unsigned int cpu, struct ue_raw_rea
 			if (n < 0)
 				break;
 			rr->have_rec = true;
-			remember(d->raw, &rr->rec.meta);
+			ue_raw_remember(d->raw, &rr->rec.meta);
 		}
 		if (rr->rec.lost && p.events)
 			break;	/* the loss belongs at the head of the next page */
@@ -228,7 +228,7 @@ static void remember_buffered(struct ue_daemon *d)
 	if (ue_buffer_snapshot(d->buf, -1, &snap) < 0)
 		return;
 	while (ue_buffer_snap_next(snap, &rec) == 1)
-		remember(d->raw, &rec.meta);
+		ue_raw_remember(d->raw, &rec.meta);
 	ue_buffer_snap_free(snap);
 }
 

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "commit.h"
 #include "daemon.h"
 #include "native.h"
@@ -39,6 +40,15 @@
 #define IDLE_SLEEP_MIN_US 100
 /* The heartbeat is rewritten when older than this (writers look for 500 ms). */
 #define HEARTBEAT_EVERY_NS 100000000ull
+/*
+ * How long a producer whose ring is full waits for the drain to make room
+ * (ue_native_ring.full_wait_ns) before its write is refused (libuserevents)
+ * or goes to the system call (the interposer): the drain never waits for a
+ * reader unless one asked for blocking mode (then its block_ms, if longer).
+ */
+#define FULL_WAIT_NS 50000000ull
+/* All channels of the daemon together: their shared memory. */
+#define CHAN_BYTES_ALL (UINT64_C(2) << 30)
 
 struct nring {
 	struct nring *next;
@@ -47,6 +57,8 @@ struct nring {
 	uint32_t size;
 	pid_t tid;
 	bool ended;		/* its thread ended (END_RING): freed once drained */
+	unsigned int cpu;	/* of the last record drained */
+	uint64_t dropped_seen;	/* the producer's dropped count, as last told to the channels */
 	char comm[16];
 	size_t map_len;
 };
@@ -80,6 +92,7 @@ struct nsession {
 	pthread_t thread;
 	bool closing;		/* the client hung up: drain, then free */
 	bool done;		/* the session thread has returned */
+	struct ue_chan *chan;	/* a reader's consumer channel (CHANNEL), or NULL */
 	uint32_t nev;
 	struct nevent ev[MAX_EVENTS + 1];
 	unsigned int nrings;
@@ -103,6 +116,10 @@ struct ue_native {
 	unsigned int nrings;		/* all sessions */
 	uint64_t records, invalid, dropped_gone, sessions_total;
 	uint64_t records_preload;	/* of records: from interposed programs */
+	uint64_t chan_bytes;		/* of the open channels */
+	unsigned int nchans;
+	uint64_t full_wait_ns;		/* what the rings' headers say (under lock) */
+	bool blocked;			/* a pass stopped for a blocking channel (under lock) */
 };
 
 /* MOUNTPOINT/user_events_data as /proc shows a descriptor of it. */
@@ -125,26 +142,27 @@ static uint64_t now_ns(void)
 	return ue_buffer_clock_ns();
 }
 
-static int send_reply(int sock, struct ue_native_msg *m, int fd)
+/* The reply, with @nfds descriptors (0 to 2) of @fds. */
+static int send_reply(int sock, struct ue_native_msg *m, const int *fds, int nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec io = { m, sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
 
 	m->magic = UE_NATIVE_MAGIC;
 	m->major = UE_NATIVE_MAJOR;
 	m->minor = UE_NATIVE_MINOR;
-	if (fd >= 0) {
+	if (nfds > 0) {
 		struct cmsghdr *c;
 
 		memset(cbuf, 0, sizeof(cbuf));
 		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
 	}
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -EPIPE;
 }
@@ -182,21 +200,28 @@ static bool mountinfo_dev(pid_t pid, int key_field, const char *key, char *dev, 
 	return found;
 }
 
-/*
- * Another path to our user_events_data: a bind mount of ours (record --
- * CMD binds the mount over /sys/kernel/tracing).  Ours when its name is
- * user_events_data and its mount (fdinfo's mnt_id) shows our device.
- */
-static bool bound_data(struct ue_native *nat, pid_t pid, const char *link, const char *fdinfo)
+/* Our mount point: data_path without its "/user_events_data". */
+static size_t mount_len(const struct ue_native *nat)
 {
-	const char *base = strrchr(link, '/'), *m = strstr(fdinfo, "mnt_id:");
+	return strlen(nat->data_path) - strlen("/user_events_data");
+}
+
+/*
+ * Another path to our file @rel (relative to the mount): a bind mount of
+ * ours (record -- CMD binds the mount over /sys/kernel/tracing).  Ours when
+ * the link ends with "/@rel" and its mount (fdinfo's mnt_id) shows our device.
+ */
+static bool bound_file(struct ue_native *nat, pid_t pid, const char *link, const char *rel,
+		       const char *fdinfo)
+{
+	const char *m = strstr(fdinfo, "mnt_id:");
+	size_t ll = strlen(link), rl = strlen(rel);
 	char id[24], dev[32], mnt[PATH_MAX];
 
-	if (!base || strcmp(base, "/user_events_data") != 0 || !m)
+	if (ll <= rl || link[ll - rl - 1] != '/' || strcmp(link + ll - rl, rel) != 0 || !m)
 		return false;
 	if (!nat->mnt_dev[0]) {
-		snprintf(mnt, sizeof(mnt), "%.*s", (int)(strlen(nat->data_path) - strlen(base)),
-			 nat->data_path);
+		snprintf(mnt, sizeof(mnt), "%.*s", (int)mount_len(nat), nat->data_path);
 		if (!mountinfo_dev(0, 5, mnt, nat->mnt_dev, sizeof(nat->mnt_dev)))
 			return false;
 	}
@@ -205,16 +230,16 @@ static bool bound_data(struct ue_native *nat, pid_t pid, const char *link, const
 }
 
 /*
- * HELLO names a descriptor of the peer: it must be user_events_data of our
- * mount, open for writing.  Checked in /proc: a system call on a file of
- * our own mount would wait for our own FUSE loop, and a daemon killed while
- * holding such a file never finishes exiting.
+ * Descriptor @fdnum of the peer must be our file @rel (relative to the
+ * mount); *@ret_flags: its open flags.  Checked in /proc: a system call on
+ * a file of our own mount would wait for our own FUSE loop, and a daemon
+ * killed while holding such a file never finishes exiting.
  */
-static int hello(struct nsession *s, int fdnum)
+static int peer_file(struct nsession *s, int fdnum, const char *rel, unsigned long *ret_flags)
 {
 	struct ue_native *nat = s->nat;
 	char path[96], link[PATH_MAX], buf[512];
-	unsigned long flags = 0;
+	size_t ml = mount_len(nat);
 	ssize_t n;
 	char *f;
 	int fd;
@@ -233,15 +258,82 @@ static int hello(struct nsession *s, int fdnum)
 	if (n <= 0)
 		return -EBADF;
 	buf[n] = '\0';
-	if (strcmp(link, nat->data_path) != 0 && !bound_data(nat, s->pid, link, buf))
+	if (!(strncmp(link, nat->data_path, ml) == 0 && link[ml] == '/' &&
+	      strcmp(link + ml + 1, rel) == 0) &&
+	    !bound_file(nat, s->pid, link, rel, buf))
 		return -EBADF;
 	f = strstr(buf, "flags:");
 	if (!f)
 		return -EBADF;
-	flags = strtoul(f + 6, NULL, 8);
+	*ret_flags = strtoul(f + 6, NULL, 8);
+	return 0;
+}
+
+/* HELLO names a descriptor of the peer: user_events_data of our mount, open for writing. */
+static int hello(struct nsession *s, int fdnum)
+{
+	unsigned long flags = 0;
+	int r = peer_file(s, fdnum, "user_events_data", &flags);
+
+	if (r < 0)
+		return r;
 	if ((flags & O_ACCMODE) == O_RDONLY)
 		return -EBADF;
 	s->hello = true;
+	return 0;
+}
+
+/*
+ * CHANNEL names a descriptor of the peer: our per_cpu/cpu0/trace_pipe_raw,
+ * open for reading (whoever may read the trace may have a channel of it).
+ * The channel is attached to the trace buffer at once; its memfd and
+ * eventfd go back to the reader.
+ */
+static int open_channel(struct nsession *s, struct ue_native_msg *m, int *fds)
+{
+	struct ue_native *nat = s->nat;
+	struct ue_chan_opts o = { .kib_per_cpu = m->chan.kib_per_cpu, .flags = m->chan.flags,
+				  .block_ms = m->chan.block_ms, .flush_ms = m->chan.flush_ms };
+	unsigned long flags = 0;
+	struct ue_chan *ch;
+	int r;
+
+	if (s->chan)
+		return -EALREADY;
+	r = peer_file(s, (int)m->write_index, "per_cpu/cpu0/trace_pipe_raw", &flags);
+	if (r < 0)
+		return r;
+	if ((flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	r = ue_chan_new(ue_buffer_ncpus(nat->d->buf), &o, &ch, &fds[0], &fds[1]);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&nat->lock);
+	if (nat->chan_bytes + ue_chan_bytes(ch) > CHAN_BYTES_ALL)
+		r = -ENOSPC;
+	else
+		r = ue_buffer_attach(nat->d->buf, ch);
+	if (r == 0) {
+		nat->chan_bytes += ue_chan_bytes(ch);
+		nat->nchans++;
+		s->chan = ch;
+	}
+	pthread_mutex_unlock(&nat->lock);
+	if (r < 0) {
+		ue_chan_free(ch);
+		close(fds[0]);
+		close(fds[1]);
+	}
+	return r;
+}
+
+/* CHANNEL_FLUSH: what the producers' rings hold, then every page holding records, to the reader. */
+static int flush_channel(struct nsession *s)
+{
+	if (!s->chan)
+		return -EBADF;
+	ue_native_sync(s->nat->d);
+	ue_buffer_chan_tick(s->nat->d->buf, now_ns(), s->chan);
 	return 0;
 }
 
@@ -399,7 +491,7 @@ static void *session_main(void *arg)
 		struct iovec io = { &m, sizeof(m) };
 		struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf,
 				     .msg_controllen = sizeof(cbuf) };
-		int fd = -1, out_fd = -1, r;
+		int fd = -1, out_fd[2] = { -1, -1 }, nout = 0, r;
 		ssize_t n = recvmsg(s->sock, &mh, MSG_CMSG_CLOEXEC);
 
 		if (n <= 0)
@@ -434,7 +526,15 @@ static void *session_main(void *arg)
 			r = add_event(s, &m);
 			break;
 		case UE_NATIVE_NEW_RING:
-			r = new_ring(s, &m, &out_fd);
+			r = new_ring(s, &m, &out_fd[0]);
+			nout = r == 0;
+			break;
+		case UE_NATIVE_CHANNEL:
+			r = open_channel(s, &m, out_fd);
+			nout = r == 0 ? 2 : 0;
+			break;
+		case UE_NATIVE_CHANNEL_FLUSH:
+			r = flush_channel(s);
 			break;
 		default:
 			r = -EOPNOTSUPP;
@@ -443,9 +543,9 @@ static void *session_main(void *arg)
 		if (fd >= 0)
 			close(fd);
 		m.status = r;
-		r = send_reply(s->sock, &m, out_fd);
-		if (out_fd >= 0)
-			close(out_fd);
+		r = send_reply(s->sock, &m, out_fd, nout);
+		for (int k = 0; k < nout; k++)
+			close(out_fd[k]);
 		if (r < 0)
 			break;
 	}
@@ -540,8 +640,25 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 	now = now_ns();
 	if (now - h->heartbeat_ns >= HEARTBEAT_EVERY_NS)
 		h->heartbeat_ns = now;
+	if (h->full_wait_ns != nat->full_wait_ns)
+		h->full_wait_ns = nat->full_wait_ns;
+	/* Refused writes (a full ring): lost on the way, marked in the channels' pages. */
+	{
+		uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
+
+		if (dropped != r->dropped_seen) {
+			if (dropped > r->dropped_seen)
+				ue_buffer_chan_lost(nat->d->buf, r->cpu, dropped - r->dropped_seen);
+			r->dropped_seen = dropped;
+		}
+	}
 	if (tail == head)
 		return 0;
+	/* A blocking reader's channel is full: the records wait in the ring, the producer for room. */
+	if (ue_buffer_chan_room(nat->d->buf, now)) {
+		nat->blocked = true;
+		return 0;
+	}
 	if (head - tail > r->size) {
 		/* A client that wrote its head wrong has lost its ring. */
 		__atomic_store_n(&h->state, UE_RING_DEAD, __ATOMIC_RELEASE);
@@ -623,6 +740,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		w->data = rec;
 		w->len = len;
 		st->cpu = cpu;
+		r->cpu = cpu;
 		st->used += (len + 7) & ~(size_t)7;
 		if (verdict & UE_COMMIT_THEN_TRIGGER) {
 			/* traceoff acts once its record is in the buffer, before the next one. */
@@ -633,11 +751,21 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			stage_flush(nat, st, s);
 			/* Copied out: the producer may reuse the space already. */
 			__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
+			if (ue_buffer_chan_room(nat->d->buf, now_ns())) {
+				nat->blocked = true;
+				break;
+			}
 		}
 	}
 	stage_flush(nat, st, s);
 	if (h->tail != tail)
 		__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
+	if (n) {
+		struct ue_rec_meta who = { .tgid = s->pid, .tid = r->tid };
+
+		memcpy(who.comm, r->comm, sizeof(who.comm));
+		ue_raw_remember(nat->d->raw, &who);
+	}
 	return n;
 }
 
@@ -645,6 +773,14 @@ static void session_free(struct nsession *s)
 {
 	struct ue_native *nat = s->nat;
 	pthread_join(s->thread, NULL);
+	if (s->chan) {
+		ue_buffer_detach(nat->d->buf, s->chan);
+		pthread_mutex_lock(&nat->lock);
+		nat->chan_bytes -= ue_chan_bytes(s->chan);
+		nat->nchans--;
+		pthread_mutex_unlock(&nat->lock);
+		ue_chan_free(s->chan);
+	}
 	while (s->rings) {
 		struct nring *r = s->rings;
 
@@ -673,8 +809,12 @@ static void *drain_main(void *arg)
 	while (!nat->stop) {
 		struct nsession *gone = NULL;
 		unsigned int moved = 0;
+		uint64_t block = ue_buffer_chan_block_ns(nat->d->buf);
+		bool blocked;
 
 		pthread_mutex_lock(&nat->lock);
+		nat->blocked = false;
+		nat->full_wait_ns = block > FULL_WAIT_NS ? block : FULL_WAIT_NS;
 		for (struct nsession **ps = &nat->sessions; *ps;) {
 			struct nsession *s = *ps;
 			unsigned int m = 0;
@@ -698,7 +838,8 @@ static void *drain_main(void *arg)
 				pr = &r->next;
 			}
 			moved += m;
-			if (s->closing && m == 0) {
+			/* Gone once its rings are empty (not merely held back for a blocking reader). */
+			if (s->closing && m == 0 && !(nat->blocked && s->rings)) {
 				*ps = s->next;
 				nat->nsessions--;
 				s->next = gone;
@@ -707,7 +848,10 @@ static void *drain_main(void *arg)
 			}
 			ps = &s->next;
 		}
+		blocked = nat->blocked;
 		pthread_mutex_unlock(&nat->lock);
+		/* Pages of the channels that hold records flush_ms old go to their readers. */
+		ue_buffer_chan_tick(nat->d->buf, now_ns(), NULL);
 		/* Joining a session thread: not under the lock it may wait for. */
 		while (gone) {
 			struct nsession *s = gone;
@@ -726,7 +870,8 @@ static void *drain_main(void *arg)
 			sleep_us = IDLE_SLEEP_MIN_US;
 			continue;
 		}
-		if (moved)
+		/* Held back for a blocking reader: look again soon, its room comes back at once. */
+		if (moved || blocked)
 			sleep_us = IDLE_SLEEP_MIN_US;
 		usleep(sleep_us);
 		if (!moved && sleep_us < IDLE_SLEEP_MAX_US)

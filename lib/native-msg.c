@@ -4,8 +4,10 @@
  * a descriptor (a ring's memfd) possibly riding on the reply.
  */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "native-msg.h"
@@ -42,4 +44,37 @@ int ue_native_xchg(int sock, struct ue_native_msg *m, int *ret_fd)
 		}
 	}
 	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t ue_native_ring_wait(struct ue_native_ring *h, uint64_t head, uint64_t need)
+{
+	uint64_t wait = __atomic_load_n(&h->full_wait_ns, __ATOMIC_RELAXED), start = 0;
+
+	for (unsigned int i = 0;; i++) {
+		uint64_t tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE), now;
+
+		if ((uint64_t)h->size - (head - tail) >= need || !wait ||
+		    __atomic_load_n(&h->state, __ATOMIC_RELAXED) != UE_RING_LIVE)
+			return tail;
+		now = mono_ns();
+		if (!start)
+			start = now;
+		else if (now - start >= wait)
+			return tail;
+		if (i < 16) {
+			sched_yield();
+		} else {
+			struct timespec ts = { 0, 20000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
 }

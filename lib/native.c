@@ -320,8 +320,13 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 	uint64_t pad = pos + need > (uint64_t)r->mask + 1 ? (uint64_t)r->mask + 1 - pos : 0;
 
 	if (need + pad > room) {
-		__atomic_store_n(&r->hdr->dropped, r->hdr->dropped + 1, __ATOMIC_RELAXED);
-		return -ENOBUFS;
+		/* The drain is behind: wait for it (bounded by the daemon), then give up. */
+		tail = ue_native_ring_wait(r->hdr, head, need + pad);
+		room = (uint64_t)r->mask + 1 - (head - tail);
+		if (need + pad > room) {
+			__atomic_store_n(&r->hdr->dropped, r->hdr->dropped + 1, __ATOMIC_RELAXED);
+			return -ENOBUFS;
+		}
 	}
 	if (pad) {
 		rec = (struct ue_native_rec *)(r->data + pos);

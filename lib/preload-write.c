@@ -629,6 +629,9 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 	 */
 	if (!room(head, t->tail, size, need + pad)) {
 		t->tail = __atomic_load_n(&t->hdr->tail, __ATOMIC_ACQUIRE);
+		/* The drain is behind: wait for it (bounded by the daemon), then the system call. */
+		if (!room(head, t->tail, size, need + pad))
+			t->tail = ue_native_ring_wait(t->hdr, head, need + pad);
 		if (!room(head, t->tail, size, need + pad)) {
 			ret = -ENOSYS;
 			goto out;

@@ -25,7 +25,7 @@ static const char usage[] =
 	"        [--protocol http/protobuf|http/json] [--gzip] [--header K=V]...\n"
 	"        [--batch-records N] [--batch-bytes N] [--batch-delay MS] [--queue-bytes N]\n"
 	"        [--drop oldest|newest] [--timeout MS] [--retry-timeout MS] [--flush-timeout MS]\n"
-	"        [-q] [--no-preload] [-- CMD [ARGS]]";
+	"        [-b KiB] [--blocking[=MS]] [-q] [--no-preload] [-- CMD [ARGS]]";
 
 /* A size: N, NK, NM or NG; false when it is not one or out of [1, 1G]. */
 static bool size_arg(const char *s, size_t *out)
@@ -190,7 +190,7 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	}
 	e = uet_opts_parse(&o, nrest, rest,
 			   UET_O_EVENT | UET_O_FILTER | UET_O_PROVIDER | UET_O_QUIET |
-				   UET_O_NO_PRELOAD,
+				   UET_O_NO_PRELOAD | UET_O_BUFFER,
 			   usage);
 	if (e >= 0) {
 		free(rest);

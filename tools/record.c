@@ -10,13 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rbpage.h"
 #include "sink.h"
 #include "tool.h"
 
-static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-q] [--no-preload] [-- CMD [ARGS]]";
+static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS]] [-q] [--no-preload] [-- CMD [ARGS]]";
 
 /* How often what was read is committed to the file (and the progress line updated). */
 #define FLUSH_NS 1000000000ull
@@ -26,6 +27,7 @@ struct rec {
 	struct uet_sinks sinks;		/* the trace.dat */
 	unsigned long long events, bytes, missed;
 	struct uet_drops drops;
+	const char *output;
 };
 
 /* A page read: to the sinks, its events counted. */
@@ -43,15 +45,34 @@ static int rec_page(void *arg, unsigned int cpu, const uint8_t *page, size_t len
 	return 0;
 }
 
-static void progress(struct rec *r, bool final)
+/* Bytes of the file so far (what the closing line says, not the pages read). */
+static unsigned long long file_bytes(const char *path)
 {
-	unsigned long long drops = uet_drops_now(&r->drops, r->tracefs);
+	struct stat st;
 
-	/* Without the buffer's counters, the pages' own note of lost records. */
-	if (!r->drops.have)
-		drops = r->missed;
-	fprintf(stderr, "%s" UET_PROG ": record: %llu events, %llu bytes, %llu dropped%s",
-		final ? "" : "\r", r->events, r->bytes, drops, final ? "\n" : "");
+	return stat(path, &st) == 0 ? (unsigned long long)st.st_size : 0;
+}
+
+static void progress(struct rec *r, struct uet_raw *raw, bool final)
+{
+	struct uet_chan_counts cc;
+	unsigned long long drops;
+	char why[160] = "";
+
+	if (uet_raw_lost(raw, &cc)) {
+		/* The channel's own count: every record lost on its way to this file. */
+		drops = cc.lost;
+		if (cc.lost)
+			snprintf(why, sizeof(why), " (%llu with the buffer full, %llu with a producer's ring full)",
+				 cc.lost - cc.lost_producer, cc.lost_producer);
+	} else {
+		drops = uet_drops_now(&r->drops, r->tracefs);
+		/* Without the buffer's counters, the pages' own note of lost records. */
+		if (!r->drops.have)
+			drops = r->missed;
+	}
+	fprintf(stderr, "%s" UET_PROG ": record: %llu events, %llu bytes, %llu dropped%s%s",
+		final ? "" : "\r", r->events, file_bytes(r->output), drops, why, final ? "\n" : "");
 	fflush(stderr);
 }
 
@@ -96,6 +117,9 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 		}
 		if (ae->failed)
 			return ae->failed;
+		/* The end: what the producers' rings and partly filled pages hold, too. */
+		if (stopping)
+			uet_raw_flush(raw, r->tracefs);
 		got = uet_raw_pass(raw, 64, rec_page, r);
 		if (got < 0) {
 			uet_err("record: trace_pipe_raw: %s", strerror(-got));
@@ -103,14 +127,8 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 		}
 		if (stopping && got == 0)
 			return 0;
-		if (with_cmd && !child->done && uet_child_poll(child)) {
-			/*
-			 * Everything it wrote is in the buffer once the native
-			 * rings are drained; the next passes read it all.
-			 */
-			uet_settle(r->tracefs);
-			continue;
-		}
+		if (with_cmd && !child->done && uet_child_poll(child))
+			continue;	/* the next passes flush and read what it left */
 		if (uet_now_ns() - last_flush >= FLUSH_NS) {
 			int e = uet_sinks_flush(&r->sinks);
 
@@ -118,10 +136,10 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 				return e;
 			last_flush = uet_now_ns();
 			if (live_progress)
-				progress(r, false);
+				progress(r, raw, false);
 		}
 		if (!got)
-			uet_sleep_ms(50);
+			uet_raw_wait(raw, 50);
 	}
 }
 
@@ -139,7 +157,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	int e, exit_code;
 
 	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_FILTER | UET_O_QUIET |
-				   UET_O_NO_PRELOAD | UET_O_PROVIDER,
+				   UET_O_NO_PRELOAD | UET_O_PROVIDER | UET_O_BUFFER,
 			   usage);
 	if (e >= 0)
 		return e;
@@ -174,8 +192,19 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	}
 	if (uet_sinks_begin(&r.sinks, &(struct uet_sink_env){ "record", r.tracefs, st.ncpus }) < 0)
 		goto out;
+	r.output = o.output;
+	raw.params = (struct uet_chan_params){ .kib_per_cpu = o.buffer_kib, .block_ms = o.block_ms,
+					       .flush_ms = 1000 };
 	if (uet_raw_open(&raw, r.tracefs, st.ncpus, "record") < 0)
 		goto out;
+	/* Not usereventsd's channel: -b sizes the tracefs's own buffer, as trace-cmd's -b does. */
+	if (!raw.chan && o.buffer_kib) {
+		char kib[24];
+
+		snprintf(kib, sizeof(kib), "%u", o.buffer_kib);
+		if (uet_write(r.tracefs, "buffer_size_kb", kib) < 0)
+			uet_err("record: %s/buffer_size_kb: cannot be set to %s", r.tracefs, kib);
+	}
 	uet_drops_begin(&r.drops, r.tracefs);
 	formats.on_new = formats_seen;
 	formats.on_new_arg = &r.sinks;
@@ -195,7 +224,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	if (!o.quiet) {
 		if (live_progress)
 			fputc('\r', stderr);
-		progress(&r, true);
+		progress(&r, &raw, true);
 	}
 	if (e < 0)
 		goto out;

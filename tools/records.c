@@ -581,6 +581,20 @@ out:
 int uet_raw_open(struct uet_raw *r, const char *tracefs, unsigned int ncpus, const char *who)
 {
 	r->ncpus = 0;
+	r->chan = NULL;
+	if (!r->no_channel && !getenv("USEREVENTS_NO_CHANNEL")) {
+		int e = uet_chan_open(&r->chan, tracefs, &r->params);
+
+		if (e == 0) {
+			r->ncpus = uet_chan_ncpus(r->chan);
+			return 0;
+		}
+		/* Not usereventsd: trace_pipe_raw.  Ours but refused: say why. */
+		if (e != -EOPNOTSUPP && e != -ENODATA) {
+			uet_err("%s: %s: a channel of the trace: %s", who, tracefs, strerror(-e));
+			return e;
+		}
+	}
 	r->fds = calloc(ncpus ? ncpus : 1, sizeof(*r->fds));
 	if (!r->fds)
 		return -ENOMEM;
@@ -607,6 +621,9 @@ int uet_raw_pass(struct uet_raw *r, unsigned int max,
 	/* usereventsd gives a reader this large 64 KiB pages; the kernel its 4 KiB ones. */
 	static _Thread_local uint8_t page[UE_RB_PAGE_SIZE_MAX];
 	int pages = 0;
+
+	if (r->chan)
+		return uet_chan_pass(r->chan, max, fn, arg);
 
 	for (unsigned int c = 0; c < r->ncpus; c++) {
 		for (unsigned int k = 0; k < max; k++) {
@@ -658,6 +675,8 @@ int uet_page_records(const uint8_t *page, size_t len, unsigned long long *missed
 
 void uet_raw_close(struct uet_raw *r)
 {
+	uet_chan_close(r->chan);
+	r->chan = NULL;
 	for (unsigned int i = 0; r->fds && i < r->ncpus; i++)
 		close(r->fds[i]);
 	free(r->fds);

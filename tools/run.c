@@ -13,7 +13,7 @@
 #include "sink.h"
 #include "tool.h"
 
-static const char usage[] = "run [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-o FILE] [-q] [--no-preload] -- CMD [ARGS]";
+static const char usage[] = "run [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-o FILE] [-b KiB] [-q] [--no-preload] -- CMD [ARGS]";
 
 static volatile sig_atomic_t run_stop;
 
@@ -84,7 +84,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 		return UET_EXIT_USAGE;
 	}
 	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_OUTPUT | UET_O_QUIET |
-				   UET_O_NO_PRELOAD | UET_O_PROVIDER,
+				   UET_O_NO_PRELOAD | UET_O_PROVIDER | UET_O_BUFFER,
 			   usage);
 	if (e >= 0)
 		return e;
@@ -103,6 +103,20 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	uet_catch_signals();
 	if (uet_private_start("run", &priv, r.tracefs, sizeof(r.tracefs), &r.child) < 0)
 		goto out;
+	/* run reads trace_pipe: -b sizes its private daemon's buffer (buffer_size_kb). */
+	if (o.buffer_kib) {
+		char kib[24];
+
+		snprintf(kib, sizeof(kib), "%u", o.buffer_kib);
+		if (uet_write(r.tracefs, "buffer_size_kb", kib) < 0) {
+			uet_err("run: %s/buffer_size_kb: cannot be set to %s", r.tracefs, kib);
+			goto out;
+		}
+	}
+	if (o.block_ms) {
+		uet_err("run: --blocking applies to record, stream and export (run reads trace_pipe)");
+		goto out;
+	}
 	if (uet_sinks_begin(&sinks, &(struct uet_sink_env){ "run", r.tracefs, 0 }) < 0)
 		goto out;
 	uet_drops_begin(&drops, r.tracefs);

@@ -92,6 +92,8 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "filter", required_argument, NULL, 'f' },
 		{ "no-preload", no_argument, NULL, 'P' },
 		{ "format", required_argument, NULL, 'T' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "blocking", optional_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -107,9 +109,11 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'f', UET_O_FILTER, "-f" },	  { 'h', 0, "-h" },
 		{ 'P', UET_O_NO_PRELOAD, "--no-preload" },
 		{ 'T', UET_O_FORMAT, "--format" },
+		{ 'b', UET_O_BUFFER, "-b" },	  { 'B', UET_O_BUFFER, "--blocking" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
+	unsigned long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -122,7 +126,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 	/* 0, not 1: getopt starts over (main's parse came first). */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:o:qFjp:f:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:qFjp:f:b:h", lopts, NULL)) != -1) {
 		const char *name = NULL;
 		bool ok = false;
 		char *end;
@@ -224,6 +228,32 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			}
 			o->have_pid = true;
 			break;
+		case 'b':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < UET_BUFFER_MIN_KIB ||
+			    v > UET_BUFFER_MAX_KIB) {
+				uet_err("%s: -b %s: not a size in KiB from %u to %u", argv[0], optarg,
+					UET_BUFFER_MIN_KIB, UET_BUFFER_MAX_KIB);
+				uet_opts_free(o);
+				return UET_EXIT_USAGE;
+			}
+			o->buffer_kib = (unsigned int)v;
+			break;
+		case 'B':
+			v = UET_BLOCK_DEFAULT_MS;
+			if (optarg) {
+				errno = 0;
+				v = strtoul(optarg, &end, 10);
+				if (errno || end == optarg || *end || !v || v > UET_BLOCK_MAX_MS) {
+					uet_err("%s: --blocking=%s: not a time in ms from 1 to %u",
+						argv[0], optarg, UET_BLOCK_MAX_MS);
+					uet_opts_free(o);
+					return UET_EXIT_USAGE;
+				}
+			}
+			o->block_ms = (unsigned int)v;
+			break;
 		case 'h':
 			printf("usage: " UET_PROG " %s\n", usage);
 			uet_opts_free(o);
@@ -297,6 +327,35 @@ void uet_settle(const char *tracefs)
 			return;
 		uet_sleep_ms(5);
 	}
+}
+
+void uet_raw_wait(struct uet_raw *r, int ms)
+{
+	if (r->chan)
+		uet_chan_wait(r->chan, ms);
+	else
+		uet_sleep_ms(ms);
+}
+
+uint64_t uet_raw_watermark(struct uet_raw *r)
+{
+	return r->chan ? uet_chan_watermark(r->chan) : UINT64_MAX;
+}
+
+void uet_raw_flush(struct uet_raw *r, const char *tracefs)
+{
+	if (r->chan)
+		uet_chan_flush(r->chan);
+	else
+		uet_settle(tracefs);
+}
+
+bool uet_raw_lost(struct uet_raw *r, struct uet_chan_counts *ret)
+{
+	if (!r->chan)
+		return false;
+	uet_chan_counts(r->chan, ret);
+	return true;
 }
 
 static void drops_read(const char *tracefs, struct uet_drops_at *d)

@@ -220,6 +220,16 @@ static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, s
 	if (ue_rbpage_iter_init(&it, page, len) < 0)
 		return 0;
 	d->pages = true;
+	/*
+	 * A whole page of the file's size with records (a usereventsd
+	 * channel's): into the file as it is, its loss mark included, once
+	 * what is pending went first.  A page with only a loss mark, or of
+	 * another size, is taken apart below.
+	 */
+	if (len == DAT_PAGE && it.size && !q->missed) {
+		e = pending_out(d, cpu);
+		return e < 0 ? e : uet_dat_writer_page(d->w, cpu, page, DAT_PAGE);
+	}
 	/* Records lost before this page: a page of their own follows the loss. */
 	if (it.missed) {
 		e = pending_out(d, cpu);

@@ -201,13 +201,18 @@ void uet_stream_free(struct uet_stream *s)
 	s->ncounts = 0;
 }
 
-/* The records of trace_pipe_raw, for a sink that needs them: in time order within each pass. */
+/*
+ * The records of the trace's pages, for a sink that needs them, handed on in
+ * time order over every CPU: those a pass reads are sorted, and, from a
+ * channel, those not older than its watermark wait for the next pass (a CPU
+ * may still hold older ones).  Their bytes live in one arena.
+ */
 struct raw_rec {
 	uint64_t ts;
+	uint64_t seq;		/* read order: ties keep it */
+	size_t off;		/* in the arena */
+	uint32_t len;
 	unsigned int cpu;
-	size_t seq;
-	size_t len;
-	uint8_t *data;
 };
 
 struct raw_stream {
@@ -218,19 +223,40 @@ struct raw_stream {
 	size_t nglobs;
 	struct raw_rec *v;
 	size_t n, cap;
+	uint64_t seq;
+	uint8_t *arena, *spare;		/* the records' bytes; a second arena for what is kept */
+	size_t alen, acap, scap;
 	unsigned long long missed;
 	struct uet_batch batch;		/* the one raw_flush renders */
 	unsigned int cpu;		/* of the page being read */
 	char *cmdlines;
 };
 
+static int arena_room(uint8_t **a, size_t *cap, size_t need)
+{
+	size_t ncap = *cap ? *cap : 1 << 20;
+	uint8_t *na;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	na = realloc(*a, ncap);
+	if (!na)
+		return -ENOMEM;
+	*a = na;
+	*cap = ncap;
+	return 0;
+}
+
 static int raw_rec(void *arg, uint64_t ts, const void *data, size_t len)
 {
 	struct raw_stream *rs = arg;
 	struct raw_rec *r;
+	size_t at = (rs->alen + 7) & ~(size_t)7;
 
 	if (rs->n == rs->cap) {
-		size_t ncap = rs->cap ? rs->cap * 2 : 256;
+		size_t ncap = rs->cap ? rs->cap * 2 : 4096;
 		struct raw_rec *nv = realloc(rs->v, ncap * sizeof(*nv));
 
 		if (!nv)
@@ -238,15 +264,16 @@ static int raw_rec(void *arg, uint64_t ts, const void *data, size_t len)
 		rs->v = nv;
 		rs->cap = ncap;
 	}
-	r = &rs->v[rs->n];
-	r->data = malloc(len ? len : 1);
-	if (!r->data)
+	if (arena_room(&rs->arena, &rs->acap, at + len) < 0)
 		return -ENOMEM;
-	memcpy(r->data, data, len);
+	memcpy(rs->arena + at, data, len);
+	rs->alen = at + len;
+	r = &rs->v[rs->n++];
 	r->ts = ts;
+	r->seq = rs->seq++;
+	r->off = at;
+	r->len = (uint32_t)len;
 	r->cpu = rs->cpu;
-	r->seq = rs->n++;
-	r->len = len;
 	return 0;
 }
 
@@ -285,10 +312,14 @@ static const char *raw_comm(struct raw_stream *rs, int32_t pid, char *buf, size_
 	return c;
 }
 
-/* Hand the batch, sorted by time, to the sinks; the records are freed. */
-static int raw_flush(struct raw_stream *rs)
+/*
+ * Hand the records older than @wm, sorted by time, to the sinks; the others
+ * are kept for the next batch.
+ */
+static int raw_flush(struct raw_stream *rs, uint64_t wm)
 {
 	bool reread = false;
+	size_t i, kept = 0, klen = 0;
 	int r = 0;
 
 	rs->batch.n++;
@@ -296,16 +327,17 @@ static int raw_flush(struct raw_stream *rs)
 
 	if (rs->n > 1)
 		qsort(rs->v, rs->n, sizeof(*rs->v), cmp_raw_rec);
-	for (size_t i = 0; i < rs->n && r == 0; i++) {
+	for (i = 0; i < rs->n && r == 0 && rs->v[i].ts < wm; i++) {
 		const struct raw_rec *rec = &rs->v[i];
-		struct uet_sink_rec sr = { .data = rec->data, .len = rec->len };
+		const uint8_t *data = rs->arena + rec->off;
+		struct uet_sink_rec sr = { .data = data, .len = rec->len };
 		struct ue_entry_hdr hdr;
 		bool match = !rs->nglobs;
 		char comm[64];
 
 		if (rec->len < sizeof(hdr))
 			continue;
-		memcpy(&hdr, rec->data, sizeof(hdr));
+		memcpy(&hdr, data, sizeof(hdr));
 		sr.format = uet_formats_lookup(&rs->formats, rs->tracefs, hdr.type, &rs->batch);
 		if (!sr.format)
 			continue;	/* not a user event */
@@ -318,9 +350,33 @@ static int raw_flush(struct raw_stream *rs)
 			.pid = hdr.pid, .cpu = rec->cpu, .ts_ns = rec->ts };
 		r = uet_sinks_record(rs->sinks, &sr);
 	}
-	for (size_t i = 0; i < rs->n; i++)
-		free(rs->v[i].data);
-	rs->n = 0;
+	if (r < 0)
+		i = rs->n;
+	/* What waits for the next batch moves to the front, its bytes to the spare arena. */
+	for (size_t k = i; k < rs->n; k++)
+		klen += ((size_t)rs->v[k].len + 7) & ~(size_t)7;
+	if (i < rs->n && arena_room(&rs->spare, &rs->scap, klen) < 0)
+		return -ENOMEM;
+	klen = 0;
+	for (size_t k = i; k < rs->n; k++) {
+		struct raw_rec rec = rs->v[k];
+
+		memcpy(rs->spare + klen, rs->arena + rec.off, rec.len);
+		rec.off = klen;
+		klen += ((size_t)rec.len + 7) & ~(size_t)7;
+		rs->v[kept++] = rec;
+	}
+	if (kept) {
+		uint8_t *t = rs->arena;
+		size_t tc = rs->acap;
+
+		rs->arena = rs->spare;
+		rs->acap = rs->scap;
+		rs->spare = t;
+		rs->scap = tc;
+	}
+	rs->n = kept;
+	rs->alen = klen;
 	return r < 0 ? r : uet_sinks_flush(rs->sinks);
 }
 
@@ -339,6 +395,9 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 
 	rs.formats.on_new = formats_seen;
 	rs.formats.on_new_arg = sinks;
+	/* Live: a page with records is handed over 100 ms old at most. */
+	raw.params = (struct uet_chan_params){ .kib_per_cpu = o->buffer_kib,
+					       .block_ms = o->block_ms, .flush_ms = 100 };
 	r = uet_raw_open(&raw, tracefs, ncpus, ae->who);
 	if (r < 0)
 		return r;
@@ -346,15 +405,20 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 	for (uint64_t last_tick = 0;;) {
 		/* Decided before the pass: a pass that then reads nothing ends it. */
 		bool stopping = child ? child->done : uet_signal != 0;
+		uint64_t wm;
 		int got;
 
 		if (uet_now_ns() - last_tick >= 200000000ull) {
 			uet_autoenable_tick(ae);
 			last_tick = uet_now_ns();
 		}
+		/* The end: what the producers' rings and partly filled pages hold, too. */
+		if (stopping)
+			uet_raw_flush(&raw, tracefs);
+		wm = uet_raw_watermark(&raw);
 		got = uet_raw_pass(&raw, 64, raw_page, &rs);
 		if (got >= 0) {
-			r = raw_flush(&rs);
+			r = raw_flush(&rs, wm);
 			got = r < 0 ? r : got;
 		}
 		if (got < 0) {
@@ -369,19 +433,28 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 			break;
 		if (child && !child->done && uet_child_poll(child)) {
 			/* What it left in native rings, and what registered last: the next passes. */
-			uet_settle(tracefs);
 			uet_autoenable_tick(ae);
 			continue;
 		}
 		if (!got)
-			uet_sleep_ms(50);
+			uet_raw_wait(&raw, 200);
 	}
-	if (rs.missed)
-		uet_err("%s: %llu records lost (overwritten before they were read)", ae->who,
-			rs.missed);
-	for (size_t i = 0; i < rs.n; i++)
-		free(rs.v[i].data);
+	{
+		struct uet_chan_counts cc;
+
+		if (uet_raw_lost(&raw, &cc) && cc.lost)
+			uet_err("%s: %llu records lost (%llu with the buffer full, %llu with a producer's ring full)",
+				ae->who, cc.lost, cc.lost - cc.lost_producer, cc.lost_producer);
+		else if (!raw.chan && rs.missed)
+			uet_err("%s: %llu records lost (overwritten before they were read)", ae->who,
+				rs.missed);
+	}
+	/* Held back for a CPU that then said nothing more: theirs now. */
+	if (r >= 0 && rs.n)
+		r = raw_flush(&rs, UINT64_MAX);
 	free(rs.v);
+	free(rs.arena);
+	free(rs.spare);
 	free(rs.cmdlines);
 	uet_raw_close(&raw);
 	ae->formats = NULL;
@@ -404,7 +477,7 @@ static void stream_tick(void *arg)
 
 int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 {
-	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json | --format=FMT]";
+	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json | --format=FMT] [-b KiB] [--blocking[=MS]]";
 	struct uet_autoenable ae = { .tracefs = tracefs };
 	struct uet_stream s = { .tracefs = tracefs, .stop = &stream_stop };
 	struct uet_sinks sinks = { 0 };
@@ -413,7 +486,7 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	int r;
 
 	r = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_FIELDS | UET_O_JSON |
-				   UET_O_PROVIDER | UET_O_FORMAT,
+				   UET_O_PROVIDER | UET_O_FORMAT | UET_O_BUFFER,
 			   usage);
 	if (r >= 0)
 		return r;

@@ -150,6 +150,12 @@ uint64_t uet_now_ns(void);
 #define UET_O_NO_PRELOAD (1u << 7)	/* --no-preload */
 #define UET_O_PROVIDER	(1u << 8)	/* -p, --provider SPEC (among the globs, tagged) */
 #define UET_O_FORMAT	(1u << 9)	/* --format=text|fields|json|perf-decode */
+#define UET_O_BUFFER	(1u << 10)	/* -b, --buffer-size KiB; --blocking[=MS] */
+/* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
+#define UET_BUFFER_MIN_KIB 256
+#define UET_BUFFER_MAX_KIB (1024 * 1024)
+#define UET_BLOCK_DEFAULT_MS 1000
+#define UET_BLOCK_MAX_MS 10000
 
 struct uet_opts {
 	char **globs;		/* the -e GLOBs */
@@ -161,6 +167,8 @@ struct uet_opts {
 	bool format_opt;	/* it came from --format (stream: rendered from binary records) */
 	bool quiet, have_pid;
 	bool no_preload;	/* CMD runs without libuserevents-preload.so */
+	unsigned int buffer_kib;	/* -b: the channel's KiB per CPU; 0: the daemon's default */
+	unsigned int block_ms;		/* --blocking[=MS]: writers wait for us up to MS; 0: never */
 	long pid;
 	int rest;		/* index in argv of the first operand */
 };
@@ -457,14 +465,77 @@ struct uet_sinks;
  */
 int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet_sinks *sinks);
 
-/* Non-blocking readers of every CPU's per_cpu/cpuN/trace_pipe_raw. */
+/*
+ * A usereventsd consumer channel (channel.c): the trace's pages in shared
+ * memory, handed over whole by the daemon (core/native-proto.h).
+ */
+struct uet_chan;
+
+struct uet_chan_params {
+	unsigned int kib_per_cpu;	/* 0: the daemon's default */
+	unsigned int block_ms;		/* 0: lose records rather than wait for us */
+	unsigned int flush_ms;		/* 0: the daemon's default */
+};
+
+struct uet_chan_counts {
+	unsigned long long records;	/* written into the channel's pages */
+	unsigned long long lost;	/* lost for want of room (all reasons) */
+	unsigned long long lost_producer; /* of lost: refused by a full producer ring */
+};
+
+/** uet_chan_open - ask the daemon of @tracefs for a channel; -EOPNOTSUPP when it is not usereventsd */
+int uet_chan_open(struct uet_chan **ret, const char *tracefs, const struct uet_chan_params *p);
+/** uet_chan_close - give it back (NULL is ignored) */
+void uet_chan_close(struct uet_chan *c);
+/** uet_chan_ncpus - the CPUs it has pages of */
+unsigned int uet_chan_ncpus(const struct uet_chan *c);
+/** uet_chan_pass - the pages handed over, up to @max per CPU, each given back after @fn; pages or -errno */
+int uet_chan_pass(struct uet_chan *c, unsigned int max,
+		  int (*fn)(void *arg, unsigned int cpu, const uint8_t *page, size_t len), void *arg);
+/** uet_chan_flush - everything written so far handed over (the producers' rings drained first) */
+int uet_chan_flush(struct uet_chan *c);
+/** uet_chan_wait - sleep until a page is handed over or @timeout_ms pass; >0 woken, 0 timeout, -errno */
+int uet_chan_wait(struct uet_chan *c, int timeout_ms);
+/**
+ * uet_chan_watermark - records not handed over yet are at least this recent
+ * (read it before a pass: of what the pass reads, those older than it can be
+ * put in time order over every CPU now); UINT64_MAX when nothing is pending
+ */
+uint64_t uet_chan_watermark(struct uet_chan *c);
+/** uet_chan_counts - the daemon's counters of the channel, all CPUs */
+void uet_chan_counts(struct uet_chan *c, struct uet_chan_counts *ret);
+
+/*
+ * The trace's pages from every CPU: a consumer channel of usereventsd,
+ * else non-blocking readers of per_cpu/cpuN/trace_pipe_raw (the kernel's).
+ * Set the channel's parameters (and no_channel) before uet_raw_open().
+ */
 struct uet_raw {
 	unsigned int ncpus;
 	int *fds;
+	struct uet_chan *chan;
+	struct uet_chan_params params;
+	bool no_channel;		/* trace_pipe_raw even on usereventsd */
 };
 
-/** uet_raw_open - open them all (@ncpus from per_cpu/); 0 or -errno, message printed */
+/** uet_raw_open - the channel, or open them all (@ncpus from per_cpu/); 0 or -errno, message printed */
 int uet_raw_open(struct uet_raw *r, const char *tracefs, unsigned int ncpus, const char *who);
+
+/** uet_raw_wait - sleep until pages may be there (the channel's wake-up), @ms at most */
+void uet_raw_wait(struct uet_raw *r, int ms);
+
+/** uet_raw_watermark - see uet_chan_watermark(); UINT64_MAX without a channel */
+uint64_t uet_raw_watermark(struct uet_raw *r);
+
+/** uet_raw_flush - make everything written so far readable now (a channel's partial pages) */
+void uet_raw_flush(struct uet_raw *r, const char *tracefs);
+
+/**
+ * uet_raw_lost - records lost before a reader could take them: the
+ * channel's counts; false when reading trace_pipe_raw (the buffer's
+ * counters say, uet_drops_now())
+ */
+bool uet_raw_lost(struct uet_raw *r, struct uet_chan_counts *ret);
 
 /**
  * uet_raw_pass - read what is there, up to @max pages per CPU

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * channel: consumer channels (channel.h).  The writer side of each CPU is
+ * private (the page being filled, counters) and runs under the trace
+ * buffer's CPU lock; the shared memory holds the pages and the counters the
+ * reader needs.  The reader's consumed counters are untrusted: a bad value
+ * only makes its own channel lose records.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "native-proto.h"
+#include "rbpage.h"
+
+/* Free sub-buffers a blocking channel wants before the drain moves a batch (at most 80 KiB). */
+#define ROOM_SUBBUFS 3
+
+struct chan_cpu {
+	struct ue_rbpage page;	/* the sub-buffer being filled, when open */
+	bool open;
+	uint64_t produced;	/* sub-buffers handed over (mirrored in the shared counters) */
+	uint64_t first_ts;	/* of the open page's first record */
+	uint64_t last_ts;
+	uint64_t missed;	/* lost since the last page handed over */
+	uint64_t page_missed;	/* of those, what the open page will say */
+	uint64_t records, lost, lost_producer;
+} __attribute__((aligned(64)));
+
+struct ue_chan {
+	unsigned int ncpus;
+	uint32_t nsubbufs;
+	uint32_t flags;
+	uint64_t block_ns, flush_ns;
+	unsigned char *map;
+	size_t map_bytes;
+	struct ue_chan_hdr *hdr;
+	int evfd;		/* the daemon's end (the reader has a duplicate) */
+	_Atomic uint64_t blocked_since;	/* ue_chan_room(): 0 while there is room */
+	atomic_bool lossy;	/* block_ms passed without room: losing until half is free */
+	struct chan_cpu *cpus;
+};
+
+static struct ue_chan_cpu *shared_cpu(struct ue_chan *ch, unsigned int cpu)
+{
+	return (struct ue_chan_cpu *)(ch->map + UE_CHAN_CPU_OFF) + cpu;
+}
+
+static uint8_t *subbuf(struct ue_chan *ch, unsigned int cpu, uint64_t i)
+{
+	return ch->map + ch->hdr->data_offset +
+	       ((size_t)cpu * ch->nsubbufs + (size_t)(i % ch->nsubbufs)) * UE_CHAN_SUBBUF;
+}
+
+/* Sub-buffers of @cpu the reader has not given back, by its untrusted counter. */
+static uint64_t in_use(struct ue_chan *ch, unsigned int cpu, uint64_t produced)
+{
+	uint64_t c = __atomic_load_n(&shared_cpu(ch, cpu)->consumed, __ATOMIC_ACQUIRE);
+
+	if (c > produced)
+		return 0;
+	return produced - c > ch->nsubbufs ? ch->nsubbufs : produced - c;
+}
+
+int ue_chan_new(unsigned int ncpus, const struct ue_chan_opts *o, struct ue_chan **ret,
+		int *ret_memfd, int *ret_eventfd)
+{
+	uint32_t kib = o->kib_per_cpu ? o->kib_per_cpu : UE_CHAN_DEFAULT_KIB;
+	struct ue_chan *ch;
+	size_t head, bytes;
+	int mfd, efd = -1, e;
+
+	if (!ncpus || ncpus > 1024 || kib < UE_CHAN_MIN_KIB || kib > UE_CHAN_MAX_KIB ||
+	    (o->flags & ~UE_CHAN_BLOCK) || o->block_ms > UE_CHAN_BLOCK_MS_MAX ||
+	    o->flush_ms > 60000)
+		return -EINVAL;
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	ch->ncpus = ncpus;
+	ch->nsubbufs = kib / (UE_CHAN_SUBBUF / 1024);
+	ch->flags = o->flags;
+	ch->block_ns = (o->flags & UE_CHAN_BLOCK) ? (uint64_t)o->block_ms * 1000000u : 0;
+	ch->flush_ns = (uint64_t)(o->flush_ms ? o->flush_ms : UE_CHAN_DEFAULT_FLUSH_MS) * 1000000u;
+	head = (UE_CHAN_CPU_OFF + (size_t)ncpus * sizeof(struct ue_chan_cpu) + 4095) & ~(size_t)4095;
+	bytes = head + (size_t)ncpus * ch->nsubbufs * UE_CHAN_SUBBUF;
+	if (posix_memalign((void **)&ch->cpus, 64, ncpus * sizeof(*ch->cpus))) {
+		free(ch);
+		return -ENOMEM;
+	}
+	memset(ch->cpus, 0, ncpus * sizeof(*ch->cpus));
+	mfd = memfd_create("usereventsd-channel", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0) {
+		e = -errno;
+		goto fail;
+	}
+	/* Sealed: a reader that shrank it would make our next write fault. */
+	if (ftruncate(mfd, (off_t)bytes) < 0 ||
+	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		e = -errno;
+		goto fail;
+	}
+	ch->map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, mfd, 0);
+	if (ch->map == MAP_FAILED) {
+		ch->map = NULL;
+		e = -ENOMEM;
+		goto fail;
+	}
+	ch->map_bytes = bytes;
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (efd < 0) {
+		e = -errno;
+		goto fail;
+	}
+	ch->evfd = efd;
+	/* The reader's own descriptor of it: the caller closes what it sends. */
+	efd = fcntl(ch->evfd, F_DUPFD_CLOEXEC, 0);
+	if (efd < 0) {
+		e = -errno;
+		efd = ch->evfd;
+		goto fail;
+	}
+	ch->hdr = (struct ue_chan_hdr *)ch->map;
+	ch->hdr->magic = UE_CHAN_MAGIC;
+	ch->hdr->major = UE_NATIVE_MAJOR;
+	ch->hdr->minor = UE_NATIVE_MINOR;
+	ch->hdr->ncpus = ncpus;
+	ch->hdr->subbuf_size = UE_CHAN_SUBBUF;
+	ch->hdr->nsubbufs = ch->nsubbufs;
+	ch->hdr->flags = o->flags;
+	ch->hdr->data_offset = head;
+	ch->hdr->map_bytes = bytes;
+	for (unsigned int c = 0; c < ncpus; c++)
+		shared_cpu(ch, c)->open_ts = UINT64_MAX;
+	*ret = ch;
+	*ret_memfd = mfd;
+	*ret_eventfd = efd;
+	return 0;
+fail:
+	if (efd >= 0)
+		close(efd);
+	if (ch->map)
+		munmap(ch->map, bytes);
+	if (mfd >= 0)
+		close(mfd);
+	free(ch->cpus);
+	free(ch);
+	return e;
+}
+
+void ue_chan_free(struct ue_chan *ch)
+{
+	if (!ch)
+		return;
+	munmap(ch->map, ch->map_bytes);
+	close(ch->evfd);
+	free(ch->cpus);
+	free(ch);
+}
+
+size_t ue_chan_bytes(const struct ue_chan *ch)
+{
+	return ch->map_bytes;
+}
+
+uint64_t ue_chan_blocks(const struct ue_chan *ch)
+{
+	return ch->block_ns;
+}
+
+/* Publish the counters the reader reads (its progress line, the closing count). */
+static void publish_counts(struct ue_chan *ch, unsigned int cpu, struct chan_cpu *c)
+{
+	struct ue_chan_cpu *s = shared_cpu(ch, cpu);
+
+	__atomic_store_n(&s->records, c->records, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->lost, c->lost, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->lost_producer, c->lost_producer, __ATOMIC_RELAXED);
+}
+
+/* The open page is done: its header written, handed to the reader, the reader woken if it sleeps. */
+static void hand_over(struct ue_chan *ch, unsigned int cpu, struct chan_cpu *c)
+{
+	uint64_t one = 1;
+
+	ue_rbpage_finish(&c->page, c->page_missed);
+	c->missed -= c->page_missed;
+	c->page_missed = 0;
+	c->open = false;
+	c->produced++;
+	publish_counts(ch, cpu, c);
+	__atomic_store_n(&shared_cpu(ch, cpu)->open_ts, UINT64_MAX, __ATOMIC_RELEASE);
+	/* Sequentially consistent against the reader's store of waiting, then its load of produced. */
+	__atomic_store_n(&shared_cpu(ch, cpu)->produced, c->produced, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ch->hdr->waiting, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&ch->hdr->waiting, 0, __ATOMIC_SEQ_CST))
+		(void)!write(ch->evfd, &one, sizeof(one));
+}
+
+/* Start a page in the next free sub-buffer; false when the reader holds them all. */
+static bool open_page(struct ue_chan *ch, unsigned int cpu, struct chan_cpu *c, uint64_t ts)
+{
+	if (in_use(ch, cpu, c->produced) >= ch->nsubbufs)
+		return false;
+	ue_rbpage_init(&c->page, subbuf(ch, cpu, c->produced), UE_CHAN_SUBBUF);
+	/* Room for the count of what was lost before this page, after its records. */
+	c->page_missed = c->missed;
+	c->page.reserve = c->missed ? 8 : 0;
+	c->first_ts = ts;
+	c->open = true;
+	__atomic_store_n(&shared_cpu(ch, cpu)->open_ts, ts, __ATOMIC_RELEASE);
+	return true;
+}
+
+static void lose(struct ue_chan *ch, unsigned int cpu, struct chan_cpu *c)
+{
+	c->missed++;
+	c->lost++;
+	publish_counts(ch, cpu, c);
+}
+
+bool ue_chan_append(struct ue_chan *ch, unsigned int cpu, uint64_t ts, const struct iovec *iov,
+		    int iovcnt, size_t len)
+{
+	struct chan_cpu *c = &ch->cpus[cpu];
+	const void *data = iov[0].iov_base;
+	uint8_t flat[iovcnt > 1 ? UE_CHAN_SUBBUF : 1];
+	int r;
+
+	if (iovcnt > 1) {
+		size_t at = 0;
+
+		if (len > sizeof(flat)) {
+			lose(ch, cpu, c);
+			return false;
+		}
+		for (int i = 0; i < iovcnt; i++) {
+			memcpy(flat + at, iov[i].iov_base, iov[i].iov_len);
+			at += iov[i].iov_len;
+		}
+		data = flat;
+	}
+	if (ts < c->last_ts)
+		ts = c->last_ts;
+	if (!c->open && !open_page(ch, cpu, c, ts)) {
+		lose(ch, cpu, c);
+		return false;
+	}
+	r = ue_rbpage_add(&c->page, ts, data, len);
+	if (r == -ENOSPC) {
+		hand_over(ch, cpu, c);
+		if (!open_page(ch, cpu, c, ts)) {
+			lose(ch, cpu, c);
+			return false;
+		}
+		r = ue_rbpage_add(&c->page, ts, data, len);
+	}
+	if (r < 0) {
+		/* Larger than a page can hold with its loss count: lost, and said so. */
+		lose(ch, cpu, c);
+		return false;
+	}
+	c->last_ts = ts;
+	c->records++;
+	/* The reader's count of records, every 256 (and at each hand-over): no store a record. */
+	if (!(c->records & 255))
+		publish_counts(ch, cpu, c);
+	return true;
+}
+
+void ue_chan_lost(struct ue_chan *ch, unsigned int cpu, uint64_t n)
+{
+	struct chan_cpu *c = &ch->cpus[cpu];
+
+	c->missed += n;
+	c->lost += n;
+	c->lost_producer += n;
+	publish_counts(ch, cpu, c);
+}
+
+void ue_chan_tick(struct ue_chan *ch, unsigned int cpu, uint64_t now, bool all)
+{
+	struct chan_cpu *c = &ch->cpus[cpu];
+
+	if (c->open && c->page.events && (all || now - c->first_ts >= ch->flush_ns ||
+					  c->first_ts > now))
+		hand_over(ch, cpu, c);
+	else if (!c->open && c->missed && in_use(ch, cpu, c->produced) < ch->nsubbufs) {
+		/* Losses with no record after them: an empty page carries their count. */
+		open_page(ch, cpu, c, now);
+		hand_over(ch, cpu, c);
+	}
+}
+
+bool ue_chan_room(struct ue_chan *ch, uint64_t now)
+{
+	bool room = true, half = true;
+	uint64_t since;
+
+	if (!ch->block_ns)
+		return true;
+	for (unsigned int cpu = 0; cpu < ch->ncpus; cpu++) {
+		uint64_t used = in_use(ch, cpu, __atomic_load_n(&shared_cpu(ch, cpu)->produced,
+								__ATOMIC_RELAXED));
+
+		if (used + ROOM_SUBBUFS + 1 > ch->nsubbufs)
+			room = false;
+		if (used > ch->nsubbufs / 2)
+			half = false;
+	}
+	if (atomic_load_explicit(&ch->lossy, memory_order_relaxed)) {
+		if (!half)
+			return true;
+		atomic_store_explicit(&ch->lossy, false, memory_order_relaxed);
+	}
+	if (room) {
+		atomic_store_explicit(&ch->blocked_since, 0, memory_order_relaxed);
+		return true;
+	}
+	since = atomic_load_explicit(&ch->blocked_since, memory_order_relaxed);
+	if (!since) {
+		atomic_store_explicit(&ch->blocked_since, now ? now : 1, memory_order_relaxed);
+		return false;
+	}
+	if (now - since < ch->block_ns)
+		return false;
+	/* The reader kept every sub-buffer for block_ms: lose records rather than stall every writer. */
+	atomic_store_explicit(&ch->lossy, true, memory_order_relaxed);
+	atomic_store_explicit(&ch->blocked_since, 0, memory_order_relaxed);
+	return true;
+}

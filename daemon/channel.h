@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * daemon/channel: a consumer channel (core/native-proto.h, "Consumer
+ * channels"): per-CPU rings of sub-buffers in the kernel's ring-buffer page
+ * format, in a memfd shared with one reader.  The trace buffer's writers
+ * append records to every attached channel under the CPU lock they already
+ * hold (buffer.c); the reader takes whole pages and gives them back.  A
+ * record that finds no free sub-buffer is lost, counted, and marked in the
+ * next page.  Nothing here waits: blocking mode is the drain's (native.c),
+ * which asks ue_chan_room() before it moves records.
+ *
+ * Self-contained: no daemon context; everything the reader writes in the
+ * shared memory (its consumed counters) is read as untrusted.
+ */
+#ifndef UE_DAEMON_CHANNEL_H
+#define UE_DAEMON_CHANNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+struct ue_chan;
+
+/* Default and bounds of a channel's size per CPU (KiB). */
+#define UE_CHAN_DEFAULT_KIB 16384
+#define UE_CHAN_MIN_KIB 256
+#define UE_CHAN_MAX_KIB (1024 * 1024)
+/* Default hand-over age of a page holding records (ms); the tick runs at least every 20 ms. */
+#define UE_CHAN_DEFAULT_FLUSH_MS 100
+
+/* What a channel is made with (struct ue_chan_req, checked). */
+struct ue_chan_opts {
+	uint32_t kib_per_cpu;	/* 0: UE_CHAN_DEFAULT_KIB */
+	uint32_t flags;		/* UE_CHAN_BLOCK */
+	uint32_t block_ms;	/* at most UE_CHAN_BLOCK_MS_MAX */
+	uint32_t flush_ms;	/* 0: UE_CHAN_DEFAULT_FLUSH_MS */
+};
+
+/**
+ * ue_chan_new - make a channel and its shared memory
+ * @ncpus: CPUs of the trace buffer
+ * @o: the reader's request
+ * @ret: the channel
+ * @ret_memfd: its memfd, for the reader (the channel keeps its own mapping)
+ * @ret_eventfd: a descriptor of the eventfd it signals hand-overs on, for
+ *               the reader (the caller closes both once sent)
+ *
+ * Return: 0; -EINVAL on a bad request; -ENOMEM; -errno of memfd/eventfd.
+ */
+int ue_chan_new(unsigned int ncpus, const struct ue_chan_opts *o, struct ue_chan **ret,
+		int *ret_memfd, int *ret_eventfd);
+
+/** ue_chan_free - release a channel no writer can reach any more (NULL ignored) */
+void ue_chan_free(struct ue_chan *ch);
+
+/** ue_chan_bytes - bytes of its shared memory (for the daemon's limit) */
+size_t ue_chan_bytes(const struct ue_chan *ch);
+
+/**
+ * ue_chan_append - one record of CPU @cpu, with the CPU's buffer lock held
+ * @ch: the channel
+ * @cpu: below its ncpus
+ * @ts: timestamp, ns; raised to the CPU's last when older
+ * @iov: the record (struct trace_entry + payload), @iovcnt parts, @len bytes
+ *
+ * Return: true when written; false when lost (counted, marked later).
+ */
+bool ue_chan_append(struct ue_chan *ch, unsigned int cpu, uint64_t ts, const struct iovec *iov,
+		    int iovcnt, size_t len);
+
+/** ue_chan_lost - @n records of CPU @cpu lost before they reached the buffer (a full producer ring) */
+void ue_chan_lost(struct ue_chan *ch, unsigned int cpu, uint64_t n);
+
+/**
+ * ue_chan_tick - hand over CPU @cpu's page when it holds records @flush_ms old
+ * @ch: the channel, with the CPU's buffer lock held
+ * @now: the buffer clock
+ * @all: hand over any page that holds records (a reader asked for everything)
+ */
+void ue_chan_tick(struct ue_chan *ch, unsigned int cpu, uint64_t now, bool all);
+
+/**
+ * ue_chan_room - whether a blocking channel can take a batch of records
+ * @ch: the channel (one that does not block always can)
+ * @now: the buffer clock
+ *
+ * False while some CPU has fewer than three free sub-buffers and the reader
+ * has not made it wait for block_ms yet; once block_ms pass without room,
+ * true (records are lost, as without blocking) until the reader frees half
+ * of the sub-buffers.  Called by one thread (the drain) at a time.
+ */
+bool ue_chan_room(struct ue_chan *ch, uint64_t now);
+
+/** ue_chan_blocks - its block_ms in ns when it blocks, else 0 */
+uint64_t ue_chan_blocks(const struct ue_chan *ch);
+
+#endif /* UE_DAEMON_CHANNEL_H */
