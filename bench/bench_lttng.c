@@ -2,7 +2,8 @@
 /*
  * bench_lttng: the same event as bench_lib through LTTng-UST (recorded by
  * an lttng-tools session that bench/run sets up): per-event cost of an
- * enabled tracepoint, then two producer threads' aggregate rate.
+ * enabled tracepoint, then two producer threads' aggregate rate; and
+ * `bench_lttng burst THREADS EVENTS`, the producer of bench/record.
  */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #define LTTNG_UST_TRACEPOINT_DEFINE
@@ -35,12 +36,42 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static unsigned long burst_events;
+
 static void *producer(void *arg)
 {
 	(void)arg;
 	for (uint32_t i = 0; i < TP_EVENTS; i++)
 		lttng_ust_tracepoint(ue_bench, ev, i, 2, 3, 4, "eth0");
 	return NULL;
+}
+
+/* As bench_burst: EVENTS events a thread, as fast as it goes (bench/record). */
+static void *burst_producer(void *arg)
+{
+	(void)arg;
+	for (unsigned long i = 0; i < burst_events; i++)
+		lttng_ust_tracepoint(ue_bench, ev, (uint32_t)i, 2, 3, 4, "eth0");
+	return NULL;
+}
+
+static int burst(int threads, unsigned long events)
+{
+	pthread_t th[64];
+	uint64_t t0;
+
+	if (threads < 1 || threads > 64 || !events)
+		return 2;
+	burst_events = events;
+	t0 = now_ns();
+	for (int i = 0; i < threads; i++)
+		pthread_create(&th[i], NULL, burst_producer, NULL);
+	for (int i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	/* LTTng-UST does not tell the program what it discarded: lttng stop does. */
+	fprintf(stderr, "burst: written %lu refused 0 seconds %.3f\n", (unsigned long)threads * events,
+		(double)(now_ns() - t0) / 1e9);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -56,6 +87,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_lttng: ue_bench:ev never got enabled\n");
 		return 1;
 	}
+	if (!strcmp(only, "burst"))
+		return argc == 4 ? burst(atoi(argv[2]), strtoul(argv[3], NULL, 10)) : 2;
 	if (!strcmp(only, "latency")) {
 		for (int r = 0; r < ROUNDS; r++) {
 			uint64_t t0 = now_ns();

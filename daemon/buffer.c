@@ -1016,6 +1016,15 @@ uint64_t ue_buffer_chan_room(struct ue_buffer *buf, uint64_t now)
 	return wait;
 }
 
+void ue_buffer_chan_wait_room(struct ue_buffer *buf)
+{
+	while (ue_buffer_chan_room(buf, ue_buffer_clock_ns())) {
+		struct timespec ts = { 0, 100000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 uint64_t ue_buffer_chan_block_ns(struct ue_buffer *buf)
 {
 	uint64_t most = 0;

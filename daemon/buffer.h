@@ -363,6 +363,16 @@ void ue_buffer_chan_lost(struct ue_buffer *buf, unsigned int cpu, uint64_t n);
  */
 uint64_t ue_buffer_chan_room(struct ue_buffer *buf, uint64_t now);
 
+/**
+ * ue_buffer_chan_wait_room - wait while a blocking channel's reader is behind
+ * @buf: the buffer
+ *
+ * For a writer that holds no lock (a FUSE write): sleeps 100 us at a time
+ * while ue_buffer_chan_room() says to wait, which is bounded by the
+ * channels' block interval.  Returns at once when no channel blocks.
+ */
+void ue_buffer_chan_wait_room(struct ue_buffer *buf);
+
 /** ue_buffer_chan_block_ns - the longest block interval of the attached channels, 0 when none blocks */
 uint64_t ue_buffer_chan_block_ns(struct ue_buffer *buf);
 

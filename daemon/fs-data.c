@@ -707,6 +707,8 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	fctx.comm = meta.comm;
 	verdict = ue_commit_decide(&commit, rec, sizeof(hdr) + payload, &fctx);
 	if (verdict & UE_COMMIT_STORE) {
+		/* A blocking reader behind: this writer waits (bounded), as the native ones do. */
+		ue_buffer_chan_wait_room(d->buf);
 		iov.iov_base = rec;
 		iov.iov_len = sizeof(hdr) + payload;
 		if (ue_buffer_write(d->buf, fctx.cpu, &meta, &iov, 1, iov.iov_len) == 0)

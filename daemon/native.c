@@ -463,6 +463,8 @@ static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 	r->hdr->size = RING_BYTES;
 	r->hdr->tid = r->tid;
 	r->hdr->heartbeat_ns = now_ns();
+	/* From its first write: the drain may sleep 20 ms before it sees the ring. */
+	r->hdr->full_wait_ns = FULL_WAIT_NS;
 	r->hdr->state = UE_RING_LIVE;
 	pthread_mutex_lock(&nat->lock);
 	r->next = s->rings;

@@ -25,7 +25,7 @@ static const char usage[] =
 	"        [--protocol http/protobuf|http/json] [--gzip] [--header K=V]...\n"
 	"        [--batch-records N] [--batch-bytes N] [--batch-delay MS] [--queue-bytes N]\n"
 	"        [--drop oldest|newest] [--timeout MS] [--retry-timeout MS] [--flush-timeout MS]\n"
-	"        [-b KiB] [--blocking[=MS]] [-q] [--no-preload] [-- CMD [ARGS]]";
+	"        [-b KiB] [--blocking[=MS] | --no-blocking] [-q] [--no-preload] [-- CMD [ARGS]]";
 
 /* A size: N, NK, NM or NG; false when it is not one or out of [1, 1G]. */
 static bool size_arg(const char *s, size_t *out)

@@ -17,7 +17,7 @@
 #include "sink.h"
 #include "tool.h"
 
-static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS]] [-q] [--no-preload] [-- CMD [ARGS]]";
+static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS] | --no-blocking] [-q] [--no-preload] [-- CMD [ARGS]]";
 
 /* How often what was read is committed to the file (and the progress line updated). */
 #define FLUSH_NS 1000000000ull
@@ -193,8 +193,15 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	if (uet_sinks_begin(&r.sinks, &(struct uet_sink_env){ "record", r.tracefs, st.ncpus }) < 0)
 		goto out;
 	r.output = o.output;
-	raw.params = (struct uet_chan_params){ .kib_per_cpu = o.buffer_kib, .block_ms = o.block_ms,
-					       .flush_ms = 1000 };
+	/*
+	 * A recording keeps everything by default: while record is behind,
+	 * the daemon holds records back in the producers' rings and they
+	 * wait, up to UET_BLOCK_DEFAULT_MS (--no-blocking: lost and counted).
+	 */
+	raw.params = (struct uet_chan_params){
+		.kib_per_cpu = o.buffer_kib,
+		.block_ms = o.block_set ? o.block_ms : UET_BLOCK_DEFAULT_MS,
+		.flush_ms = 1000 };
 	if (uet_raw_open(&raw, r.tracefs, st.ncpus, "record") < 0)
 		goto out;
 	/* Not usereventsd's channel: -b sizes the tracefs's own buffer, as trace-cmd's -b does. */

@@ -94,6 +94,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "format", required_argument, NULL, 'T' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "blocking", optional_argument, NULL, 'B' },
+		{ "no-blocking", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -110,6 +111,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'P', UET_O_NO_PRELOAD, "--no-preload" },
 		{ 'T', UET_O_FORMAT, "--format" },
 		{ 'b', UET_O_BUFFER, "-b" },	  { 'B', UET_O_BUFFER, "--blocking" },
+		{ 'N', UET_O_BUFFER, "--no-blocking" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -253,6 +255,11 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 				}
 			}
 			o->block_ms = (unsigned int)v;
+			o->block_set = true;
+			break;
+		case 'N':
+			o->block_ms = 0;
+			o->block_set = true;
 			break;
 		case 'h':
 			printf("usage: " UET_PROG " %s\n", usage);

@@ -477,7 +477,7 @@ static void stream_tick(void *arg)
 
 int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 {
-	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json | --format=FMT] [-b KiB] [--blocking[=MS]]";
+	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json | --format=FMT] [-b KiB] [--blocking[=MS] | --no-blocking]";
 	struct uet_autoenable ae = { .tracefs = tracefs };
 	struct uet_stream s = { .tracefs = tracefs, .stop = &stream_stop };
 	struct uet_sinks sinks = { 0 };

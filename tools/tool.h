@@ -150,7 +150,7 @@ uint64_t uet_now_ns(void);
 #define UET_O_NO_PRELOAD (1u << 7)	/* --no-preload */
 #define UET_O_PROVIDER	(1u << 8)	/* -p, --provider SPEC (among the globs, tagged) */
 #define UET_O_FORMAT	(1u << 9)	/* --format=text|fields|json|perf-decode */
-#define UET_O_BUFFER	(1u << 10)	/* -b, --buffer-size KiB; --blocking[=MS] */
+#define UET_O_BUFFER	(1u << 10)	/* -b, --buffer-size KiB; --blocking[=MS], --no-blocking */
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
 #define UET_BUFFER_MIN_KIB 256
 #define UET_BUFFER_MAX_KIB (1024 * 1024)
@@ -169,6 +169,7 @@ struct uet_opts {
 	bool no_preload;	/* CMD runs without libuserevents-preload.so */
 	unsigned int buffer_kib;	/* -b: the channel's KiB per CPU; 0: the daemon's default */
 	unsigned int block_ms;		/* --blocking[=MS]: writers wait for us up to MS; 0: never */
+	bool block_set;			/* --blocking or --no-blocking given */
 	long pid;
 	int rest;		/* index in argv of the first operand */
 };

@@ -310,6 +310,19 @@ static int copy_range(int in, uint64_t from, int out, uint64_t to, uint64_t len)
 {
 	static uint8_t buf[65536];
 
+	/* In the kernel first (no copy through us; shared extents where the file system can). */
+	while (len) {
+		loff_t f = (loff_t)from, t = (loff_t)to;
+		ssize_t n = copy_file_range(in, &f, out, &t, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		from += (uint64_t)n;
+		to += (uint64_t)n;
+		len -= (uint64_t)n;
+	}
 	while (len) {
 		ssize_t n = pread(in, buf, len < sizeof(buf) ? (size_t)len : sizeof(buf),
 				  (off_t)from);
@@ -328,6 +341,9 @@ static int copy_range(int in, uint64_t from, int out, uint64_t to, uint64_t len)
 	}
 	return 0;
 }
+
+/* The first room of a CPU's region in the live file (a hole until written). */
+#define REGION_START (UINT64_C(256) << 20)
 
 /* A CPU's region in the live file: @size bytes of pages used of @cap. */
 struct region {
@@ -467,7 +483,12 @@ fail:
 /* Room for @len more bytes in @r: a region twice the size at the end, the pages copied. */
 static int region_grow(struct uet_dat_writer *w, struct region *r, size_t len)
 {
-	uint64_t cap = r->cap ? 2 * r->cap : 16 * (uint64_t)w->page_size;
+	/*
+	 * Sparse: a region's room costs no disk until written, so it starts
+	 * large and grows fourfold, and moving its pages (a copy in the way of
+	 * the pages still to come) is rare.
+	 */
+	uint64_t cap = r->cap ? 4 * r->cap : REGION_START;
 	uint64_t off = align_up(w->end, w->page_size);
 	int e;
 
