@@ -368,6 +368,31 @@ int ue_render_json(const struct ue_event *event, const char *system, const char 
 		   const struct ue_record_ctx *ctx, const void *record, size_t ent_size, char *buf,
 		   size_t len);
 
+/*
+ * The parts of ue_render_json()'s text that are the same for every record
+ * of an event (its system, name and field names, escaped once), for a
+ * reader that renders many: ue_render_json_keys() writes the same bytes as
+ * ue_render_json() with them.
+ */
+struct ue_json_keys;
+
+/** ue_json_keys_new - prepare them; 0, -EINVAL or -ENOMEM (free with ue_json_keys_free()) */
+int ue_json_keys_new(const struct ue_event *event, const char *system, const char *tp_name,
+		     struct ue_json_keys **ret);
+
+/** ue_json_keys_free - release them (NULL is ignored) */
+void ue_json_keys_free(struct ue_json_keys *keys);
+
+/**
+ * ue_render_json_keys - ue_render_json() of a record of the event @keys were made for
+ * @keys: from ue_json_keys_new() for @event
+ *
+ * Return: as ue_render_json().
+ */
+int ue_render_json_keys(const struct ue_json_keys *keys, const struct ue_event *event,
+			const struct ue_record_ctx *ctx, const void *record, size_t ent_size,
+			char *buf, size_t len);
+
 /* A field's value in a record, typed (ue_field_value()). */
 enum ue_value_kind {
 	UE_VAL_NULL,	/* outside the record, or a location of negative length */

@@ -34,7 +34,13 @@ static inline void ob_putn(struct outbuf *ob, const char *s, size_t n)
 	if (ob->pos < ob->len) {
 		size_t room = ob->len - 1 - ob->pos;
 
-		memcpy(ob->buf + ob->pos, s, n < room ? n : room);
+		/* Most pieces are a few bytes: no call for them. */
+		if (n <= 16 && n <= room) {
+			for (size_t i = 0; i < n; i++)
+				ob->buf[ob->pos + i] = s[i];
+		} else {
+			memcpy(ob->buf + ob->pos, s, n < room ? n : room);
+		}
 	}
 	ob->pos += n;
 }

@@ -11,6 +11,8 @@
 
 #include "core.h"
 #include "internal.h"
+#include <stdlib.h>
+
 #include "outbuf.h"
 
 /* The kernel's filter types a user event field can have. */
@@ -356,8 +358,13 @@ static void put_json_string(struct outbuf *ob, const void *str, size_t n)
 		unsigned char c = s[i];
 
 		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			ob_putc(ob, (char)c);
-			i++;
+			/* A run of characters that need no escape: copied at once. */
+			run = i + 1;
+			while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' &&
+			       s[run] != '\\')
+				run++;
+			ob_putn(ob, (const char *)s + i, run - i);
+			i = run;
 			continue;
 		}
 		if (c >= 0x80) {
@@ -399,6 +406,33 @@ static void put_json_hex(struct outbuf *ob, const unsigned char *p, size_t n)
 	ob_putc(ob, '"');
 }
 
+/* @u in decimal, without a printf per number (a record's JSON has several). */
+static void put_decimal(struct outbuf *ob, uint64_t u)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	char d[20];
+	size_t n = sizeof(d);
+
+	/* Two digits a division: a timestamp has 19. */
+	while (u >= 100) {
+		unsigned int r = (unsigned int)(u % 100);
+
+		u /= 100;
+		d[--n] = pairs[2 * r + 1];
+		d[--n] = pairs[2 * r];
+	}
+	if (u >= 10) {
+		d[--n] = pairs[2 * u + 1];
+		d[--n] = pairs[2 * u];
+	} else {
+		d[--n] = (char)('0' + u);
+	}
+	ob_putn(ob, d + n, sizeof(d) - n);
+}
+
 static void put_json_int(struct outbuf *ob, const struct ue_field *f, const unsigned char *pos)
 {
 	uint64_t u;
@@ -422,10 +456,13 @@ static void put_json_int(struct outbuf *ob, const struct ue_field *f, const unsi
 		s = (int64_t)load_u64(pos);
 		break;
 	}
-	if (f->is_signed)
-		ob_printf(ob, "%" PRId64, s);
-	else
-		ob_printf(ob, "%" PRIu64, u);
+	if (f->is_signed && s < 0) {
+		ob_putc(ob, '-');
+		u = (uint64_t)0 - (uint64_t)s;
+	} else if (f->is_signed) {
+		u = (uint64_t)s;
+	}
+	put_decimal(ob, u);
 }
 
 /* A dynamic location that lies wholly inside the record, or NULL in JSON. */
@@ -455,7 +492,7 @@ static void put_json_dyn(struct outbuf *ob, const struct ue_field *f, const unsi
  */
 static bool otlp_buffer(const char *tp_name, const struct ue_field *f)
 {
-	return strcmp(tp_name, "otlp_metrics") == 0 && strcmp(f->name, "buffer") == 0 &&
+	return f->size == 4 && strcmp(tp_name, "otlp_metrics") == 0 && strcmp(f->name, "buffer") == 0 &&
 	       strcmp(f->type, "__rel_loc u8[]") == 0 && f->size == 4;
 }
 
@@ -489,38 +526,53 @@ static void put_json_base64(struct outbuf *ob, const struct ue_field *f, const u
 	ob_putc(ob, '"');
 }
 
+/* An integer field JSON shows as a string of hex bytes: a struct, or not 1, 2, 4 or 8 bytes. */
+static bool json_hex(const struct ue_field *f)
+{
+	return (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
+	       strncmp(f->type, "struct ", 7) == 0;
+}
+
+static void put_field_json_as(struct outbuf *ob, const struct ue_field *f,
+			      const unsigned char *rec, size_t ent_size, bool hex);
+
 static void put_field_json(struct outbuf *ob, const struct ue_field *f, const unsigned char *rec,
 			   size_t ent_size)
 {
+	put_field_json_as(ob, f, rec, ent_size, json_hex(f));
+}
+
+static void put_field_json_as(struct outbuf *ob, const struct ue_field *f,
+			      const unsigned char *rec, size_t ent_size, bool hex)
+{
 	const unsigned char *pos = rec + f->offset;
-	bool data_loc, rel_loc;
 
 	if (!fixed_part_fits(f, ent_size)) {
 		ob_puts(ob, "null");
 		return;
 	}
-	data_loc = strstr(f->type, "__data_loc") != NULL;
-	rel_loc = strstr(f->type, "__rel_loc") != NULL;
-	switch (print_class(f->type)) {
-	case PC_STATIC_STRING:
+	/* The field's kind, classified once from its type when it was parsed. */
+	switch (f->kind) {
+	case UE_FIELD_STATIC_STRING:
 		put_json_string(ob, pos, bounded_strlen(rec, ent_size, f->offset, f->size));
 		return;
-	case PC_DYN_STRING:
+	case UE_FIELD_DYN_STRING:
 		put_json_dyn(ob, f, rec, ent_size, false, true);
 		return;
-	case PC_RDYN_STRING:
+	case UE_FIELD_RDYN_STRING:
 		put_json_dyn(ob, f, rec, ent_size, true, true);
 		return;
-	case PC_CPUMASK:
+	case UE_FIELD_CPUMASK:
+	case UE_FIELD_DATA_LOC:
 		put_json_dyn(ob, f, rec, ent_size, false, false);
 		return;
-	case PC_OTHER:
+	case UE_FIELD_REL_LOC:
+		put_json_dyn(ob, f, rec, ent_size, true, false);
+		return;
+	case UE_FIELD_INT:
 		break;
 	}
-	if (f->size == 4 && (data_loc || rel_loc))
-		put_json_dyn(ob, f, rec, ent_size, !data_loc, false);
-	else if (strncmp(f->type, "struct ", 7) == 0 ||
-		 (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+	if (hex)
 		put_json_hex(ob, pos, f->size);
 	else
 		put_json_int(ob, f, pos);
@@ -543,29 +595,27 @@ enum ue_value_kind ue_field_value(const struct ue_field *f, const void *record, 
 				  struct ue_value *v)
 {
 	const unsigned char *rec = record, *pos = rec + f->offset;
-	bool data_loc, rel_loc;
 
 	memset(v, 0, sizeof(*v));
 	if (!fixed_part_fits(f, ent_size))
 		return v->kind = UE_VAL_NULL;
-	data_loc = strstr(f->type, "__data_loc") != NULL;
-	rel_loc = strstr(f->type, "__rel_loc") != NULL;
-	switch (print_class(f->type)) {
-	case PC_STATIC_STRING:
+	switch (f->kind) {
+	case UE_FIELD_STATIC_STRING:
 		v->p = pos;
 		v->len = bounded_strlen(rec, ent_size, f->offset, f->size);
 		return v->kind = UE_VAL_STRING;
-	case PC_DYN_STRING:
+	case UE_FIELD_DYN_STRING:
 		return dyn_value(f, rec, ent_size, false, true, v);
-	case PC_RDYN_STRING:
+	case UE_FIELD_RDYN_STRING:
 		return dyn_value(f, rec, ent_size, true, true, v);
-	case PC_CPUMASK:
+	case UE_FIELD_CPUMASK:
+	case UE_FIELD_DATA_LOC:
 		return dyn_value(f, rec, ent_size, false, false, v);
-	case PC_OTHER:
+	case UE_FIELD_REL_LOC:
+		return dyn_value(f, rec, ent_size, true, false, v);
+	case UE_FIELD_INT:
 		break;
 	}
-	if (f->size == 4 && (data_loc || rel_loc))
-		return dyn_value(f, rec, ent_size, !data_loc, false, v);
 	if (strncmp(f->type, "struct ", 7) == 0 ||
 	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)) {
 		v->p = pos;
@@ -591,6 +641,26 @@ enum ue_value_kind ue_field_value(const struct ue_field *f, const void *record, 
 		break;
 	}
 	return v->kind = f->is_signed ? UE_VAL_INT : UE_VAL_UINT;
+}
+
+/* '{' and the record's context, when given, up to the comma before "system". */
+static void put_json_ctx(struct outbuf *ob, const struct ue_record_ctx *ctx)
+{
+	ob_putc(ob, '{');
+	if (ctx) {
+		ob_puts(ob, "\"ts\":");
+		put_decimal(ob, ctx->ts_ns);
+		ob_puts(ob, ",\"cpu\":");
+		put_decimal(ob, ctx->cpu);
+		ob_puts(ob, ",\"pid\":");
+		if (ctx->pid < 0)
+			ob_putc(ob, '-');
+		put_decimal(ob, ctx->pid < 0 ? (uint64_t)0 - (uint64_t)(int64_t)ctx->pid
+					      : (uint64_t)ctx->pid);
+		ob_puts(ob, ",\"comm\":");
+		put_json_cstr(ob, ctx->comm);
+		ob_putc(ob, ',');
+	}
 }
 
 /**
@@ -631,13 +701,7 @@ int ue_render_json(const struct ue_event *event, const char *system, const char 
 	if (!ue_event_ok(event) || !tp_name || (!record && ent_size))
 		return -EINVAL;
 	ob_init(&ob, buf, len);
-	ob_putc(&ob, '{');
-	if (ctx) {
-		ob_printf(&ob, "\"ts\":%" PRIu64 ",\"cpu\":%u,\"pid\":%" PRId32 ",\"comm\":",
-			  ctx->ts_ns, ctx->cpu, ctx->pid);
-		put_json_cstr(&ob, ctx->comm);
-		ob_putc(&ob, ',');
-	}
+	put_json_ctx(&ob, ctx);
 	ob_puts(&ob, "\"system\":");
 	put_json_cstr(&ob, system);
 	ob_puts(&ob, ",\"event\":");
@@ -654,6 +718,106 @@ int ue_render_json(const struct ue_event *event, const char *system, const char 
 			put_json_base64(&ob, f, rec, ent_size);
 		else
 			put_field_json(&ob, f, rec, ent_size);
+	}
+	ob_puts(&ob, "}}");
+	return ob_finish(&ob);
+}
+
+struct ue_json_keys {
+	size_t head_len;	/* "system":S,"event":E,"fields":{ */
+	uint32_t nfields;
+	struct {
+		size_t off, len;	/* in text: [,]"name": */
+		bool base64;		/* otlp_metrics' buffer */
+		bool hex;		/* json_hex() */
+	} *field;
+	char *text;
+};
+
+/* The keys' text into @ob (sized when its buffer is NULL), each field's place in @k. */
+static void put_keys(struct outbuf *ob, struct ue_json_keys *k, const struct ue_event *event,
+		     const char *system, const char *tp_name)
+{
+	ob_puts(ob, "\"system\":");
+	put_json_cstr(ob, system);
+	ob_puts(ob, ",\"event\":");
+	put_json_cstr(ob, tp_name);
+	ob_puts(ob, ",\"fields\":{");
+	k->head_len = ob->pos;
+	for (uint32_t i = 0; i < event->nfields; i++) {
+		size_t at = ob->pos;
+
+		if (i)
+			ob_putc(ob, ',');
+		put_json_cstr(ob, event->fields[i].name);
+		ob_putc(ob, ':');
+		k->field[i].off = at;
+		k->field[i].len = ob->pos - at;
+		k->field[i].base64 = otlp_buffer(tp_name, &event->fields[i]);
+		k->field[i].hex = json_hex(&event->fields[i]);
+	}
+}
+
+int ue_json_keys_new(const struct ue_event *event, const char *system, const char *tp_name,
+		     struct ue_json_keys **ret)
+{
+	struct ue_json_keys *k;
+	struct outbuf ob;
+
+	if (!ue_event_ok(event) || !tp_name || !ret)
+		return -EINVAL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->nfields = event->nfields;
+	k->field = calloc(event->nfields ? event->nfields : 1, sizeof(*k->field));
+	if (!k->field) {
+		ue_json_keys_free(k);
+		return -ENOMEM;
+	}
+	ob_init(&ob, NULL, 0);
+	put_keys(&ob, k, event, system, tp_name);
+	k->text = malloc(ob.pos + 1);
+	if (!k->text) {
+		ue_json_keys_free(k);
+		return -ENOMEM;
+	}
+	ob_init(&ob, k->text, ob.pos + 1);
+	put_keys(&ob, k, event, system, tp_name);
+	*ret = k;
+	return 0;
+}
+
+void ue_json_keys_free(struct ue_json_keys *keys)
+{
+	if (!keys)
+		return;
+	free(keys->field);
+	free(keys->text);
+	free(keys);
+}
+
+int ue_render_json_keys(const struct ue_json_keys *keys, const struct ue_event *event,
+			const struct ue_record_ctx *ctx, const void *record, size_t ent_size,
+			char *buf, size_t len)
+{
+	const unsigned char *rec = record;
+	struct outbuf ob;
+
+	if (!keys || !ue_event_ok(event) || event->nfields != keys->nfields ||
+	    (!record && ent_size))
+		return -EINVAL;
+	ob_init(&ob, buf, len);
+	put_json_ctx(&ob, ctx);
+	ob_putn(&ob, keys->text, keys->head_len);
+	for (uint32_t i = 0; i < event->nfields; i++) {
+		const struct ue_field *f = &event->fields[i];
+
+		ob_putn(&ob, keys->text + keys->field[i].off, keys->field[i].len);
+		if (keys->field[i].base64)
+			put_json_base64(&ob, f, rec, ent_size);
+		else
+			put_field_json_as(&ob, f, rec, ent_size, keys->field[i].hex);
 	}
 	ob_puts(&ob, "}}");
 	return ob_finish(&ob);

@@ -144,12 +144,17 @@ int uet_formats_add(struct uet_formats *f, const char *system, const char *text,
 	nf.len = len;
 	nf.hash = hash;
 	snprintf(nf.system, sizeof(nf.system), "%s", system);
+	/* Asked of every record it renders: decided once. */
+	nf.eventheader = strcmp(nf.system, "user_events") == 0 && ueh_is_format(nf.desc);
+	if (ue_json_keys_new(nf.desc, nf.system, nf.desc->name, &nf.json) < 0)
+		nf.json = NULL;
 	if (!slot) {
 		slot = &f->v[f->n++];
 		ix_put(f->by_id, f->ix_cap, nf.id, (size_t)(slot - f->v));
 	} else {
 		free(slot->text);
 		ue_event_free(slot->desc);
+		ue_json_keys_free(slot->json);
 	}
 	*slot = nf;
 	ix_put(f->by_text, f->ix_cap, hash, (size_t)(slot - f->v));
@@ -227,6 +232,7 @@ void uet_formats_free(struct uet_formats *f)
 	for (size_t i = 0; i < f->n; i++) {
 		free(f->v[i].text);
 		ue_event_free(f->v[i].desc);
+		ue_json_keys_free(f->v[i].json);
 	}
 	free(f->v);
 	free(f->by_text);
@@ -282,7 +288,9 @@ typedef int (*render_fn)(const struct uet_format *f, const struct ue_record_ctx 
 static int render_json_once(const struct uet_format *f, const struct ue_record_ctx *ctx,
 			    const void *rec, size_t len, char *buf, size_t cap)
 {
-	int w = ue_render_json(f->desc, f->system, f->desc->name, ctx, rec, len, buf, cap), w2;
+	int w = f->json ? ue_render_json_keys(f->json, f->desc, ctx, rec, len, buf, cap)
+			: ue_render_json(f->desc, f->system, f->desc->name, ctx, rec, len, buf, cap);
+	int w2;
 	struct ueh_event e;
 
 	if (w < 0)

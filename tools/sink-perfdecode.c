@@ -26,8 +26,7 @@
 
 bool uet_eh_start(const struct uet_format *f, const void *rec, size_t len, struct ueh_event *e)
 {
-	if (!f || !f->desc || strcmp(f->system, "user_events") != 0 || len < ENTRY ||
-	    !ueh_is_format(f->desc))
+	if (!f || !f->desc || !f->eventheader || len < ENTRY)
 		return false;
 	return ueh_start(e, f->desc->name, strlen(f->desc->name), (const uint8_t *)rec + ENTRY,
 			 len - ENTRY) == 0;

@@ -221,7 +221,7 @@ struct raw_stream {
 	struct uet_sinks *sinks;
 	char **globs;
 	size_t nglobs;
-	struct raw_rec *v;
+	struct raw_rec *v, *tmp;	/* tmp: the merge's, as large as v */
 	size_t n, cap;
 	uint64_t seq;
 	uint8_t *arena, *spare;		/* the records' bytes; a second arena for what is kept */
@@ -230,6 +230,11 @@ struct raw_stream {
 	struct uet_batch batch;		/* the one raw_flush renders */
 	unsigned int cpu;		/* of the page being read */
 	char *cmdlines;
+	/* Task names found in cmdlines, by pid (direct-mapped; emptied when it is read again). */
+	struct comm_slot {
+		int32_t pid;		/* 0: empty */
+		char comm[64];
+	} comms[256];
 };
 
 static int arena_room(uint8_t **a, size_t *cap, size_t need)
@@ -257,11 +262,15 @@ static int raw_rec(void *arg, uint64_t ts, const void *data, size_t len)
 
 	if (rs->n == rs->cap) {
 		size_t ncap = rs->cap ? rs->cap * 2 : 4096;
-		struct raw_rec *nv = realloc(rs->v, ncap * sizeof(*nv));
+		struct raw_rec *nv = realloc(rs->v, ncap * sizeof(*nv)), *nt;
 
 		if (!nv)
 			return -ENOMEM;
 		rs->v = nv;
+		nt = realloc(rs->tmp, ncap * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		rs->tmp = nt;
 		rs->cap = ncap;
 	}
 	if (arena_room(&rs->arena, &rs->acap, at + len) < 0)
@@ -289,25 +298,82 @@ static int raw_page(void *arg, unsigned int cpu, const uint8_t *page, size_t len
 	return n < 0 ? n : 0;
 }
 
-static int cmp_raw_rec(const void *a, const void *b)
+static bool rec_before(const struct raw_rec *x, const struct raw_rec *y)
 {
-	const struct raw_rec *x = a, *y = b;
+	return x->ts < y->ts || (x->ts == y->ts && x->seq < y->seq);
+}
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+/*
+ * Sort by (ts, seq).  The records come as a few sorted runs (what was held
+ * back, then each CPU's pages in order): merged pairwise until one is
+ * left, in @tmp, without an allocation or a comparison callback a record.
+ */
+static void sort_runs(struct raw_rec *v, struct raw_rec *tmp, size_t n)
+{
+	size_t starts[1026], nruns = 0;
+
+	if (n < 2)
+		return;
+	starts[nruns++] = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (rec_before(&v[i], &v[i - 1])) {
+			if (nruns == sizeof(starts) / sizeof(starts[0]) - 1) {
+				/* More runs than CPUs can make: one pass of insertion is not worth it. */
+				for (size_t a = 1; a < n; a++)
+					for (size_t b = a; b > 0 && rec_before(&v[b], &v[b - 1]); b--) {
+						struct raw_rec t = v[b];
+
+						v[b] = v[b - 1];
+						v[b - 1] = t;
+					}
+				return;
+			}
+			starts[nruns++] = i;
+		}
+	}
+	starts[nruns] = n;
+	while (nruns > 1) {
+		size_t out = 0, k;
+
+		for (k = 0; k + 1 < nruns; k += 2) {
+			size_t a = starts[k], ae = starts[k + 1], b = ae, be = starts[k + 2];
+			size_t o = a;
+
+			while (a < ae && b < be)
+				tmp[o++] = rec_before(&v[b], &v[a]) ? v[b++] : v[a++];
+			while (a < ae)
+				tmp[o++] = v[a++];
+			while (b < be)
+				tmp[o++] = v[b++];
+			memcpy(v + starts[k], tmp + starts[k], (be - starts[k]) * sizeof(*v));
+			starts[out++] = starts[k];
+		}
+		if (k < nruns)
+			starts[out++] = starts[k];
+		starts[out] = n;
+		nruns = out;
+	}
 }
 
 static const char *raw_comm(struct raw_stream *rs, int32_t pid, char *buf, size_t len,
 			    bool *reread)
 {
-	const char *c = uet_comm_of(rs->cmdlines, pid, buf, len);
+	struct comm_slot *slot = &rs->comms[(uint32_t)pid % 256];
+	const char *c;
 
+	if (pid > 0 && slot->pid == pid)
+		return slot->comm;
+	c = uet_comm_of(rs->cmdlines, pid, buf, len);
 	if (!c && !*reread) {
 		free(rs->cmdlines);
 		rs->cmdlines = uet_read(rs->tracefs, "saved_cmdlines", NULL);
 		*reread = true;
+		memset(rs->comms, 0, sizeof(rs->comms));
 		c = uet_comm_of(rs->cmdlines, pid, buf, len);
+	}
+	if (c && pid > 0) {
+		slot->pid = pid;
+		snprintf(slot->comm, sizeof(slot->comm), "%s", c);
 	}
 	return c;
 }
@@ -318,15 +384,15 @@ static const char *raw_comm(struct raw_stream *rs, int32_t pid, char *buf, size_
  */
 static int raw_flush(struct raw_stream *rs, uint64_t wm)
 {
-	bool reread = false;
+	bool reread = false, last_match = false;
+	const struct uet_format *last = NULL;	/* the globs' answer for the last format met */
 	size_t i, kept = 0, klen = 0;
 	int r = 0;
 
 	rs->batch.n++;
 	rs->batch.rescanned = false;
 
-	if (rs->n > 1)
-		qsort(rs->v, rs->n, sizeof(*rs->v), cmp_raw_rec);
+	sort_runs(rs->v, rs->tmp, rs->n);
 	for (i = 0; i < rs->n && r == 0 && rs->v[i].ts < wm; i++) {
 		const struct raw_rec *rec = &rs->v[i];
 		const uint8_t *data = rs->arena + rec->off;
@@ -341,8 +407,15 @@ static int raw_flush(struct raw_stream *rs, uint64_t wm)
 		sr.format = uet_formats_lookup(&rs->formats, rs->tracefs, hdr.type, &rs->batch);
 		if (!sr.format)
 			continue;	/* not a user event */
-		for (size_t g = 0; g < rs->nglobs && !match; g++)
-			match = uet_glob_match(rs->globs[g], sr.format->system, sr.format->desc->name);
+		if (sr.format == last) {
+			match = last_match;
+		} else {
+			for (size_t g = 0; g < rs->nglobs && !match; g++)
+				match = uet_glob_match(rs->globs[g], sr.format->system,
+						       sr.format->desc->name);
+			last = sr.format;
+			last_match = match;
+		}
 		if (!match)
 			continue;
 		sr.ctx = (struct ue_record_ctx){
@@ -453,6 +526,7 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 	if (r >= 0 && rs.n)
 		r = raw_flush(&rs, UINT64_MAX);
 	free(rs.v);
+	free(rs.tmp);
 	free(rs.arena);
 	free(rs.spare);
 	free(rs.cmdlines);

@@ -374,6 +374,8 @@ struct uet_format {
 	uint64_t hash;			/* of the text: seen again, it costs no parse */
 	struct ue_event *desc;
 	uint64_t checked;		/* the batch that found the type still its event's */
+	bool eventheader;		/* a user event declared as EventHeader's header fields */
+	struct ue_json_keys *json;	/* its JSON keys, escaped once (NULL: without memory) */
 };
 
 /* Formats by type id; a type seen again with another text takes the new one. */

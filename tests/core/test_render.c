@@ -30,6 +30,24 @@ static int json_exact(const struct ue_event *ev, const char *system, const char 
 
 	memcpy(copy, rec, ent_size);
 	ret = ue_render_json(ev, system, name, ctx, copy, ent_size, buf, len);
+	/* The prepared keys (the tools' way) write the very same bytes. */
+	if (ev && name) {
+		struct ue_json_keys *keys = NULL;
+		char *again = malloc(len ? len : 1);
+
+		if (ue_json_keys_new(ev, system, name, &keys) == 0 && again) {
+			int r2 = ue_render_json_keys(keys, ev, ctx, copy, ent_size, again, len);
+
+			if (r2 != ret || (len && buf && strcmp(again, buf) != 0)) {
+				fprintf(stderr, "# ue_render_json_keys differs: %d vs %d\n", r2, ret);
+				ret = -EPROTO;
+			}
+		} else {
+			ret = -ENOMEM;
+		}
+		ue_json_keys_free(keys);
+		free(again);
+	}
 	free(copy);
 	return ret;
 }
