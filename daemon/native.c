@@ -38,6 +38,7 @@
 #define DRAIN_STAGE_BYTES (DRAIN_FLUSH * 64 + UE_BUFFER_MAX_RECORD + 8)
 #define IDLE_SLEEP_MAX_US 20000
 #define IDLE_SLEEP_MIN_US 100
+#define IDLE_SLEEP_NO_RINGS_US 100000
 /* The heartbeat is rewritten when older than this (writers look for 500 ms). */
 #define HEARTBEAT_EVERY_NS 100000000ull
 /*
@@ -876,7 +877,13 @@ static void *drain_main(void *arg)
 		if (moved || blocked)
 			sleep_us = IDLE_SLEEP_MIN_US;
 		usleep(sleep_us);
-		if (!moved && sleep_us < IDLE_SLEEP_MAX_US)
+		/*
+		 * Idle: up to 20 ms while there are rings (a producer whose ring
+		 * fills waits FULL_WAIT_NS for us), 100 ms without (the channels'
+		 * pages of FUSE writes are then handed over that much later).
+		 */
+		if (!moved && sleep_us < (__atomic_load_n(&nat->nrings, __ATOMIC_RELAXED)
+						  ? IDLE_SLEEP_MAX_US : IDLE_SLEEP_NO_RINGS_US))
 			sleep_us *= 2;
 	}
 	return NULL;

@@ -110,8 +110,12 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 		bool stopping = with_cmd ? child->done : uet_signal != 0;
 		int got;
 
-		/* A scan costs a read of every event's files: not between busy passes. */
-		if (stopping || uet_now_ns() - last_tick >= 50000000ull) {
+		/*
+		 * A scan costs a read of every event's files: not between busy
+		 * passes, and seldom where usereventsd enables what is armed.
+		 */
+		if (stopping || uet_now_ns() - last_tick >= (raw->chan && ae->session >= 0
+								     ? 1000000000ull : 50000000ull)) {
 			uet_autoenable_tick(ae);
 			last_tick = uet_now_ns();
 		}
@@ -139,7 +143,7 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 				progress(r, raw, false);
 		}
 		if (!got)
-			uet_raw_wait(raw, 50);
+			uet_raw_wait(raw, raw->chan && ae->session >= 0 ? 500 : 50);
 	}
 }
 

@@ -481,7 +481,9 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 		uint64_t wm;
 		int got;
 
-		if (uet_now_ns() - last_tick >= 200000000ull) {
+		/* Armed in usereventsd, events are enabled as they register: a slower scan does. */
+		if (uet_now_ns() - last_tick >= (raw.chan && ae->session >= 0 ? 1000000000ull
+									      : 200000000ull)) {
 			uet_autoenable_tick(ae);
 			last_tick = uet_now_ns();
 		}
@@ -510,7 +512,7 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 			continue;
 		}
 		if (!got)
-			uet_raw_wait(&raw, 200);
+			uet_raw_wait(&raw, raw.chan && ae->session >= 0 ? 1000 : 200);
 	}
 	{
 		struct uet_chan_counts cc;

@@ -268,6 +268,10 @@ TEST(filter_applies_to_native_records)
 }
 
 
+/*
+ * A full ring waits for the drain (FULL_WAIT_NS) once; while the drain does
+ * not move (a stopped daemon) later writes are refused at once.
+ */
 TEST(full_ring_drops_never_blocks)
 {
 	struct ue_provider *p = open_p(0);
