@@ -164,6 +164,8 @@ static size_t fill_page(struct ue_daemon *d, unsigned int cpu, struct ue_raw_rea
 }
 
 #define RAW_WAIT_SLICE_MS 200
+/* Most bytes one read of trace_pipe_raw returns: whole pages, as many as are ready. */
+#define RAW_READ_MAX (1u << 20)
 
 static void pipe_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off, int flags)
 {
@@ -171,7 +173,8 @@ static void pipe_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t o
 	struct ue_raw_reader *rr = fh->raw;
 	/* The kernel's 4 KiB pages, unless the reader asks for a large page at once. */
 	size_t page = size >= UE_RB_PAGE_SIZE_MAX ? UE_RB_PAGE_SIZE_MAX : UE_RB_PAGE_SIZE;
-	uint8_t out[UE_RB_PAGE_SIZE_MAX];
+	size_t cap = size < RAW_READ_MAX ? size : RAW_READ_MAX;
+	uint8_t one[UE_RB_PAGE_SIZE_MAX], *out = one;
 	size_t n;
 
 	(void)off;
@@ -204,11 +207,25 @@ static void pipe_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t o
 	n = rr->page_len - rr->page_off;
 	if (n > size)
 		n = size;
+	/* A read with room for more pages takes as many as are ready (up to RAW_READ_MAX). */
+	if (n == rr->page_len && cap >= n + page && (out = malloc(cap)) == NULL)
+		out = one;
 	/* Once the reply is out the file may be released at once: no touching @fh after it. */
 	memcpy(out, rr->page + rr->page_off, n);
 	rr->page_off += n;
+	while (out != one && cap - n >= page) {
+		rr->page_len = fill_page(d, fh->option, rr, page);
+		rr->page_off = 0;
+		if (!rr->page_len)
+			break;
+		memcpy(out + n, rr->page, rr->page_len);
+		n += rr->page_len;
+		rr->page_off = rr->page_len;
+	}
 	pthread_mutex_unlock(&fh->lock);
 	fuse_reply_buf(req, (const char *)out, n);
+	if (out != one)
+		free(out);
 }
 
 static int generate_clock(struct ue_text *t)

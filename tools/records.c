@@ -394,6 +394,7 @@ struct dat_cpu {
 	uint64_t ts;
 	const void *rec;
 	size_t len;
+	uint64_t lost;		/* the pages' mark: records lost before @rec (UINT64_MAX: some) */
 };
 
 /* The next record of @c, opening pages as needed; false at the end. */
@@ -407,6 +408,9 @@ static bool dat_advance(struct dat_cpu *c, unsigned int page_size)
 			return false;
 		if (ue_rbpage_iter_init(&c->it, c->data + c->page, page_size) < 0)
 			c->it.data = NULL;
+		else if (c->it.missed)
+			c->lost = c->it.missed == UINT64_MAX || c->lost + c->it.missed < c->lost
+					  ? UINT64_MAX : c->lost + c->it.missed;
 		c->page += page_size;
 	}
 }
@@ -562,6 +566,14 @@ int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet
 		struct ue_entry_hdr hdr;
 		char comm[64];
 
+		/* A loss the file marks, where it happened: before this CPU's next record. */
+		if (best->lost) {
+			e = uet_sinks_lost(sinks, best->cpu, best->lost);
+			best->lost = 0;
+			if (e < 0)
+				break;
+		}
+
 		if (best->len >= sizeof(hdr)) {
 			memcpy(&hdr, best->rec, sizeof(hdr));
 			r.format = uet_formats_find(&formats, hdr.type);
@@ -669,7 +681,7 @@ int uet_page_records(const uint8_t *page, size_t len, unsigned long long *missed
 
 	if (ue_rbpage_iter_init(&it, page, len) < 0)
 		return 0;
-	if (it.missed && it.missed != UINT64_MAX)
+	if (missed && it.missed && it.missed != UINT64_MAX)
 		*missed += it.missed;
 	while (ue_rbpage_next(&it, &ts, &data, &dlen) == 1) {
 		int e = fn ? fn(arg, ts, data, dlen) : 0;

@@ -41,11 +41,22 @@ static int json_end(struct uet_sink *s, bool ok)
 	return uet_sink_stream_end(s, ok);
 }
 
+/* Lost records as an object of their own: {"cpu":N,"lost":COUNT} (null: some, count unknown). */
+static int json_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
+{
+	if (n == UINT64_MAX)
+		fprintf(s->out, "{\"cpu\":%u,\"lost\":null}\n", cpu);
+	else
+		fprintf(s->out, "{\"cpu\":%u,\"lost\":%llu}\n", cpu, (unsigned long long)n);
+	return ferror(s->out) ? -EIO : 0;
+}
+
 static const struct uet_sink_ops json_ops = {
 	.name = "json",
 	.needs = UET_SINK_RECORDS,
 	.begin = json_begin,
 	.record = json_record,
+	.lost = json_lost,
 	.flush = uet_sink_stream_flush,
 	.end = json_end,
 };

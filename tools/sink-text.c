@@ -68,10 +68,21 @@ static int text_end(struct uet_sink *s, bool ok)
 	return uet_sink_stream_end(s, ok);
 }
 
+/* The kernel's own line for lost events (trace, trace_pipe: "CPU:%d [LOST %lu EVENTS]"). */
+static int text_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
+{
+	if (n == UINT64_MAX)
+		fprintf(s->out, "CPU:%u [LOST EVENTS]\n", cpu);
+	else
+		fprintf(s->out, "CPU:%u [LOST %llu EVENTS]\n", cpu, (unsigned long long)n);
+	return ferror(s->out) ? -EIO : 0;
+}
+
 static const struct uet_sink_ops text_ops = {
 	.name = "text",
 	.begin = text_begin,
 	.record = text_record,
+	.lost = text_lost,
 	.flush = uet_sink_stream_flush,
 	.end = text_end,
 };

@@ -238,6 +238,8 @@ static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, s
 		/* UINT64_MAX: some, count unknown (as the page read said, or too many) */
 		q->missed = it.missed == UINT64_MAX || q->missed + it.missed < q->missed
 				    ? UINT64_MAX : q->missed + it.missed;
+		/* The count is stored after the page's records: room kept for it. */
+		q->p.reserve = 8;
 	}
 	while (ue_rbpage_next(&it, &ts, &data, &dlen) == 1) {
 		e = ue_rbpage_add(&q->p, ts, data, dlen);

@@ -88,6 +88,17 @@ int uet_sinks_record(struct uet_sinks *ss, const struct uet_sink_rec *r)
 	return 0;
 }
 
+int uet_sinks_lost(struct uet_sinks *ss, unsigned int cpu, uint64_t n)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		int e = ss->v[i]->ops->lost ? ss->v[i]->ops->lost(ss->v[i], cpu, n) : 0;
+
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
 int uet_sinks_flush(struct uet_sinks *ss)
 {
 	for (size_t i = 0; i < ss->n; i++) {

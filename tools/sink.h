@@ -55,6 +55,8 @@ struct uet_sink_ops {
 	/* A ring-buffer page of @cpu as read (UET_SINK_PAGES). */
 	int (*page)(struct uet_sink *s, unsigned int cpu, const uint8_t *page, size_t len);
 	int (*record)(struct uet_sink *s, const struct uet_sink_rec *r);
+	/* Records of @cpu lost before the next one of it (the page's mark; UINT64_MAX: some). */
+	int (*lost)(struct uet_sink *s, unsigned int cpu, uint64_t n);
 	/* After each batch: what was handed over is out (readable if we die now). */
 	int (*flush)(struct uet_sink *s);
 	/* Finish (@ok: the command succeeded so far) and release the sink. */
@@ -105,6 +107,8 @@ int uet_sinks_record(struct uet_sinks *ss, const struct uet_sink_rec *r);
 
 /** uet_sinks_flush - flush every sink; 0 or the first error */
 int uet_sinks_flush(struct uet_sinks *ss);
+/** uet_sinks_lost - tell each sink that has .lost of records lost on @cpu */
+int uet_sinks_lost(struct uet_sinks *ss, unsigned int cpu, uint64_t n);
 
 /**
  * uet_sinks_end - end and release every sink (whether begun or not)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rbpage.h"
 #include "sink.h"
 #include "tool.h"
 
@@ -227,6 +228,7 @@ struct raw_stream {
 	uint8_t *arena, *spare;		/* the records' bytes; a second arena for what is kept */
 	size_t alen, acap, scap;
 	unsigned long long missed;
+	uint64_t last_ts;		/* of the last record read */
 	struct uet_batch batch;		/* the one raw_flush renders */
 	unsigned int cpu;		/* of the page being read */
 	char *cmdlines;
@@ -275,8 +277,10 @@ static int raw_rec(void *arg, uint64_t ts, const void *data, size_t len)
 	}
 	if (arena_room(&rs->arena, &rs->acap, at + len) < 0)
 		return -ENOMEM;
-	memcpy(rs->arena + at, data, len);
+	if (len)
+		memcpy(rs->arena + at, data, len);
 	rs->alen = at + len;
+	rs->last_ts = ts;
 	r = &rs->v[rs->n++];
 	r->ts = ts;
 	r->seq = rs->seq++;
@@ -289,12 +293,26 @@ static int raw_rec(void *arg, uint64_t ts, const void *data, size_t len)
 static int raw_page(void *arg, unsigned int cpu, const uint8_t *page, size_t len)
 {
 	struct raw_stream *rs = arg;
+	struct ue_rbpage_iter it;
 	int n = uet_sinks_page(rs->sinks, cpu, page, len);
 
 	if (n < 0)
 		return n;
 	rs->cpu = cpu;
-	n = uet_page_records(page, len, &rs->missed, raw_rec, rs);
+	/*
+	 * The page's loss mark goes in first, as a record of length 0 (its
+	 * count in off) at the page's time, so it is told in time order.
+	 */
+	if (ue_rbpage_iter_init(&it, page, len) == 0 && it.missed) {
+		uint64_t ts = it.ts ? it.ts : rs->last_ts;
+
+		if (raw_rec(rs, ts, NULL, 0) < 0)
+			return -ENOMEM;
+		rs->v[rs->n - 1].off = (size_t)it.missed;
+		if (it.missed != UINT64_MAX)
+			rs->missed += it.missed;
+	}
+	n = uet_page_records(page, len, NULL, raw_rec, rs);
 	return n < 0 ? n : 0;
 }
 
@@ -401,6 +419,10 @@ static int raw_flush(struct raw_stream *rs, uint64_t wm)
 		bool match = !rs->nglobs;
 		char comm[64];
 
+		if (rec->len == 0) {
+			r = uet_sinks_lost(rs->sinks, rec->cpu, (uint64_t)rec->off);
+			continue;
+		}
 		if (rec->len < sizeof(hdr))
 			continue;
 		memcpy(&hdr, data, sizeof(hdr));

@@ -553,7 +553,7 @@ int uet_raw_pass(struct uet_raw *r, unsigned int max,
 
 /**
  * uet_page_records - the records of a ring-buffer page
- * @missed: the count of records lost before the page is added here
+ * @missed: the count of records lost before the page is added here (NULL: not counted)
  * @fn: called for each record (may be NULL); a negative return stops and is returned
  *
  * Return: the number of records (none from a malformed page), or -errno.
