@@ -8,6 +8,8 @@
  *   bench_burst_raw THREADS EVENTS  the raw ABI as libtracepoint writes it
  *                                   (writev of [write_index][payload]; the
  *                                   interposer under run/record -- CMD)
+ *   ... THREADS EVENTS tail         and, 300 ms after, one more event (a
+ *                                   reader then has a record after any loss)
  * Prints "burst: written W refused R seconds S" on stderr: W writes that
  * succeeded, R that failed (a full ring: -ENOBUFS, or any error).
  */
@@ -132,9 +134,9 @@ int main(int argc, char **argv)
 	int threads, e;
 	uint64_t t0;
 
-	if (argc != 3 || (threads = atoi(argv[1])) < 1 || threads > 64 ||
-	    !(events = strtoul(argv[2], NULL, 10))) {
-		fprintf(stderr, "usage: %s THREADS EVENTS\n", argv[0]);
+	if (argc < 3 || argc > 4 || (threads = atoi(argv[1])) < 1 || threads > 64 ||
+	    !(events = strtoul(argv[2], NULL, 10)) || (argc == 4 && strcmp(argv[3], "tail"))) {
+		fprintf(stderr, "usage: %s THREADS EVENTS [tail]\n", argv[0]);
 		return 2;
 	}
 	e = setup();
@@ -154,6 +156,13 @@ int main(int argc, char **argv)
 		pthread_create(&th[i], NULL, producer, NULL);
 	for (int i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);
+	if (argc == 4) {
+		usleep(300000);
+		if (is_enabled() && write_one(0) == 0)
+			written++;
+		else
+			refused++;
+	}
 	fprintf(stderr, "burst: written %lu refused %lu seconds %.3f\n", written, refused,
 		(double)(now_ns() - t0) / 1e9);
 	return 0;

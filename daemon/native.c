@@ -120,8 +120,13 @@ struct ue_native {
 	uint64_t chan_bytes;		/* of the open channels */
 	unsigned int nchans;
 	uint64_t full_wait_ns;		/* what the rings' headers say (under lock) */
+	pthread_mutex_t wake_lock;	/* the drain's idle sleep, cut short by a new ring */
+	pthread_cond_t wake;
+	bool woken;
 	bool blocked;			/* a pass stopped for a blocking channel (under lock) */
 };
+
+static void drain_wake(struct ue_native *nat);
 
 /* MOUNTPOINT/user_events_data as /proc shows a descriptor of it. */
 static int find_data_path(const char *mountpoint, char *ret_data_path)
@@ -475,6 +480,8 @@ static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 	pthread_mutex_unlock(&nat->lock);
 	m->ring_bytes = RING_BYTES;
 	*ret_fd = fd;
+	/* Idle, the drain may sleep 100 ms: this ring's producer fills it in one. */
+	drain_wake(nat);
 	return 0;
 fail:
 	if (fd >= 0)
@@ -627,6 +634,18 @@ static void stage_flush(struct ue_native *nat, struct drain_stage *st,
 	st->used = 0;
 }
 
+/* Writes @r's producer refused (a full ring) since we looked: lost on the way, marked in the channels' pages. */
+static void ring_note_dropped(struct ue_native *nat, struct nring *r)
+{
+	uint64_t dropped = __atomic_load_n(&r->hdr->dropped, __ATOMIC_RELAXED);
+
+	if (dropped == r->dropped_seen)
+		return;
+	if (dropped > r->dropped_seen)
+		ue_buffer_chan_lost(nat->d->buf, r->cpu, dropped - r->dropped_seen);
+	r->dropped_seen = dropped;
+}
+
 /* Move up to DRAIN_BATCH records of @r into the trace buffer; returns how many. */
 static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain_stage *st)
 {
@@ -645,16 +664,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		h->heartbeat_ns = now;
 	if (h->full_wait_ns != nat->full_wait_ns)
 		h->full_wait_ns = nat->full_wait_ns;
-	/* Refused writes (a full ring): lost on the way, marked in the channels' pages. */
-	{
-		uint64_t dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
-
-		if (dropped != r->dropped_seen) {
-			if (dropped > r->dropped_seen)
-				ue_buffer_chan_lost(nat->d->buf, r->cpu, dropped - r->dropped_seen);
-			r->dropped_seen = dropped;
-		}
-	}
+	ring_note_dropped(nat, r);
 	if (tail == head)
 		return 0;
 	/* A blocking reader's channel is full: the records wait in the ring, the producer for room. */
@@ -789,6 +799,7 @@ static void session_free(struct nsession *s)
 
 		s->rings = r->next;
 		__atomic_store_n(&r->hdr->state, UE_RING_DEAD, __ATOMIC_RELEASE);
+		ring_note_dropped(nat, r);
 		pthread_mutex_lock(&nat->lock);
 		nat->dropped_gone += r->hdr->dropped;
 		nat->nrings--;
@@ -800,6 +811,31 @@ static void session_free(struct nsession *s)
 		ue_revent_release(s->ev[i].ev);
 	close(s->sock);
 	free(s);
+}
+
+/* Sleep @us, or less when a ring is made (its producer is about to fill it). */
+static void drain_sleep(struct ue_native *nat, unsigned int us)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += (long)us * 1000;
+	until.tv_sec += until.tv_nsec / 1000000000;
+	until.tv_nsec %= 1000000000;
+	pthread_mutex_lock(&nat->wake_lock);
+	while (!nat->woken &&
+	       pthread_cond_timedwait(&nat->wake, &nat->wake_lock, &until) == 0)
+		;
+	nat->woken = false;
+	pthread_mutex_unlock(&nat->wake_lock);
+}
+
+static void drain_wake(struct ue_native *nat)
+{
+	pthread_mutex_lock(&nat->wake_lock);
+	nat->woken = true;
+	pthread_cond_signal(&nat->wake);
+	pthread_mutex_unlock(&nat->wake_lock);
 }
 
 static void *drain_main(void *arg)
@@ -831,6 +867,7 @@ static void *drain_main(void *arg)
 				if (ended && r->hdr->tail == __atomic_load_n(&r->hdr->head,
 									     __ATOMIC_ACQUIRE)) {
 					*pr = r->next;
+					ring_note_dropped(nat, r);
 					nat->dropped_gone += r->hdr->dropped;
 					s->nrings--;
 					nat->nrings--;
@@ -876,7 +913,7 @@ static void *drain_main(void *arg)
 		/* Held back for a blocking reader: look again soon, its room comes back at once. */
 		if (moved || blocked)
 			sleep_us = IDLE_SLEEP_MIN_US;
-		usleep(sleep_us);
+		drain_sleep(nat, sleep_us);
 		/*
 		 * Idle: up to 20 ms while there are rings (a producer whose ring
 		 * fills waits FULL_WAIT_NS for us), 100 ms without (the channels'
@@ -901,6 +938,7 @@ void ue_native_sync(struct ue_daemon *d)
 		for (struct nring *r = s->rings; r; r = r->next) {
 			uint64_t head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
 
+			ring_note_dropped(nat, r);
 			/* What was written before the request came; a busy writer does not hold us. */
 			for (int k = 0; k < 64 && (int64_t)(head - r->hdr->tail) > 0; k++)
 				if (!drain_ring(s, r, nat->stage))
@@ -944,6 +982,8 @@ static void native_free(struct ue_native *nat)
 	if (nat->lsock >= 0)
 		close(nat->lsock);
 	free(nat->stage);
+	pthread_cond_destroy(&nat->wake);
+	pthread_mutex_destroy(&nat->wake_lock);
 	pthread_mutex_destroy(&nat->lock);
 	free(nat);
 }
@@ -958,6 +998,15 @@ int ue_native_start(struct ue_daemon *d, const char *mountpoint)
 		return -ENOMEM;
 	nat->lsock = -1;
 	pthread_mutex_init(&nat->lock, NULL);
+	pthread_mutex_init(&nat->wake_lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&nat->wake, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	r = find_data_path(mountpoint, nat->data_path);
 	if (r < 0)
 		goto fail;
@@ -1001,6 +1050,7 @@ void ue_native_stop(struct ue_daemon *d)
 	if (!nat)
 		return;
 	nat->stop = true;
+	drain_wake(nat);
 	pthread_join(nat->listener, NULL);
 	pthread_join(nat->drain, NULL);
 	pthread_mutex_lock(&nat->lock);

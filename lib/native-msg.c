@@ -54,28 +54,24 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t ue_native_ring_wait(struct ue_native_ring *h, uint64_t head, uint64_t need,
-			     uint64_t *stuck)
+uint64_t ue_native_ring_wait(struct ue_native_ring *h, uint64_t head, uint64_t need)
 {
 	uint64_t wait = __atomic_load_n(&h->full_wait_ns, __ATOMIC_RELAXED), start = 0;
 
 	for (unsigned int i = 0;; i++) {
 		uint64_t tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE), now;
 
-		if ((uint64_t)h->size - (head - tail) >= need) {
-			*stuck = UINT64_MAX;
-			return tail;
-		}
-		if (!wait || tail == *stuck ||
+		if ((uint64_t)h->size - (head - tail) >= need || !wait ||
 		    __atomic_load_n(&h->state, __ATOMIC_RELAXED) != UE_RING_LIVE)
 			return tail;
 		now = mono_ns();
-		if (!start) {
-			start = now;
-		} else if (now - start >= wait) {
-			*stuck = tail;
+		/* A drain that stopped passing (a stopped daemon) is not waited for. */
+		if (now - __atomic_load_n(&h->heartbeat_ns, __ATOMIC_RELAXED) > UE_RING_WAIT_STALE_NS)
 			return tail;
-		}
+		if (!start)
+			start = now;
+		else if (now - start >= wait)
+			return tail;
 		if (i < 16) {
 			sched_yield();
 		} else {

@@ -22,24 +22,27 @@
  */
 int ue_native_xchg(int sock, struct ue_native_msg *m, int *ret_fd);
 
+/*
+ * A drain whose heartbeat is this old has stopped passing over the rings (a
+ * stopped daemon): a full ring does not wait for it.  It passes at least
+ * every 20 ms and rewrites the heartbeat when 100 ms old.
+ */
+#define UE_RING_WAIT_STALE_NS 250000000ull
+
 /**
  * ue_native_ring_wait - a write found its ring full: wait for the drain
  * @h: the ring's header
  * @head: the producer's head
  * @need: bytes the write needs from @head (its padding included)
- * @stuck: the producer's own: the tail at which a wait last gave up
- *         (UINT64_MAX: none)
  *
  * Waits while the daemon's full_wait_ns allows (yielding, then sleeping
  * 20 us at a time), so a producer faster than the drain is held back to its
- * pace rather than losing records.  A drain that did not move since a wait
- * gave up (a stopped daemon) is not waited for again: later writes fail at
- * once until it moves.  Async-signal-safe.
+ * pace rather than losing records; not at all when the drain's heartbeat is
+ * UE_RING_WAIT_STALE_NS old.  Async-signal-safe.
  *
  * Return: the daemon's tail as last read: room enough when
  * size - (@head - tail) >= @need, else the wait ran out (or the ring died).
  */
-uint64_t ue_native_ring_wait(struct ue_native_ring *h, uint64_t head, uint64_t need,
-			     uint64_t *stuck);
+uint64_t ue_native_ring_wait(struct ue_native_ring *h, uint64_t head, uint64_t need);
 
 #endif /* UE_LIB_NATIVE_MSG_H */

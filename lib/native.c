@@ -36,7 +36,6 @@ struct ring {
 	uint32_t mask;
 	pid_t tid;
 	size_t map_len;
-	uint64_t stuck;		/* ue_native_ring_wait()'s: the tail a wait gave up at */
 };
 
 struct ue_native {
@@ -229,7 +228,6 @@ static struct ring *new_ring(struct ue_native *n)
 	}
 	r->data = (unsigned char *)r->hdr + UE_NATIVE_RING_HDR;
 	r->mask = m.ring_bytes - 1;
-	r->stuck = UINT64_MAX;
 	r->tid = m.tid;
 	r->next = n->rings;
 	n->rings = r;
@@ -323,7 +321,7 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 
 	if (need + pad > room) {
 		/* The drain is behind: wait for it (bounded by the daemon), then give up. */
-		tail = ue_native_ring_wait(r->hdr, head, need + pad, &r->stuck);
+		tail = ue_native_ring_wait(r->hdr, head, need + pad);
 		room = (uint64_t)r->mask + 1 - (head - tail);
 		if (need + pad > room) {
 			__atomic_store_n(&r->hdr->dropped, r->hdr->dropped + 1, __ATOMIC_RELAXED);

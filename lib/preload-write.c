@@ -260,7 +260,6 @@ static bool ring_new(struct pl_thread *t)
 	t->hdr = p;
 	t->data = (unsigned char *)p + UE_NATIVE_RING_HDR;
 	t->mask = m.ring_bytes - 1;
-	t->stuck = UINT64_MAX;
 	t->tail = __atomic_load_n(&t->hdr->tail, __ATOMIC_ACQUIRE);
 	t->map_len = UE_NATIVE_RING_HDR + (size_t)m.ring_bytes;
 	t->gen = S.gen;
@@ -632,7 +631,7 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 		t->tail = __atomic_load_n(&t->hdr->tail, __ATOMIC_ACQUIRE);
 		/* The drain is behind: wait for it (bounded by the daemon), then the system call. */
 		if (!room(head, t->tail, size, need + pad))
-			t->tail = ue_native_ring_wait(t->hdr, head, need + pad, &t->stuck);
+			t->tail = ue_native_ring_wait(t->hdr, head, need + pad);
 		if (!room(head, t->tail, size, need + pad)) {
 			ret = -ENOSYS;
 			goto out;

@@ -75,7 +75,6 @@ struct pl_thread {
 	uint32_t mask;
 	uint32_t gen;			/* the ring is of this process generation */
 	uint64_t tail;			/* the daemon's tail as last read (it only grows) */
-	uint64_t stuck;			/* ue_native_ring_wait()'s: the tail a wait gave up at */
 	size_t map_len;
 	int busy;			/* in a write: a signal handler's write takes the system call */
 	int holds;			/* holds the process lock */

@@ -588,6 +588,13 @@ int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet
 			heap[0] = heap[--nheap];
 		heap_down(heap, nheap, 0);
 	}
+	/* Losses no record of their CPU came after: told at the end. */
+	for (unsigned int i = 0; e == 0 && cpus && i < d->ncpus; i++) {
+		while (cpus[i].lost == 0 && dat_advance(&cpus[i], d->page_size))
+			;
+		if (cpus[i].lost)
+			e = uet_sinks_lost(sinks, cpus[i].cpu, cpus[i].lost);
+	}
 	if (e == 0)
 		e = uet_sinks_flush(sinks);
 out:

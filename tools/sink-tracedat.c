@@ -178,7 +178,8 @@ static int pending_out(struct dat_sink *d, unsigned int cpu)
 	struct dat_pending *q = &d->pend[cpu];
 	int e;
 
-	if (!q->page || !q->p.events)
+	/* A page of no record but a loss mark goes out too: the loss may be the last thing. */
+	if (!q->page || (!q->p.events && !q->missed))
 		return 0;
 	ue_rbpage_finish(&q->p, q->missed);
 	e = uet_dat_writer_page(d->w, cpu, q->page, DAT_PAGE);

@@ -269,8 +269,9 @@ TEST(filter_applies_to_native_records)
 
 
 /*
- * A full ring waits for the drain (FULL_WAIT_NS) once; while the drain does
- * not move (a stopped daemon) later writes are refused at once.
+ * A full ring waits for the drain while its heartbeat is fresh: once the
+ * daemon has been stopped long enough (UE_RING_WAIT_STALE_NS), writes are
+ * refused at once.
  */
 TEST(full_ring_drops_never_blocks)
 {

@@ -1,0 +1,164 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Consumer channels (issue 22): what record, stream and export read.
+#  - recorded + lost = written, for libuserevents' native path, the
+#    interposer and a FUSE writer; with the defaults (record blocks: nothing
+#    lost), --blocking=MS, and --no-blocking with a small -b (losses forced);
+#  - every loss is in the file: trace-cmd report's EVENTS DROPPED lines and
+#    our report's LOST lines add up to record's count;
+#  - a slow reader in blocking mode loses nothing; a stopped one holds the
+#    producer only for its block interval, then loses (counted);
+#  - an idle daemon and an idle stream wake up a bounded number of times;
+#  - a large read of trace_pipe_raw returns several pages.
+# Needs root and /dev/fuse (exit 77 otherwise).
+# Usage: test-channel.sh USEREVENTS USEREVENTSD BURST BURST_RAW
+# (BURST: bench/bench_burst.c on libuserevents; BURST_RAW: the same on the raw ABI)
+set -u
+TOOL=$1
+DAEMON=$2
+BURST=$3
+BURST_RAW=$4
+
+[ "$(id -u)" = 0 ] && [ -c /dev/fuse ] || { echo "skip: needs root and /dev/fuse"; exit 77; }
+if [ -z "${UE_CHANNEL_NS:-}" ]; then
+	UE_CHANNEL_NS=1 exec unshare -m --propagation private "$0" "$@"
+fi
+W=$(mktemp -d /tmp/ue-chan.XXXXXX)
+fail=0
+ok() { echo "ok - $1"; }
+no() { echo "not ok - $1"; fail=1; }
+cleanup() {
+	[ -n "${spid:-}" ] && kill -CONT "$spid" 2>/dev/null && kill "$spid" 2>/dev/null
+	umount "$W/mnt" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+# What the producer wrote: its writes that succeeded and those a full ring
+# refused (the channel counts those as lost).
+written() { sed -n 's/^burst: written \([0-9]*\) refused \([0-9]*\) .*/\1 \2/p' "$1" | awk '{ print $1 + $2 }'; }
+refused() { sed -n 's/^burst: written [0-9]* refused \([0-9]*\) .*/\1/p' "$1"; }
+dropped() { sed -n 's/^userevents: record: .* \([0-9]*\) dropped.*/\1/p' "$1"; }
+in_file() {	# FILE: "records lost unknown" as our report shows them
+	"$TOOL" report "$1" | awk '/ burst_ev: / { n++ } /LOST [0-9]+ EVENTS/ { s += $3 }
+		/LOST EVENTS\]/ { u++ } END { print n + 0, s + 0, u + 0 }'
+}
+
+# NAME EXPECT_LOSS(0|1|any) RECORD-OPTIONS -- PRODUCER ARGS
+rec_case() {
+	name=$1 loss=$2
+	shift 2
+	"$TOOL" record -o "$W/t.dat" "$@" > "$W/log" 2>&1
+	rc=$?
+	w=$(written "$W/log") d=$(dropped "$W/log")
+	set -- $(in_file "$W/t.dat")
+	r=$1 l=$2 u=$3
+	if [ $rc != 0 ] || [ -z "$w" ] || [ -z "$d" ]; then
+		no "$name: record exited $rc"; cat "$W/log"; return
+	fi
+	[ "$((r + d))" = "$w" ] && ok "$name: $r recorded + $d lost = $w written" ||
+		no "$name: $r recorded + $d lost != $w written"
+	[ "$l" = "$d" ] && [ "$u" = 0 ] && ok "$name: the file marks the $d lost" ||
+		no "$name: the file marks $l lost ($u without a count), record said $d"
+	case $loss in
+	0) [ "$d" = 0 ] && [ "$(refused "$W/log")" = 0 ] && ok "$name: none lost" ||
+		no "$name: $d lost ($(refused "$W/log") refused by a full ring)" ;;
+	1) [ "$d" -gt 0 ] && ok "$name: losses forced" || no "$name: no loss forced" ;;
+	esac
+	if [ "$d" -gt 0 ] && command -v trace-cmd >/dev/null; then
+		tc=$(trace-cmd report "$W/t.dat" 2>/dev/null |
+		     awk '/EVENTS DROPPED\]/ { gsub(/\[/, "", $2); s += $2 } END { print s + 0 }')
+		[ "$tc" = "$d" ] && ok "$name: trace-cmd report prints the $d dropped" ||
+			no "$name: trace-cmd report prints $tc dropped, record $d"
+	fi
+}
+
+# Defaults: record blocks, nothing lost, whatever the producer.
+rec_case "native, 2 threads" 0 -- "$BURST" 2 100000
+rec_case "interposed" 0 -- "$BURST_RAW" 1 200000
+rec_case "FUSE writer (--no-preload)" 0 --no-preload -- "$BURST_RAW" 1 20000
+rec_case "interposed, --blocking=2000" 0 --blocking=2000 -- "$BURST_RAW" 2 100000
+# A 256 KiB channel that does not wait for us: losses, each counted and marked.
+# On one CPU, and a record 300 ms after: trace-cmd tells a loss at the next
+# record of its CPU (ours at the end too), so every loss is before one.
+rec_case "native, --no-blocking -b 256" 1 --no-blocking -b 256 -- taskset -c 0 "$BURST" 1 300000 tail
+rec_case "interposed, --no-blocking -b 256" any --no-blocking -b 256 -- taskset -c 0 "$BURST_RAW" 2 150000 tail
+
+# A mounted daemon for the readers that follow.
+mkdir "$W/mnt"
+"$DAEMON" "$W/mnt" || { no "usereventsd did not mount"; exit 1; }
+export USEREVENTS_TRACEFS="$W/mnt"
+
+# A slow reader, blocking: its pipe is read 2 s late; nothing is lost.
+"$TOOL" stream -e 'user_events:burst_ev' --json --blocking=5000 -b 256 2> "$W/s.err" |
+	{ sleep 2; cat > "$W/s.out"; } &
+sleep 0.5
+"$BURST" 1 200000 2> "$W/b.log"
+n=$(written "$W/b.log")
+i=0
+while [ "$(wc -l < "$W/s.out" 2>/dev/null || echo 0)" -lt "$n" ] && [ $i -lt 200 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+pkill -INT -f "stream -e user_events:burst_ev --json --blocking=5000 -b 256"
+wait
+lines=$(grep -c '"event":"burst_ev"' "$W/s.out")
+[ "$lines" = "$n" ] && [ "$n" = 200000 ] && [ "$(refused "$W/b.log")" = 0 ] &&
+	ok "slow blocking reader: $lines of $n" ||
+	{ no "slow blocking reader: $lines of $n"; cat "$W/s.err"; }
+
+# A stopped reader, blocking for 300 ms: the producer waits that long (then
+# the channel loses, counted), never for the reader's whole stop.
+"$TOOL" stream -e 'user_events:burst_ev' --json --blocking=300 -b 256 > "$W/s2.out" 2> "$W/s2.err" &
+spid=$!
+sleep 0.5
+kill -STOP $spid
+start=$(date +%s)
+timeout 60 "$BURST" 1 300000 2> "$W/b2.log"
+took=$(( $(date +%s) - start ))
+kill -CONT $spid
+sleep 0.5
+kill -INT $spid
+wait $spid
+spid=
+n=$(written "$W/b2.log")
+lines=$(grep -c '"event":"burst_ev"' "$W/s2.out")
+lost=$(sed -n 's/^userevents: stream: \([0-9]*\) records lost.*/\1/p' "$W/s2.err")
+marks=$(sed -n 's/^{"cpu":[0-9]*,"lost":\([0-9]*\)}$/\1/p' "$W/s2.out" | awk '{ s += $1 } END { print s + 0 }')
+[ -n "$n" ] && [ "$took" -lt 30 ] && ok "stopped blocking reader: the producer ended in ${took} s" ||
+	no "stopped blocking reader: the producer took ${took} s (written: ${n:-none})"
+[ -n "$lost" ] && [ "$((lines + lost))" = "$n" ] && [ "$marks" = "$lost" ] &&
+	ok "stopped blocking reader: $lines read + $lost lost = $n, every loss marked" ||
+	{ no "stopped blocking reader: $lines read + ${lost:-?} lost (marked $marks) vs $n"; cat "$W/s2.err"; }
+
+# Idle: a daemon and a stream with nothing written wake up seldom.
+sleep 1	# the producers' sessions above end
+"$TOOL" stream -e 'user_events:*' > /dev/null 2>&1 &
+spid=$!
+sleep 1.5
+d=$(pgrep -f "usereventsd $W/mnt" | head -1)
+wakes() { awk '/^voluntary_ctxt_switches/ { s += $2 } END { print s }' /proc/$1/task/*/status; }
+dw=$(wakes "$d") sw=$(wakes "$spid")
+sleep 5
+dw=$(( $(wakes "$d") - dw )) sw=$(( $(wakes "$spid") - sw ))
+kill -INT $spid
+wait $spid
+spid=
+# The drain's idle period (100 ms without rings) and the stream's scan (1 s).
+[ "$dw" -lt 500 ] && [ "$sw" -lt 60 ] && ok "idle 5 s: daemon $dw wake-ups, stream $sw" ||
+	no "idle 5 s: daemon $dw wake-ups (most 500), stream $sw (most 60)"
+
+# trace_pipe_raw: a read with room for many pages gets many.
+echo 65536 > "$W/mnt/buffer_size_kb"
+taskset -c 0 "$BURST" 1 20000 2> "$W/b3.log" &
+bpid=$!
+i=0
+until echo 1 > "$W/mnt/events/user_events/burst_ev/enable" 2>/dev/null || [ $i -ge 100 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+wait $bpid
+got=$(dd if="$W/mnt/per_cpu/cpu0/trace_pipe_raw" bs=1M count=1 iflag=nonblock 2>/dev/null | wc -c)
+[ "$got" -gt 65536 ] && [ $((got % 65536)) = 0 ] &&
+	ok "trace_pipe_raw: one read, $((got / 65536)) pages" ||
+	no "trace_pipe_raw: one 1 MiB read returned $got bytes ($(cat "$W/b3.log"))"
+
+exit $fail
