@@ -113,6 +113,17 @@ as_user() {
 		setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@")
 }
 
+# run_ok RC NAME OUT_RE ERR_RE OK_TEXT FAIL_TEXT: a run that exited 0, its
+# $work/NAME.out matching OUT_RE and its summary ($work/NAME.err) ERR_RE.
+run_ok() {
+	if [ "$1" = 0 ] && grep -q "$3" "$work/$2.out" && grep -Eq "$4" "$work/$2.err"; then
+		ok "$5"
+	else
+		fail "$6: exit $1"
+		sed 's/^/#   /' "$work/$2.out" "$work/$2.err"
+	fi
+}
+
 # No daemon, mount or directory of the runs left behind.
 nothing_left() {
 	if pgrep -U "$uid" -f "$work/bin/" >/dev/null; then
@@ -167,14 +178,9 @@ nothing_left "run of the example"
 # rawprog WHAT PROGRAM: run traces its 20 writes of tp_reach.
 rawprog() {
 	as_user "$tool" run -q -e 'user_events:tp_reach' -- "$2" 20 kernel >"$work/tp.out" 2>"$work/tp.err"
-	rc=$?
-	if [ $rc = 0 ] && grep -q '^tp_producer: /sys/kernel/tracing/user_events_data: wrote 20$' "$work/tp.out" &&
-		grep -Eq '^tp_reach +20 ' "$work/tp.err"; then
-		ok "run as uid $uid, $1: its 20 writes to /sys/kernel/tracing/user_events_data traced"
-	else
-		fail "run of tp_producer, $1: exit $rc"
-		sed 's/^/#   /' "$work/tp.out" "$work/tp.err"
-	fi
+	run_ok $? tp '^tp_producer: /sys/kernel/tracing/user_events_data: wrote 20$' '^tp_reach +20 ' \
+		"run as uid $uid, $1: its 20 writes to /sys/kernel/tracing/user_events_data traced" \
+		"run of tp_producer, $1"
 	nothing_left "run of tp_producer, $1"
 }
 rawprog "dynamic (the interposer)" "$tp"
@@ -241,14 +247,9 @@ follow() {
 	shift 2
 	as_user env LD_LIBRARY_PATH="$work/bin/lib" "$tool" run -q "$@" \
 		-e 'user_events:fork_follow_done' -- "$prog" 20 >"$work/ff.out" 2>"$work/ff.err"
-	rc=$?
-	if [ $rc = 0 ] && grep -q '^fork_follow: 20 rounds, 0 of 80 answers wrong$' "$work/ff.out" &&
-		grep -Eq '^fork_follow_done +1 ' "$work/ff.err"; then
-		ok "run${*:+ $*} as uid $uid, $what: 20 fork children's bits followed at once"
-	else
-		fail "fork_follow $what as uid $uid: exit $rc"
-		sed 's/^/#   /' "$work/ff.out" "$work/ff.err"
-	fi
+	run_ok $? ff '^fork_follow: 20 rounds, 0 of 80 answers wrong$' '^fork_follow_done +1 ' \
+		"run${*:+ $*} as uid $uid, $what: 20 fork children's bits followed at once" \
+		"fork_follow $what as uid $uid"
 }
 follow "through the interposer" "$ff"
 follow "through libuserevents" "$work/bin/fork_follow_lib" --no-preload
