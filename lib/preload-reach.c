@@ -100,7 +100,8 @@ static bool daemon_dir(char *dir, bool *asked)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static char found[PATH_MAX];
-	const char *env = getenv("USEREVENTS_TRACEFS");
+	/* Not in a set-uid program: its caller would choose what it opens. */
+	const char *env = secure_getenv("USEREVENTS_TRACEFS");
 	char *table, *line, *next;
 	bool ok;
 
