@@ -80,13 +80,6 @@ serve() {
 serve "$svc" -o mode=0755
 chmod 0666 "$svc/user_events_data" || exit 1
 
-# /etc/ld.so.preload naming the interposer, in an overlay of /etc on a tmpfs of ours.
-mkdir "$work/ov" && mount -t tmpfs ue-reach-etc "$work/ov" && mkdir "$work/ov/up" "$work/ov/wk" ||
-	exit 1
-mount -t overlay ue-reach-etc -o "lowerdir=/etc,upperdir=$work/ov/up,workdir=$work/ov/wk" /etc ||
-	skip "no overlayfs: /etc/ld.so.preload cannot be set without changing the host's"
-echo "$preload" >/etc/ld.so.preload
-
 stat_of() { sed -n "s/^$2: //p" "$1/usereventsd_stats"; }
 
 # record_start DIR NAME: `userevents record` of tp_reach (on DIR; "" finds it), armed.
@@ -128,8 +121,18 @@ traced() {
 
 nobody="setpriv --reuid=$uid --regid=$(id -g nobody) --clear-groups --"
 
-# ---- no tracefs mounted: the kernel's path, the mounts tables ----------------
+# ---- one service: LD_PRELOAD in its environment (a unit's Environment=) -------
 kdata=/sys/kernel/tracing/user_events_data
+traced "LD_PRELOAD in the environment, root" "$kdata" env LD_PRELOAD="$preload" "$tp" 50 kernel
+
+# /etc/ld.so.preload naming the interposer, in an overlay of /etc on a tmpfs of ours.
+mkdir "$work/ov" && mount -t tmpfs ue-reach-etc "$work/ov" && mkdir "$work/ov/up" "$work/ov/wk" ||
+	exit 1
+mount -t overlay ue-reach-etc -o "lowerdir=/etc,upperdir=$work/ov/up,workdir=$work/ov/wk" /etc ||
+	skip "no overlayfs: /etc/ld.so.preload cannot be set without changing the host's"
+echo "$preload" >/etc/ld.so.preload
+
+# ---- every program: /etc/ld.so.preload; no tracefs mounted ------------------
 traced "no tracefs, root, the kernel's path" "$kdata" "$tp" 50 kernel
 traced "no tracefs, root, /proc/mounts first" "$svc/user_events_data" "$tp" 50 mounts
 traced "no tracefs, root, /proc/self/mountinfo first" "$svc/user_events_data" "$tp" 50 mountinfo
