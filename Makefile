@@ -17,6 +17,10 @@
 #                 cannot run
 #   make refkernel-check  run the conformance program on the reference
 #                 kernel and compare with tests/conformance/refkernel.out
+#   make install  meson install of build/ (PREFIX from meson setup, default
+#                 /usr/local; DESTDIR honoured), then ldconfig for the loader
+#   make uninstall  remove every file and directory make install made (meson's
+#                 uninstall, from build/meson-logs/install-log.txt)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
@@ -27,7 +31,7 @@ STRESS_PROCS ?= 200
 STRESS_TOGGLES ?= 1000
 REFKERNEL ?= ../shared/refkernel
 
-.PHONY: all deps check test asan-check fuzz soak stress refkernel-check demo clean
+.PHONY: all deps check test asan-check fuzz soak stress refkernel-check demo clean install uninstall
 
 # A package installed since the build directory was configured (make check,
 # make bench install some) reconfigures it: meson looks for optional
@@ -86,6 +90,22 @@ stress: all
 
 refkernel-check: all
 	scripts/refkernel-check $(BUILD) $(REFKERNEL)
+
+# The loader's cache knows the library at once (a prefix under /usr/local);
+# not for a DESTDIR (a package's staging tree) or without root.
+LDCONFIG = if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+install: all
+	meson install -C $(BUILD) --no-rebuild $(if $(DESTDIR),--destdir "$(DESTDIR)")
+	$(LDCONFIG)
+
+uninstall:
+	@[ -f $(BUILD)/meson-logs/install-log.txt ] || { echo "make uninstall: nothing installed from $(BUILD) (no meson-logs/install-log.txt)"; exit 1; }
+	ninja -C $(BUILD) uninstall >$(BUILD)/meson-logs/uninstall.txt
+	@grep -E '^(Deleted|Failed):' $(BUILD)/meson-logs/uninstall.txt
+	@# A directory someone else put files in stays; anything else left is an error.
+	@! grep '^Could not delete' $(BUILD)/meson-logs/uninstall.txt | grep -v 'Directory not empty'
+	$(LDCONFIG)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

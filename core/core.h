@@ -429,6 +429,25 @@ const char *ue_errno_name(int err);
  */
 void ue_mountinfo_unescape(char *s);
 
+/** struct ue_mount_entry - the fields of a mountinfo line a search needs (pointers into the line) */
+struct ue_mount_entry {
+	char *mount_point;	/* field 5, still escaped */
+	char *fstype;		/* the first field after " - " */
+	char *source;		/* the second, or NULL */
+};
+
+/**
+ * ue_mountinfo_split - cut one line of /proc/PID/mountinfo into its fields
+ * @line: the line (its trailing newline too); spaces become NULs
+ * @ret: the fields, pointers into @line
+ *
+ * Return: 0, or -EINVAL for a line without a mount point or a type.
+ */
+int ue_mountinfo_split(char *line, struct ue_mount_entry *ret);
+
+/** ue_mount_is_usereventsd - whether @m is a usereventsd mount (fuse.usereventsd, or fuse* of source usereventsd) */
+bool ue_mount_is_usereventsd(const struct ue_mount_entry *m);
+
 /*
  * Event filters (core/filter-parse.c, core/filter-match.c): the expression
  * language of events/<system>/<event>/filter, as Linux 6.12 parses, shows

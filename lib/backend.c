@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * backend: where user_events_data is.  The caller's directory, then
- * $USEREVENTS_TRACEFS, then the kernel's tracefs, then a usereventsd mount
- * from /proc/self/mountinfo; the file system type tells kernel from daemon.
+ * $USEREVENTS_TRACEFS, then the kernel's tracefs, then the last usereventsd
+ * mount of /proc/self/mountinfo; the file system type tells kernel from daemon.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,53 +39,41 @@ static int try_dir(const char *dir, char *ret_dir, int *ret_backend)
 	return fd;
 }
 
-/* The first mount whose type is fuse.usereventsd (or source usereventsd). */
+/*
+ * The last (most recent) usereventsd mount whose user_events_data opens, as
+ * the tool picks it: the one a tracer started without --tracefs reads.
+ */
 static int try_mountinfo(char *ret_dir, int *ret_backend, int err)
 {
-	char *line = NULL;
+	char *line = NULL, dir[PATH_MAX];
 	size_t cap = 0;
+	int fd = -1, backend = 0;
 	FILE *f;
 
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return err;
 	while (getline(&line, &cap, f) > 0) {
-		char *save = NULL, *mp = NULL, *type = NULL, *src = NULL, *tok;
-		int i = 0;
-		bool dash = false;
+		struct ue_mount_entry m;
+		int r;
 
-		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
-			if (!dash && i == 4)
-				mp = tok;
-			if (dash) {
-				if (!type)
-					type = tok;
-				else if (!src)
-					src = tok;
-			}
-			if (!dash && i >= 6 && strcmp(tok, "-") == 0)
-				dash = true;
-			i++;
-		}
-		if (!mp || !type)
+		if (ue_mountinfo_split(line, &m) < 0 || !ue_mount_is_usereventsd(&m))
 			continue;
-		if (strcmp(type, "fuse.usereventsd") != 0 &&
-		    !(strncmp(type, "fuse", 4) == 0 && src && strcmp(src, "usereventsd") == 0))
-			continue;
-		ue_mountinfo_unescape(mp);
-		int fd = try_dir(mp, ret_dir, ret_backend);
-
-		if (fd >= 0) {
-			free(line);
-			fclose(f);
-			return fd;
+		ue_mountinfo_unescape(m.mount_point);
+		r = try_dir(m.mount_point, dir, &backend);
+		if (r >= 0) {
+			if (fd >= 0)
+				close(fd);
+			fd = r;
+			snprintf(ret_dir, PATH_MAX, "%s", dir);
+			*ret_backend = backend;
+		} else if (err == -ENOENT) {
+			err = r;
 		}
-		if (err == -ENOENT)
-			err = fd;
 	}
 	free(line);
 	fclose(f);
-	return err;
+	return fd >= 0 ? fd : err;
 }
 
 int ue__find_tracefs(const char *explicit_dir, bool no_kernel, char *ret_dir, int *ret_backend)

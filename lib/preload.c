@@ -4,16 +4,20 @@
  * which descriptors are usereventsd's user_events_data and what their write
  * indexes name from DIAG_IOCSREG (the ioctl itself still goes to the
  * daemon), follows them through dup, fcntl, close and fork, and serves their
- * writes from the native path (preload-write.c), else the system call.
+ * writes from the native path (preload-write.c), else the system call.  Its
+ * opens lead the kernel's paths to the daemon that serves the program
+ * (preload-reach.c).
  */
 #undef _FILE_OFFSET_BITS	/* open and open64, pwrite and pwrite64: distinct symbols here */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <mntent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -49,6 +53,9 @@ static int (*real_fcntl64)(int, int, ...);
 static int (*real_close_range)(unsigned int, unsigned int, int);
 static void (*real_closefrom)(int);
 static int (*real_fclose)(FILE *);
+static FILE *(*real_fopen)(const char *, const char *);
+static FILE *(*real_fopen64)(const char *, const char *);
+static FILE *(*real_setmntent)(const char *, const char *);
 static int (*real_open)(const char *, int, ...);
 static int (*real_open64)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
@@ -91,6 +98,9 @@ static void preload_resolve(void)
 	RESOLVE(close_range);
 	RESOLVE(closefrom);
 	RESOLVE(fclose);
+	RESOLVE(fopen);
+	RESOLVE(fopen64);
+	RESOLVE(setmntent);
 	RESOLVE(open);
 	RESOLVE(open64);
 	RESOLVE(openat);
@@ -695,6 +705,14 @@ static mode_t mode_arg(int flags, va_list ap)
 	return (flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE ? va_arg(ap, mode_t) : 0;
 }
 
+/* An open of user_events_data or of a mounts table may lead elsewhere (preload-reach.c). */
+#define OPEN_AT(dirfd, path, flags, m, call)                                         \
+	do {                                                                         \
+		int k_ = pl_reach_kind(path);                                        \
+                                                                                     \
+		return fd_fresh(k_ ? pl_reach_open(k_, dirfd, path, flags, m) : (call)); \
+	} while (0)
+
 PL_EXPORT int open(const char *path, int flags, ...)
 {
 	va_list ap;
@@ -704,7 +722,7 @@ PL_EXPORT int open(const char *path, int flags, ...)
 	va_start(ap, flags);
 	m = mode_arg(flags, ap);
 	va_end(ap);
-	return fd_fresh(real_open(path, flags, m));
+	OPEN_AT(AT_FDCWD, path, flags, m, real_open(path, flags, m));
 }
 
 PL_EXPORT int open64(const char *path, int flags, ...)
@@ -716,7 +734,7 @@ PL_EXPORT int open64(const char *path, int flags, ...)
 	va_start(ap, flags);
 	m = mode_arg(flags, ap);
 	va_end(ap);
-	return fd_fresh(real_open64(path, flags, m));
+	OPEN_AT(AT_FDCWD, path, flags, m, real_open64(path, flags, m));
 }
 
 PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
@@ -728,7 +746,7 @@ PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	va_start(ap, flags);
 	m = mode_arg(flags, ap);
 	va_end(ap);
-	return fd_fresh(real_openat(dirfd, path, flags, m));
+	OPEN_AT(dirfd, path, flags, m, real_openat(dirfd, path, flags, m));
 }
 
 PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
@@ -740,7 +758,105 @@ PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	va_start(ap, flags);
 	m = mode_arg(flags, ap);
 	va_end(ap);
-	return fd_fresh(real_openat64(dirfd, path, flags, m));
+	OPEN_AT(dirfd, path, flags, m, real_openat64(dirfd, path, flags, m));
+}
+
+/* _FORTIFY_SOURCE's opens (flags not known at compile time), without O_CREAT. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+PL_EXPORT int __open_2(const char *path, int flags)
+{
+	ready();
+	OPEN_AT(AT_FDCWD, path, flags, 0, real_open(path, flags, 0));
+}
+
+PL_EXPORT int __open64_2(const char *path, int flags)
+{
+	ready();
+	OPEN_AT(AT_FDCWD, path, flags, 0, real_open64(path, flags, 0));
+}
+
+PL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	ready();
+	OPEN_AT(dirfd, path, flags, 0, real_openat(dirfd, path, flags, 0));
+}
+
+PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	ready();
+	OPEN_AT(dirfd, path, flags, 0, real_openat64(dirfd, path, flags, 0));
+}
+
+/* fopen()'s @mode as open() flags. */
+static int fopen_flags(const char *mode)
+{
+	int flags = strchr(mode, '+') ? O_RDWR : mode[0] == 'r' ? O_RDONLY : O_WRONLY;
+
+	if (mode[0] == 'w')
+		flags |= O_CREAT | O_TRUNC;
+	else if (mode[0] == 'a')
+		flags |= O_CREAT | O_APPEND;
+	if (strchr(mode, 'e'))
+		flags |= O_CLOEXEC;
+	if (strchr(mode, 'x'))
+		flags |= O_EXCL;
+	return flags;
+}
+
+/* fopen() of a path pl_reach_kind() names (glibc's fopen opens without our open()). */
+static FILE *fopen_reach(int kind, const char *path, const char *mode)
+{
+	int fd = fd_fresh(pl_reach_open(kind, AT_FDCWD, path, fopen_flags(mode), 0666));
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, mode);
+	if (!f) {
+		int e = errno;
+
+		real_close(fd);
+		errno = e;
+	}
+	return f;
+}
+
+PL_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	int k;
+
+	ready();
+	k = mode && (mode[0] == 'r' || mode[0] == 'w' || mode[0] == 'a') ? pl_reach_kind(path) : 0;
+	return k ? fopen_reach(k, path, mode) : real_fopen(path, mode);
+}
+
+PL_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	int k;
+
+	ready();
+	k = mode && (mode[0] == 'r' || mode[0] == 'w' || mode[0] == 'a') ? pl_reach_kind(path) : 0;
+	return k ? fopen_reach(k, path, mode) : real_fopen64(path, mode);
+}
+
+/* getmntent()'s table, opened as glibc's setmntent() does (close on exec, locked by the caller). */
+PL_EXPORT FILE *setmntent(const char *path, const char *mode)
+{
+	FILE *f;
+	int k;
+
+	ready();
+	k = mode && mode[0] == 'r' ? pl_reach_kind(path) : 0;
+	if (k != 2)
+		return real_setmntent(path, mode);
+	f = fopen_reach(k, path, "re");
+	if (f)
+		__fsetlocking(f, FSETLOCKING_BYCALLER);
+	return f;
 }
 
 PL_EXPORT int socket(int domain, int type, int proto)

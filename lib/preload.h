@@ -123,4 +123,16 @@ int pl_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *ol
 /** pl_thread_end - the calling thread ends: hand its ring back */
 void pl_thread_end(void);
 
+/* preload-reach.c */
+/** pl_reach_kind - 1: @path names a user_events_data, 2: this process's mounts table, 0: neither */
+int pl_reach_kind(const char *path);
+/**
+ * pl_reach_open - open @path (@kind from pl_reach_kind()) as openat() would,
+ * with the kernel's user_events_data leading to the daemon that serves us
+ * and a mounts table showing it as a tracefs where the kernel has none
+ *
+ * Return: the descriptor, or -1 with errno.
+ */
+int pl_reach_open(int kind, int dirfd, const char *path, int flags, mode_t mode);
+
 #endif /* UE_PRELOAD_H */

@@ -128,6 +128,7 @@ static void __attribute__((noreturn)) exec_cmd(const struct uet_child *c, const 
 	signal(SIGHUP, SIG_DFL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	setenv("USEREVENTS_TRACEFS", tracefs, 1);
+	uet_project_tracefs(c->who, c->argv, c->no_preload, tracefs);
 	if (!c->no_preload)
 		preload_inject(c->who);
 	execvp(c->argv[0], c->argv);

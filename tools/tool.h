@@ -211,6 +211,15 @@ struct uet_child {
 	bool lost;		/* the launcher ended before it said how the command ended */
 };
 
+/**
+ * uet_project_tracefs - in the command's process, before its exec: when we
+ * are not root and the interposer cannot serve it (@no_preload, or @argv[0]
+ * is statically linked), a user and mount namespace of its own with
+ * @tracefs bound on /sys/kernel/tracing; where the kernel refuses, says why
+ * and what to do on stderr (the command runs all the same)
+ */
+void uet_project_tracefs(const char *who, char **argv, bool no_preload, const char *tracefs);
+
 /** uet_child_init - the command @argv, not started; libuserevents-preload.so unless @no_preload */
 void uet_child_init(struct uet_child *c, const char *who, char **argv, bool no_preload);
 

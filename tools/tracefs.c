@@ -51,29 +51,14 @@ static int find_daemon_mount(char *out, size_t len)
 	if (!f)
 		return -ENOENT;
 	while (getline(&line, &cap, f) > 0) {
-		char *save = NULL, *tok, *mnt = NULL, *fstype = NULL, *source = NULL;
-		int i = 0;
-		bool dash = false;
+		struct ue_mount_entry m;
 
-		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
-			if (i == 4)
-				mnt = tok;
-			else if (dash && !fstype)
-				fstype = tok;
-			else if (dash && !source)
-				source = tok;
-			else if (i > 5 && strcmp(tok, "-") == 0)
-				dash = true;
-		}
-		if (!mnt || !fstype)
+		if (ue_mountinfo_split(line, &m) < 0 || !ue_mount_is_usereventsd(&m))
 			continue;
-		if (strcmp(fstype, "fuse.usereventsd") == 0 ||
-		    (source && strcmp(source, "usereventsd") == 0 && strncmp(fstype, "fuse", 4) == 0)) {
-			ue_mountinfo_unescape(mnt);
-			if (strlen(mnt) < len && has_data_file(mnt)) {
-				strcpy(out, mnt);
-				r = 0;
-			}
+		ue_mountinfo_unescape(m.mount_point);
+		if (strlen(m.mount_point) < len && has_data_file(m.mount_point)) {
+			strcpy(out, m.mount_point);
+			r = 0;
 		}
 	}
 	free(line);

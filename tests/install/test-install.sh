@@ -6,7 +6,10 @@
 # installed), bash and zsh completions.  The installed programs run; a
 # program built with pkg-config runs without LD_LIBRARY_PATH; bash completes
 # commands, options and, from a running usereventsd (root and /dev/fuse),
-# event names.
+# event names.  Then meson's uninstall removes every file and directory the
+# install made (issue 23 item 6).  The install runs from a scratch copy of
+# the build's install data, so the build's own meson-logs/install-log.txt
+# (what `ninja uninstall` and `make uninstall` read) is never touched.
 #
 #   test-install.sh BUILD_DIR USEREVENTSD USER_EVENTS_EXAMPLE
 set -u
@@ -26,7 +29,19 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 
-meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >"$work/log" 2>&1 ||
+# The build's install log, untouched by this test (a sum, or its absence).
+buildlog() { md5sum <"$build/meson-logs/install-log.txt" 2>/dev/null || echo none; }
+log_before=$(buildlog)
+# The build seen through links (install.dat names its files relative to it), with logs of its own.
+scratch=$work/scratch
+# (meson-private a directory: meson writes to meson-private/../meson-logs).
+mkdir -p "$scratch/meson-logs" "$scratch/meson-private" &&
+	cp "$build/meson-private/install.dat" "$scratch/meson-private/" || exit 1
+for e in "$build"/* "$build"/.[!.]*; do
+	case $(basename "$e") in meson-logs|meson-private) continue ;; esac
+	[ -e "$e" ] && ln -s "$e" "$scratch/"
+done
+meson install -C "$scratch" --no-rebuild --quiet --destdir "$dest" >"$work/log" 2>&1 ||
 	{ cat "$work/log"; echo "FAIL: meson install"; exit 1; }
 opt() {
 	meson introspect "$build" --buildoptions |
@@ -153,5 +168,17 @@ user_events:example_request" ] && ok "bash completes event names from the daemon
 		fail "event-name completion: $(cat "$work/err")"
 	fi
 fi
+# Uninstall: nothing of the install is left, and the build's log is as it was.
+(cd "$scratch" && meson --internal uninstall) >"$work/unlog" 2>&1
+# (the directories above the prefix are the DESTDIR's, made for it)
+if grep -q '^Failed: 0$' "$work/unlog" && [ ! -e "$dest$prefix" ] &&
+	[ -z "$(find "$dest" -mindepth 1 ! -type d | head -1)" ]; then
+	ok "uninstall removed all $(sed -n 's/^Deleted: \([0-9]*\)$/\1/p' "$work/unlog") files and directories"
+else
+	fail "uninstall: $(grep -E '^(Could not|Failed)' "$work/unlog" | head -5); left: $(find "$dest$prefix" "$dest" -mindepth 1 ! -type d | head -5)"
+fi
+[ "$(buildlog)" = "$log_before" ] && ok "the build's install-log.txt is untouched" ||
+	fail "the test changed $build/meson-logs/install-log.txt"
+
 [ $fails = 0 ] || exit 1
 echo "all passed"

@@ -18,8 +18,14 @@
 # poller is up to 50 ms late, which the same program shows; libuserevents
 # tells the daemon by itself (fork_follow_lib, without the interposer).
 #
+# A raw-ABI program that opens /sys/kernel/tracing/user_events_data as
+# libtracepoint does (tests/tools/tp_producer, issue 23 item 4) is traced:
+# built dynamic, through the interposer; built static, in a user and mount
+# namespace of its own where run binds the daemon on the kernel's path; and
+# where the kernel refuses that namespace, run says why and what to do.
+#
 #   test-rootless.sh USEREVENTS USEREVENTSD FORK_WRITER USER_EVENTS_EXAMPLE ANCESTRY FORK_FOLLOW \
-#                    FORK_FOLLOW_LIB LIBUSEREVENTS
+#                    FORK_FOLLOW_LIB LIBUSEREVENTS TP_PRODUCER TP_PRODUCER_STATIC
 #
 # Runs as root (CI is root) and drops to the `nobody` account with setpriv
 # (an account that exists: fusermount3 refuses a uid without a name).  The
@@ -29,7 +35,7 @@
 # whatever ends the test.  Exit 77 when the machine cannot run it.
 set -u
 tool=$1 daemon=$2 fork_writer=$3 example=$4 ancestry=$5 fork_follow=$6 fork_follow_lib=$7
-lib=$8
+lib=$8 tp=$9 tps=${10}
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (to set up /dev/fuse and drop to another user)"
@@ -73,7 +79,7 @@ ok() { echo "ok: $*"; }
 # tool finds the daemon at ../daemon/ and the interposer at ../lib/).
 mkdir -p "$work/bin/tools" "$work/bin/daemon" "$work/bin/lib" "$work/dev" "$work/home"
 cp "$tool" "$work/bin/tools/userevents" && cp "$daemon" "$work/bin/daemon/usereventsd" &&
-	cp "$fork_writer" "$example" "$ancestry" "$fork_follow" "$fork_follow_lib" "$work/bin/" &&
+	cp "$fork_writer" "$example" "$ancestry" "$fork_follow" "$fork_follow_lib" "$tp" "$work/bin/" &&
 	cp "$lib" "$work/bin/lib/libuserevents.so.0" || exit 1
 preload=$(dirname "$tool")/../lib/libuserevents-preload.so
 [ -r "$preload" ] && cp "$preload" "$work/bin/lib/"
@@ -83,6 +89,9 @@ fw=$work/bin/fork_writer
 anc=$work/bin/ancestry
 ff=$work/bin/fork_follow
 ex=$work/bin/$(basename "$example")
+tp=$work/bin/$(basename "$tp")
+# "none": no static build (a sanitizer build cannot link statically).
+[ "$tps" = none ] || { cp "$tps" "$work/bin/" && tps=$work/bin/$(basename "$tps"); } || exit 1
 tool=$work/bin/tools/userevents
 unset USEREVENTSD USEREVENTS_TRACEFS USEREVENTS_PRELOAD
 
@@ -94,6 +103,9 @@ fuse_mode() {
 	mount --bind "$work/dev/fuse" /dev/fuse || exit 1
 }
 mount -t tmpfs -o mode=755 ue-rootless-dev "$work/dev" || exit 1
+# The host's usereventsd mounts (a service on /run/usereventsd) are not ours to see.
+awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "fuse.usereventsd") print $5; break } }' \
+	/proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m"; done
 
 # as_user COMMAND...: the user, its own group only, no capability; in its home.
 as_user() {
@@ -101,13 +113,25 @@ as_user() {
 		setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@")
 }
 
+# run_ok RC NAME OUT_RE ERR_RE OK_TEXT FAIL_TEXT: a run that exited 0, its
+# $work/NAME.out matching OUT_RE and its summary ($work/NAME.err) ERR_RE.
+run_ok() {
+	if [ "$1" = 0 ] && grep -q "$3" "$work/$2.out" && grep -Eq "$4" "$work/$2.err"; then
+		ok "$5"
+	else
+		fail "$6: exit $1"
+		sed 's/^/#   /' "$work/$2.out" "$work/$2.err"
+	fi
+}
+
 # No daemon, mount or directory of the runs left behind.
 nothing_left() {
 	if pgrep -U "$uid" -f "$work/bin/" >/dev/null; then
 		fail "$1: processes left: $(pgrep -a -U "$uid" -f "$work/bin/" | tr '\n' ';')"
 	fi
+	# (the host's, a service on /run/usereventsd, were detached at the start)
 	if grep -q 'fuse.usereventsd' /proc/self/mountinfo; then
-		fail "$1: a usereventsd mount is left"
+		fail "$1: a usereventsd mount is left: $(grep 'fuse.usereventsd' /proc/self/mountinfo)"
 	fi
 	if ls -d "$work"/home/userevents-* >/dev/null 2>&1; then
 		fail "$1: mount points left: $(ls -d "$work"/home/userevents-*)"
@@ -150,6 +174,53 @@ else
 fi
 nothing_left "run of the example"
 
+# ---- a raw-ABI program that opens the kernel's path (issue 23 item 4) --------
+# rawprog WHAT PROGRAM: run traces its 20 writes of tp_reach.
+rawprog() {
+	as_user "$tool" run -q -e 'user_events:tp_reach' -- "$2" 20 kernel >"$work/tp.out" 2>"$work/tp.err"
+	run_ok $? tp '^tp_producer: /sys/kernel/tracing/user_events_data: wrote 20$' '^tp_reach +20 ' \
+		"run as uid $uid, $1: its 20 writes to /sys/kernel/tracing/user_events_data traced" \
+		"run of tp_producer, $1"
+	nothing_left "run of tp_producer, $1"
+}
+rawprog "dynamic (the interposer)" "$tp"
+if [ "$tps" = none ]; then
+	echo "skip: no static build of tp_producer (the static cases)"
+else
+	rawprog "static (a user and mount namespace)" "$tps"
+fi
+# Where the kernel refuses the namespace: here, in a user namespace of ours
+# (every uid below 65536 as itself; its map written from here) whose limit
+# of user namespaces is 0, the user's run of the static program.
+refused() {
+	rm -f "$work/go"
+	# (uid 0 there once mapped: the second sh, exec'd then, has its capabilities)
+	unshare --user --mount --propagation private -- sh -c '
+		while [ ! -e "$0/go" ]; do sleep 0.01; done
+		exec sh -c '\''echo 0 >/proc/sys/user/max_user_namespaces || exit 99
+		cd "$0/home" && HOME=$0/home TMPDIR=$0/home exec setpriv --reuid="$1" --regid="$2" \
+			--clear-groups -- "$3" run -q -e user_events:tp_reach -- "$4" 1 kernel'\'' "$0" "$@"' \
+		"$work" "$uid" "$gid" "$tool" "$tps" >"$work/tp.out" 2>"$work/tp.err" &
+	upid=$!
+	sleep 0.1
+	echo "0 0 65536" >"/proc/$upid/uid_map" && echo "0 0 65536" >"/proc/$upid/gid_map" &&
+		touch "$work/go" || kill "$upid"
+	wait "$upid"
+}
+if [ "$tps" = none ]; then
+	:
+else
+	refused
+	rc=$?
+	if [ $rc = 2 ] && grep -q 'is statically linked: it finds user_events_data only at /sys/kernel/tracing, and this kernel does not let uid [0-9]* make the user and mount namespace .*(unshare: No space left on device); run it as root, link it dynamically, or give it the daemon.s path (USEREVENTS_TRACEFS=' "$work/tp.err" &&
+		grep -q '^tp_producer: ' "$work/tp.out" && ! grep -q wrote "$work/tp.out"; then
+		ok "run of a static program where no user namespace may be made: $(grep -o 'this kernel does not let.*' "$work/tp.err" | cut -c1-70)..."
+	else
+		fail "run of a static program without user namespaces: exit $rc"
+		sed 's/^/#   /' "$work/tp.out" "$work/tp.err"
+	fi
+fi
+
 # ---- record -- CMD, then report ----------------------------------------------
 # Without the interposer (nothing tells the daemon of forks): the children poller.
 as_user "$tool" record --no-preload -o "$work/home/fw.dat" -- "$fw" 3 10 >"$work/rec.out" 2>"$work/rec.err"
@@ -176,14 +247,9 @@ follow() {
 	shift 2
 	as_user env LD_LIBRARY_PATH="$work/bin/lib" "$tool" run -q "$@" \
 		-e 'user_events:fork_follow_done' -- "$prog" 20 >"$work/ff.out" 2>"$work/ff.err"
-	rc=$?
-	if [ $rc = 0 ] && grep -q '^fork_follow: 20 rounds, 0 of 80 answers wrong$' "$work/ff.out" &&
-		grep -Eq '^fork_follow_done +1 ' "$work/ff.err"; then
-		ok "run${*:+ $*} as uid $uid, $what: 20 fork children's bits followed at once"
-	else
-		fail "fork_follow $what as uid $uid: exit $rc"
-		sed 's/^/#   /' "$work/ff.out" "$work/ff.err"
-	fi
+	run_ok $? ff '^fork_follow: 20 rounds, 0 of 80 answers wrong$' '^fork_follow_done +1 ' \
+		"run${*:+ $*} as uid $uid, $what: 20 fork children's bits followed at once" \
+		"fork_follow $what as uid $uid"
 }
 follow "through the interposer" "$ff"
 follow "through libuserevents" "$work/bin/fork_follow_lib" --no-preload
