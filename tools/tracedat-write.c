@@ -364,6 +364,7 @@ struct uet_dat_writer {
 	struct region *cpu;
 	struct span *spans;		/* scratch for the options */
 	unsigned long long pages;
+	uint64_t region_start;		/* a region's first room (REGION_START) */
 };
 
 /* Write @b at @off of the live file. */
@@ -442,6 +443,7 @@ int uet_dat_writer_open(struct uet_dat_writer **ret, int fd, const struct uet_da
 	w->fd = fd;
 	w->page_size = page_size;
 	w->ncpus = m->ncpus;
+	w->region_start = REGION_START;
 	w->cpu = calloc(m->ncpus + 1, sizeof(*w->cpu));
 	w->spans = calloc(m->ncpus + 1, sizeof(*w->spans));
 	if (!w->cpu || !w->spans)
@@ -488,7 +490,7 @@ static int region_grow(struct uet_dat_writer *w, struct region *r, size_t len)
 	 * large and grows fourfold, and moving its pages (a copy in the way of
 	 * the pages still to come) is rare.
 	 */
-	uint64_t cap = r->cap ? 4 * r->cap : REGION_START;
+	uint64_t cap = r->cap ? 4 * r->cap : w->region_start;
 	uint64_t off = align_up(w->end, w->page_size);
 	int e;
 
@@ -559,6 +561,11 @@ int uet_dat_writer_compact(struct uet_dat_writer *w, const struct uet_dat_meta *
 		e = pwrite_all(fd, &pos, 8, OPTS_PTR_AT);
 	free(b.p);
 	return e;
+}
+
+void uet_dat_writer_region_start(struct uet_dat_writer *w, uint64_t bytes)
+{
+	w->region_start = bytes > w->page_size ? bytes : w->page_size;
 }
 
 unsigned long long uet_dat_writer_pages(const struct uet_dat_writer *w)

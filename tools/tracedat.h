@@ -78,6 +78,12 @@ struct uet_dat_writer;
 int uet_dat_writer_open(struct uet_dat_writer **ret, int fd, const struct uet_dat_meta *m,
 			unsigned int page_size);
 
+/**
+ * uet_dat_writer_region_start - the room a CPU's region starts with (a
+ * sparse hole; 256 MiB unless set, before the first page), growing fourfold
+ */
+void uet_dat_writer_region_start(struct uet_dat_writer *w, uint64_t bytes);
+
 /** uet_dat_writer_page - append a page to @cpu's data (seen at the next commit); 0 or -errno */
 int uet_dat_writer_page(struct uet_dat_writer *w, unsigned int cpu, const void *page, size_t len);
 

@@ -143,9 +143,10 @@ dw=$(( $(wakes "$d") - dw )) sw=$(( $(wakes "$spid") - sw ))
 kill -INT $spid
 wait $spid
 spid=
-# The drain's idle period (100 ms without rings) and the stream's scan (1 s).
-[ "$dw" -lt 500 ] && [ "$sw" -lt 60 ] && ok "idle 5 s: daemon $dw wake-ups, stream $sw" ||
-	no "idle 5 s: daemon $dw wake-ups (most 500), stream $sw (most 60)"
+# The drain passes every 100 ms without rings; the rest are the FUSE requests
+# of the stream's scan (1 s), more under load: a poll every ms would be 5000.
+[ "$dw" -lt 1500 ] && [ "$sw" -lt 60 ] && ok "idle 5 s: daemon $dw wake-ups, stream $sw" ||
+	no "idle 5 s: daemon $dw wake-ups (most 1500), stream $sw (most 60)"
 
 # trace_pipe_raw: a read with room for many pages gets many.
 echo 65536 > "$W/mnt/buffer_size_kb"

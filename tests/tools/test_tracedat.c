@@ -101,6 +101,8 @@ TEST(live_file_valid_at_every_commit)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(uet_dat_writer_open(&w, fd, &m, PAGE), 0);
+	/* Small regions, so that CPU 0's moves several times (record starts at 256 MiB). */
+	uet_dat_writer_region_start(w, 4 * PAGE);
 	check_file(fd, committed, 0);
 	/* CPU 0 busy (its region moves several times), 1 a little, 2 never. */
 	for (unsigned int step = 0; step < 200; step++) {
