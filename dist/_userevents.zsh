@@ -14,16 +14,17 @@ _userevents_cmd() {
 	local -a ev=('*'{-e,--event}'[events: SYSTEM:NAME glob]:event:_userevents_events'
 		'*'{-f,--filter}'[filter of the -e before it]:filter:')
 	local -a pv=('*'{-p,--provider}'[EventHeader provider PROVIDER\[:LEVEL\[:KEYWORDS\]\]]:provider:')
+	local -a bu=({-b,--buffer-size}'[channel KiB per CPU]:KiB:' '(--no-blocking)--blocking=-[hold producers back up to MS]::ms:' '(--blocking)--no-blocking[lose records rather than wait]')
 	case $words[1] in
 	list) _arguments '(-n --names)'{-n,--names}'[names only]' '*:event:_userevents_events' ;;
 	enable|disable) _arguments '*:event:_userevents_events' ;;
-	stream) _arguments $ev $pv '(--json)--fields[fields as name=value]' '(--fields)--json[one JSON object a record]' ;;
+	stream) _arguments $ev $pv $bu '(--json)--fields[fields as name=value]' '(--fields)--json[one JSON object a record]' ;;
 	stats) _arguments '--help[usage]' ;;
 	run) _arguments $ev $pv {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	record) _arguments $ev $pv {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
+	record) _arguments $ev $pv $bu {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	export) _arguments $ev $pv '--otlp[OTLP/HTTP endpoint]:url:' \
+	export) _arguments $ev $pv $bu '--otlp[OTLP/HTTP endpoint]:url:' \
 		'--protocol[encoding]:protocol:(http/protobuf http/json)' '--gzip[compress the bodies]' \
 		'*--header[extra header K=V]:header:' '--batch-records[records per request]:n:' \
 		'--batch-bytes[bytes per request]:size:' '--batch-delay[longest wait of a record, ms]:ms:' \
