@@ -68,6 +68,14 @@ static uint64_t in_use(struct ue_chan *ch, unsigned int cpu, uint64_t produced)
 	return produced - c > ch->nsubbufs ? ch->nsubbufs : produced - c;
 }
 
+size_t ue_chan_bytes_for(unsigned int ncpus, const struct ue_chan_opts *o)
+{
+	uint32_t kib = o->kib_per_cpu ? o->kib_per_cpu : UE_CHAN_DEFAULT_KIB;
+
+	return ((UE_CHAN_CPU_OFF + (size_t)ncpus * sizeof(struct ue_chan_cpu) + 4095) & ~(size_t)4095) +
+	       (size_t)ncpus * (kib / (UE_CHAN_SUBBUF / 1024)) * UE_CHAN_SUBBUF;
+}
+
 int ue_chan_new(unsigned int ncpus, const struct ue_chan_opts *o, struct ue_chan **ret,
 		int *ret_memfd, int *ret_eventfd)
 {

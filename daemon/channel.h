@@ -51,6 +51,9 @@ struct ue_chan_opts {
 int ue_chan_new(unsigned int ncpus, const struct ue_chan_opts *o, struct ue_chan **ret,
 		int *ret_memfd, int *ret_eventfd);
 
+/** ue_chan_bytes_for - the shared memory ue_chan_new() would make for @o (its limit is checked first) */
+size_t ue_chan_bytes_for(unsigned int ncpus, const struct ue_chan_opts *o);
+
 /** ue_chan_free - release a channel no writer can reach any more (NULL ignored) */
 void ue_chan_free(struct ue_chan *ch);
 

@@ -302,6 +302,7 @@ static int open_channel(struct nsession *s, struct ue_native_msg *m, int *fds)
 				  .block_ms = m->chan.block_ms, .flush_ms = m->chan.flush_ms };
 	unsigned long flags = 0;
 	struct ue_chan *ch;
+	size_t bytes;
 	int r;
 
 	if (s->chan)
@@ -311,25 +312,32 @@ static int open_channel(struct nsession *s, struct ue_native_msg *m, int *fds)
 		return r;
 	if ((flags & O_ACCMODE) == O_WRONLY)
 		return -EBADF;
-	r = ue_chan_new(ue_buffer_ncpus(nat->d->buf), &o, &ch, &fds[0], &fds[1]);
-	if (r < 0)
-		return r;
+	/* The memory is counted before it is made (and populated): the limit holds at every moment. */
+	bytes = ue_chan_bytes_for(ue_buffer_ncpus(nat->d->buf), &o);
 	pthread_mutex_lock(&nat->lock);
-	if (nat->chan_bytes + ue_chan_bytes(ch) > CHAN_BYTES_ALL)
-		r = -ENOSPC;
-	else
-		r = ue_buffer_attach(nat->d->buf, ch);
+	if (nat->chan_bytes + bytes > CHAN_BYTES_ALL) {
+		pthread_mutex_unlock(&nat->lock);
+		return -ENOSPC;
+	}
+	nat->chan_bytes += bytes;
+	pthread_mutex_unlock(&nat->lock);
+	r = ue_chan_new(ue_buffer_ncpus(nat->d->buf), &o, &ch, &fds[0], &fds[1]);
 	if (r == 0) {
-		nat->chan_bytes += ue_chan_bytes(ch);
+		r = ue_buffer_attach(nat->d->buf, ch);
+		if (r < 0) {
+			ue_chan_free(ch);
+			close(fds[0]);
+			close(fds[1]);
+		}
+	}
+	pthread_mutex_lock(&nat->lock);
+	if (r == 0) {
 		nat->nchans++;
 		s->chan = ch;
+	} else {
+		nat->chan_bytes -= bytes;
 	}
 	pthread_mutex_unlock(&nat->lock);
-	if (r < 0) {
-		ue_chan_free(ch);
-		close(fds[0]);
-		close(fds[1]);
-	}
 	return r;
 }
 
@@ -1078,8 +1086,8 @@ int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
 {
 	struct ue_native *nat = __atomic_load_n(&d->native, __ATOMIC_ACQUIRE);
 	uint64_t rings = 0, dropped = 0, pending = 0, total = 0, records = 0, invalid = 0;
-	uint64_t interposed = 0;
-	unsigned int sessions = 0;
+	uint64_t interposed = 0, chan_bytes = 0;
+	unsigned int sessions = 0, chans = 0;
 
 	if (nat) {
 		pthread_mutex_lock(&nat->lock);
@@ -1089,6 +1097,8 @@ int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
 		records = nat->records;
 		invalid = nat->invalid;
 		interposed = nat->records_preload;
+		chans = nat->nchans;
+		chan_bytes = nat->chan_bytes;
 		for (struct nsession *s = nat->sessions; s; s = s->next) {
 			for (struct nring *g = s->rings; g; g = g->next) {
 				rings++;
@@ -1103,9 +1113,10 @@ int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
 			"native_sessions: %u\nnative_sessions_total: %llu\nnative_rings: %llu\n"
 			"native_records: %llu\nnative_dropped_ring_full: %llu\n"
 			"native_invalid: %llu\nnative_pending_bytes: %llu\n"
-			"native_records_interposed: %llu\n",
+			"native_records_interposed: %llu\n"
+			"consumer_channels: %u\nconsumer_channel_bytes: %llu\n",
 			sessions, (unsigned long long)total, (unsigned long long)rings,
 			(unsigned long long)records, (unsigned long long)dropped,
 			(unsigned long long)invalid, (unsigned long long)pending,
-			(unsigned long long)interposed);
+			(unsigned long long)interposed, chans, (unsigned long long)chan_bytes);
 }
