@@ -185,11 +185,16 @@ static void deadline_add_ms(struct timespec *t, unsigned int ms)
 	}
 }
 
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 {
 	struct waiter *w = NULL;
-	struct timespec deadline;
-	unsigned int nw = 0, i;
+	struct timespec deadline, cap;
+	unsigned int nw = 0, ndone = 0, i;
 	struct proc *p;
 	int pending = 0, ret = 0;
 	uint64_t now;
@@ -197,7 +202,9 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 	if (!set || !event)
 		return -EINVAL;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	cap = deadline;
 	deadline_add_ms(&deadline, set->opts.wait_ms);
+	deadline_add_ms(&cap, UE_ENABLERS_MAX_WAIT_MS);
 
 	pthread_mutex_lock(&set->lock);
 	now = ue_en_boot_ns();
@@ -254,38 +261,46 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 		}
 	}
 
-	for (unsigned int waited_ms = 0, ndone = 0;;) {
+	/*
+	 * Wait while the writes go on: until wait_ms pass with none of the
+	 * remaining processes done (a loaded machine writing many of them
+	 * finishes them all), UE_ENABLERS_MAX_WAIT_MS at most in all.  The
+	 * ones still not done then are stalled, left to finish in the
+	 * background.  The wait_ms count from the last one done, not in
+	 * windows from the start: a window in which others were written must
+	 * not earn a stalled process a second whole window.
+	 */
+	for (;;) {
 		unsigned int done = 0;
+		bool late = false;
 
 		for (i = 0; i < nw; i++)
 			done += waiter_done(&w[i]);
 		if (done == nw)
 			break;
-		if (pthread_cond_timedwait(&set->done_cond, &set->lock, &deadline) == ETIMEDOUT) {
-			bool late = false;
-
-			/*
-			 * Processes are still being written (a loaded machine, many
-			 * of them): wait on, as long as the writes go on, up to
-			 * UE_ENABLERS_MAX_WAIT_MS; the ones that made no progress in
-			 * the last wait_ms are left to finish in the background.
-			 */
-			waited_ms += set->opts.wait_ms;
-			if (done > ndone && waited_ms < UE_ENABLERS_MAX_WAIT_MS) {
-				ndone = done;
-				deadline_add_ms(&deadline, set->opts.wait_ms);
-				continue;
-			}
-			for (i = 0; i < nw; i++) {
-				if (!waiter_done(&w[i])) {
-					w[i].p->stalled = true;
-					late = true;
-				}
-			}
-			if (late)
-				set->late++;
-			break;
+		if (done > ndone) {
+			ndone = done;
+			clock_gettime(CLOCK_MONOTONIC, &deadline);
+			deadline_add_ms(&deadline, set->opts.wait_ms);
+			if (ts_before(&cap, &deadline))
+				deadline = cap;
 		}
+		if (pthread_cond_timedwait(&set->done_cond, &set->lock, &deadline) != ETIMEDOUT)
+			continue;
+		/* One done as the wait timed out is progress too (unless the cap is reached). */
+		for (i = 0, done = 0; i < nw; i++)
+			done += waiter_done(&w[i]);
+		if (done > ndone && ts_before(&deadline, &cap))
+			continue;
+		for (i = 0; i < nw; i++) {
+			if (!waiter_done(&w[i])) {
+				w[i].p->stalled = true;
+				late = true;
+			}
+		}
+		if (late)
+			set->late++;
+		break;
 	}
 
 	for (p = set->procs; p; p = p->next) {

@@ -134,7 +134,8 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       "proc_events: %llu\n"
 		       "proc_forks: %llu\n"
 		       "proc_events_lost: %llu\n"
-		       "proc_sync_timeouts: %llu\n",
+		       "proc_sync_timeouts: %llu\n"
+		       "proc_passes: %llu\n",
 		       (unsigned long long)es.processes, (unsigned long long)es.enablers,
 		       (unsigned long long)es.pending, (unsigned long long)es.stalled,
 		       (unsigned long long)es.parked, (unsigned long long)es.workers,
@@ -145,7 +146,8 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       (unsigned long long)es.gone_forks, (unsigned long long)es.shared_vm,
 		       ps.connected ? "connected" : ps.polling ? "polling" : "unavailable",
 		       (unsigned long long)ps.events, (unsigned long long)ps.forks,
-		       (unsigned long long)ps.overruns, (unsigned long long)ps.sync_timeouts);
+		       (unsigned long long)ps.overruns, (unsigned long long)ps.sync_timeouts,
+		       (unsigned long long)ps.passes);
 	/* libuserevents' shared-memory rings: records, and drops of full rings. */
 	ue_native_stats_text(d, native, sizeof(native));
 	ue_text_printf(t, "%sfuse_writes: %llu\n", native, __atomic_load_n(&d->fuse_writes, __ATOMIC_RELAXED));

@@ -64,6 +64,7 @@ struct ue_proc_events {
 	pid_t *queue;		/* processes to scan in one pass */
 	size_t nqueue, capqueue;
 	uint64_t polled_forks, unseen_forks;
+	uint64_t passes;	/* listener passes done (the poller's, when polling) */
 };
 
 /* A child the poller met: its fork is noted once, whatever its parent does later. */
@@ -707,6 +708,7 @@ static void listener_pass(struct ue_proc_events *pe)
 	pthread_mutex_unlock(&pe->lock);
 	ue_enablers_verify_forks(pe->set);
 	ue_enablers_confirm(pe->set, NULL, start - (uint64_t)UE_PROC_EVENTS_GRACE_MS * 1000000u);
+	__atomic_add_fetch(&pe->passes, 1, __ATOMIC_RELAXED);
 }
 
 static void *listen_thread(void *arg)
@@ -872,4 +874,5 @@ void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats
 	ret->forks = __atomic_load_n(&pe->forks, __ATOMIC_RELAXED);
 	ret->overruns = __atomic_load_n(&pe->overruns, __ATOMIC_RELAXED);
 	ret->sync_timeouts = __atomic_load_n(&pe->sync_timeouts, __ATOMIC_RELAXED);
+	ret->passes = __atomic_load_n(&pe->passes, __ATOMIC_RELAXED);
 }

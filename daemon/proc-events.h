@@ -29,6 +29,7 @@ struct ue_proc_events_stats {
 	uint64_t forks;		/* forks of processes that held enablers */
 	uint64_t overruns;	/* times the socket lost events (ENOBUFS) */
 	uint64_t sync_timeouts;	/* requests served without the sync (it was blocked) */
+	uint64_t passes;	/* the thread's passes (polling: at most 50 ms apart) */
 };
 
 /**

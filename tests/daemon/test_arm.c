@@ -33,6 +33,15 @@ __attribute__((constructor)) static void setup(void)
 	daemon_setup(NULL);
 }
 
+/*
+ * Enable words outlive the test that registers them: an enabler stays until
+ * its process unregisters or exits (closing the file does not end it, as in
+ * the kernel), and a session's release disables its events after close()
+ * returned (FUSE sends the release asynchronously).  A word on the stack of
+ * a test that returned would be rewritten inside a later test's frame (the
+ * daemon rewrites the byte that holds the bit), so the words of this
+ * process are static.
+ */
 static int session_open(void)
 {
 	return open(path("usereventsd_session"), O_RDWR | O_CLOEXEC);
@@ -197,8 +206,9 @@ TEST(arming_race_with_forks)
 
 TEST(armed_glob_enables_inside_registration)
 {
+	static uint32_t w, w2;
 	int s = session_open(), fd = data_open();
-	uint32_t w = 0, idx;
+	uint32_t idx;
 	long long before = stat_of("armed_enables");
 
 	ASSERT_GE(s, 0);
@@ -212,7 +222,7 @@ TEST(armed_glob_enables_inside_registration)
 	EXPECT_EQ(stat_of("armed_enables"), before + 1);
 	/* Not named: left alone, and the pattern harmless to it. */
 	{
-		uint32_t w2 = 0, idx2;
+		uint32_t idx2;
 
 		EXPECT_EQ(reg_eh(fd, "armB_L4K1", &w2, &idx2), 0);
 		EXPECT_EQ(enabled("armB_L4K1"), 0);
@@ -228,8 +238,9 @@ TEST(armed_glob_enables_inside_registration)
 
 TEST(arm_enables_existing_events_and_read_lists_patterns)
 {
+	static uint32_t w;
 	int fd = data_open(), s;
-	uint32_t w = 0, idx;
+	uint32_t idx;
 	char buf[512];
 
 	ASSERT_GE(fd, 0);
@@ -266,8 +277,9 @@ TEST(provider_level_and_keywords)
 		{ "provP_LK1", 0 },	   { "provP_L4K1g", 0 },    { "provP_L4", 0 },
 		{ "provP_l4K1", 0 },	   { "provP_L4k1", 0 },     { "provP_L3KfG1", 1 },
 	};
-	uint32_t w[sizeof(cases) / sizeof(cases[0])] = { 0 }, idx;
+	static uint32_t w[sizeof(cases) / sizeof(cases[0])], w2, w3;
 	int s = session_open(), fd = data_open();
+	uint32_t idx;
 
 	ASSERT_GE(s, 0);
 	ASSERT_GE(fd, 0);
@@ -285,17 +297,18 @@ TEST(provider_level_and_keywords)
 	/* Defaults: every level and keyword of the provider. */
 	{
 		int s2 = session_open();
-		uint32_t w2 = 0;
-
-		uint32_t w3 = 0;
 
 		ASSERT_EQ(cmd(s2, "arm-provider provQ"), 0);
 		/* Not an EventHeader name (the level has no K after it). */
 		EXPECT_EQ(reg_eh(fd, "provQ_Lffffff", &w2, &idx), 0);
 		EXPECT_EQ(reg_eh(fd, "provQ_LffK8000000000000000", &w3, &idx), 1);
 		close(s2);
+		EXPECT_TRUE(bit_becomes(&w3, 0));
 	}
 	close(s);
+	/* The release disables every event the session enabled. */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		EXPECT_TRUE(bit_becomes(&w[i], 0));
 	close(fd);
 }
 
@@ -374,8 +387,9 @@ TEST(limits_enospc)
 
 TEST(sigkill_of_the_holder_disarms)
 {
+	static uint32_t w, w2;
 	int p[2], fd = data_open();
-	uint32_t w = 0, w2 = 0, idx;
+	uint32_t idx;
 	pid_t pid;
 	char c;
 

@@ -1038,11 +1038,22 @@ TEST(stalled_process_delays_nobody)
 	EXPECT_EQ(ue_enablers_update_event(set, &ev, true), 1);
 	for (i = 0; i < NOTHERS; i++)
 		EXPECT_EQ(load64(shm + 8 * i), 1);
+	/*
+	 * An update that waited for the stalled process would have given up on
+	 * it again and counted a late update: the count says what a time
+	 * bound on the second update said only on a quiet machine (the others'
+	 * writes it does wait for take what the CPU gives them).
+	 */
+	EXPECT_EQ(stats_of(set).late_updates, 1);
 	printf("# first update %.1f ms (bound %u ms), second %.1f ms\n", first, opts.wait_ms,
 	       second);
+	/*
+	 * The first waits wait_ms after the last of the others was written
+	 * (within milliseconds, or what a loaded machine makes of them), not
+	 * more: 700 ms for those writes.
+	 */
 	EXPECT_GE(first, opts.wait_ms * 0.9);
 	EXPECT_LT(first, opts.wait_ms + 700);
-	EXPECT_LT(second, opts.wait_ms * 0.9);
 
 	/* Released: the write completes later, with the latest state. */
 	stallfs_release();

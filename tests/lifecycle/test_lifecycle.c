@@ -457,7 +457,7 @@ TEST(stats_file_counts_processes_and_enablers)
 		"writer_threads", "faults", "retries", "failed_writes", "late_updates",
 		"dead_processes", "inherited_forks", "unconfirmed_children", "refused_forks", "gone_forks",
 		"shared_vm_children", "proc_events", "proc_forks", "proc_events_lost",
-		"proc_sync_timeouts",
+		"proc_sync_timeouts", "proc_passes",
 		"native_sessions", "native_sessions_total", "native_rings", "native_records",
 		"native_dropped_ring_full", "native_invalid", "native_pending_bytes",
 		"native_records_interposed", "fuse_writes", "armed_patterns", "armed_enables",

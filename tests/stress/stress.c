@@ -459,6 +459,22 @@ static bool settled(void)
 	       stat_of("unconfirmed_children") == 0;
 }
 
+/*
+ * Polling: a fork child that made no request since its fork is unknown to
+ * the daemon until a pass of the children poller finds it (POLL_MS, 50 ms,
+ * apart), and a toggle before that does not reach it; the pass proves it
+ * and writes what changed since its fork.  The words are reported within
+ * 10-20 ms of the last toggle, so settled() alone can pass before a child
+ * forked just before that toggle is known (unconfirmed_children counts only
+ * known ones).  Two passes after the workers went quiet: the second began
+ * after the last fork.
+ */
+static long long passes_due;
+static bool polled_since_quiet(void)
+{
+	return stat_of("proc_passes") >= passes_due;
+}
+
 static bool all_reported(void)
 {
 	return count_state(REC_QUIET) == 0;
@@ -542,6 +558,10 @@ static void run_round(unsigned int secs, unsigned int procs, unsigned int toggle
 	atomic_store(&sh->phase, PH_STOP);
 	/* Generous: a loaded 2-core machine, perhaps under ASan. */
 	EXPECT_TRUE(reap_until(none_live, 60000));
+	if (stats_has("proc_connector", "polling")) {
+		passes_due = stat_of("proc_passes") + 2;
+		EXPECT_TRUE(reap_until(polled_since_quiet, 20000));
+	}
 	EXPECT_TRUE(reap_until(settled, 20000));
 	printf("# settled: pending_writes %lld, stalled %lld, unconfirmed %lld, failed_writes %lld, "
 	       "refused_forks %lld, gone_forks %lld, inherited_forks %lld, proc_sync_timeouts %lld, "
