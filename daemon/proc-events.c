@@ -715,6 +715,9 @@ static void *listen_thread(void *arg)
 {
 	struct ue_proc_events *pe = arg;
 
+	/* Named: it wakes for every fork, exec and exit of the machine, not on a timer. */
+	pthread_setname_np(pthread_self(), "ue-proc");
+
 	for (;;) {
 		struct pollfd fds[3] = {
 			{.fd = pe->sock, .events = POLLIN}, /* -1 when polling: ignored */

@@ -136,7 +136,13 @@ sleep 1	# the producers' sessions above end
 spid=$!
 sleep 1.5
 d=$(pgrep -f "usereventsd $W/mnt" | head -1)
-wakes() { awk '/^voluntary_ctxt_switches/ { s += $2 } END { print s }' /proc/$1/task/*/status; }
+# Every thread but ue-proc, the proc connector's, which wakes for each fork,
+# exec and exit on the machine (a build beside: thousands), not on a timer.
+wakes() {
+	for t in /proc/$1/task/*; do
+		[ "$(cat "$t/comm")" = ue-proc ] || cat "$t/status"
+	done | awk '/^voluntary_ctxt_switches/ { s += $2 } END { print s }'
+}
 dw=$(wakes "$d") sw=$(wakes "$spid")
 sleep 5
 dw=$(( $(wakes "$d") - dw )) sw=$(( $(wakes "$spid") - sw ))
@@ -144,9 +150,9 @@ kill -INT $spid
 wait $spid
 spid=
 # The drain passes every 100 ms without rings; the rest are the FUSE requests
-# of the stream's scan (1 s), more under load: a poll every ms would be 5000.
-[ "$dw" -lt 1500 ] && [ "$sw" -lt 60 ] && ok "idle 5 s: daemon $dw wake-ups, stream $sw" ||
-	no "idle 5 s: daemon $dw wake-ups (most 1500), stream $sw (most 60)"
+# of the stream's scan (1 s): about 100 in all.  A poll every ms would be 5000.
+[ "$dw" -lt 600 ] && [ "$sw" -lt 60 ] && ok "idle 5 s: daemon $dw wake-ups, stream $sw" ||
+	no "idle 5 s: daemon $dw wake-ups (most 600), stream $sw (most 60)"
 
 # trace_pipe_raw: a read with room for many pages gets many.
 echo 65536 > "$W/mnt/buffer_size_kb"
