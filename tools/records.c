@@ -616,8 +616,11 @@ int uet_raw_open(struct uet_raw *r, const char *tracefs, unsigned int ncpus, con
 			r->ncpus = uet_chan_ncpus(r->chan);
 			return 0;
 		}
-		/* Not usereventsd: trace_pipe_raw.  Ours but refused: say why. */
-		if (e != -EOPNOTSUPP && e != -ENODATA) {
+		/*
+		 * Not usereventsd, or one without its native path (no socket to
+		 * reach): trace_pipe_raw.  Ours, but the channel refused: say why.
+		 */
+		if (e != -EOPNOTSUPP && e != -ENODATA && e != -ECONNREFUSED && e != -ENOENT) {
 			uet_err("%s: %s: a channel of the trace: %s", who, tracefs, strerror(-e));
 			return e;
 		}
