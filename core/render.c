@@ -415,20 +415,38 @@ static void put_decimal(struct outbuf *ob, uint64_t u)
 				    "75767778798081828384858687888990919293949596979899";
 	char d[20];
 	size_t n = sizeof(d);
+	uint32_t v;
 
-	/* Two digits a division: a timestamp has 19. */
-	while (u >= 100) {
-		unsigned int r = (unsigned int)(u % 100);
+	/*
+	 * Two digits a step, in 32-bit arithmetic: a timestamp's low nine
+	 * digits first (one 64-bit division), then what is above them.
+	 */
+	while (u >= 1000000000u) {
+		uint32_t low = (uint32_t)(u % 1000000000u);
 
-		u /= 100;
+		u /= 1000000000u;
+		for (int k = 0; k < 4; k++) {
+			uint32_t r = low % 100;
+
+			low /= 100;
+			d[--n] = pairs[2 * r + 1];
+			d[--n] = pairs[2 * r];
+		}
+		d[--n] = (char)('0' + low);
+	}
+	v = (uint32_t)u;
+	while (v >= 100) {
+		uint32_t r = v % 100;
+
+		v /= 100;
 		d[--n] = pairs[2 * r + 1];
 		d[--n] = pairs[2 * r];
 	}
-	if (u >= 10) {
-		d[--n] = pairs[2 * u + 1];
-		d[--n] = pairs[2 * u];
+	if (v >= 10) {
+		d[--n] = pairs[2 * v + 1];
+		d[--n] = pairs[2 * v];
 	} else {
-		d[--n] = (char)('0' + u);
+		d[--n] = (char)('0' + v);
 	}
 	ob_putn(ob, d + n, sizeof(d) - n);
 }

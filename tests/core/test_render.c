@@ -321,6 +321,35 @@ TEST(context)
 
 static const struct ue_record_ctx json_ctx = { NULL, 30, 1, 2090901000ULL, "....." };
 
+/* JSON numbers are written without printf: the same digits as printf, at every magnitude. */
+TEST(json_numbers_as_printf)
+{
+	static const uint64_t edges[] = { 0, 9, 10, 99, 100, 999999999, 1000000000, 1000000001,
+					  4294967295u, 4294967296u, 999999999999999999u,
+					  1000000000000000000u, 10000000000000000000u, UINT64_MAX };
+	struct ue_event *ev;
+	unsigned char rec[24] = { 0 };
+	char buf[512], want[512];
+
+	ASSERT_EQ(ue_event_parse("nums u64 u;s64 s", &ev), 0);
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]) * 3; i++) {
+		uint64_t u = i < 14 ? edges[i] : edges[i % 14] * 7 + i;
+		int64_t sv = (int64_t)u;
+		struct ue_record_ctx ctx = { "c", (int32_t)(u & 0x7fffffff) * (i & 1 ? -1 : 1),
+					     (unsigned int)u, u, "....." };
+
+		memcpy(rec + 8, &u, 8);
+		memcpy(rec + 16, &sv, 8);
+		snprintf(want, sizeof(want),
+			 "{\"ts\":%llu,\"cpu\":%u,\"pid\":%d,\"comm\":\"c\",\"system\":\"s\","
+			 "\"event\":\"nums\",\"fields\":{\"u\":%llu,\"s\":%lld}}",
+			 (unsigned long long)u, ctx.cpu, ctx.pid, (unsigned long long)u, (long long)sv);
+		ASSERT_GE(json_exact(ev, "s", "nums", &ctx, rec, sizeof(rec), buf, sizeof(buf)), 0);
+		EXPECT_STREQ(buf, want);
+	}
+	ue_event_free(ev);
+}
+
 TEST(json_probe_records)
 {
 	static const struct {
