@@ -43,7 +43,7 @@ struct ue_chan {
 	struct ue_chan_hdr *hdr;
 	int evfd;		/* the daemon's end (the reader has a duplicate) */
 	_Atomic uint64_t blocked_since;	/* ue_chan_room(): 0 while there is room */
-	atomic_bool lossy;	/* block_ms passed without room: losing until half is free */
+	atomic_bool lossy;	/* block_ms passed without room: losing until there is room */
 	struct chan_cpu *cpus;
 };
 
@@ -308,29 +308,26 @@ void ue_chan_tick(struct ue_chan *ch, unsigned int cpu, uint64_t now, bool all)
 
 bool ue_chan_room(struct ue_chan *ch, uint64_t now)
 {
-	bool room = true, half = true;
+	bool room = true;
 	uint64_t since;
 
 	if (!ch->block_ns)
 		return true;
-	for (unsigned int cpu = 0; cpu < ch->ncpus; cpu++) {
+	for (unsigned int cpu = 0; cpu < ch->ncpus && room; cpu++) {
 		uint64_t used = in_use(ch, cpu, __atomic_load_n(&shared_cpu(ch, cpu)->produced,
 								__ATOMIC_RELAXED));
 
 		if (used + ROOM_SUBBUFS + 1 > ch->nsubbufs)
 			room = false;
-		if (used > ch->nsubbufs / 2)
-			half = false;
-	}
-	if (atomic_load_explicit(&ch->lossy, memory_order_relaxed)) {
-		if (!half)
-			return true;
-		atomic_store_explicit(&ch->lossy, false, memory_order_relaxed);
 	}
 	if (room) {
+		atomic_store_explicit(&ch->lossy, false, memory_order_relaxed);
 		atomic_store_explicit(&ch->blocked_since, 0, memory_order_relaxed);
 		return true;
 	}
+	/* Given up on this reader: records go on (and are lost) until it makes room. */
+	if (atomic_load_explicit(&ch->lossy, memory_order_relaxed))
+		return true;
 	since = atomic_load_explicit(&ch->blocked_since, memory_order_relaxed);
 	if (!since) {
 		atomic_store_explicit(&ch->blocked_since, now ? now : 1, memory_order_relaxed);
@@ -338,8 +335,7 @@ bool ue_chan_room(struct ue_chan *ch, uint64_t now)
 	}
 	if (now - since < ch->block_ns)
 		return false;
-	/* The reader kept every sub-buffer for block_ms: lose records rather than stall every writer. */
+	/* The reader kept its pages for block_ms: lose records rather than stall every writer. */
 	atomic_store_explicit(&ch->lossy, true, memory_order_relaxed);
-	atomic_store_explicit(&ch->blocked_since, 0, memory_order_relaxed);
 	return true;
 }

@@ -88,10 +88,11 @@ void ue_chan_tick(struct ue_chan *ch, unsigned int cpu, uint64_t now, bool all);
  * @ch: the channel (one that does not block always can)
  * @now: the buffer clock
  *
- * False while some CPU has fewer than three free sub-buffers and the reader
- * has not made it wait for block_ms yet; once block_ms pass without room,
- * true (records are lost, as without blocking) until the reader frees half
- * of the sub-buffers.  Called by one thread (the drain) at a time.
+ * False while some CPU has fewer than three free sub-buffers (besides the
+ * one being filled) and the reader has not made writers wait for block_ms
+ * yet; once block_ms pass without room, true (records are lost, as without
+ * blocking) until the reader makes room again.  Races between callers (the
+ * drain, FUSE writers) only move the moment a wait starts or ends.
  */
 bool ue_chan_room(struct ue_chan *ch, uint64_t now);
 
