@@ -413,14 +413,22 @@ static void put_decimal(struct outbuf *ob, uint64_t u)
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	char d[20];
-	size_t n = sizeof(d);
+	static const uint64_t pow10[] = { 10u, 100u, 1000u, 10000u, 100000u, 1000000u,
+					  10000000u, 100000000u, 1000000000u, 10000000000u,
+					  100000000000u, 1000000000000u, 10000000000000u,
+					  100000000000000u, 1000000000000000u, 10000000000000000u,
+					  100000000000000000u, 1000000000000000000u,
+					  10000000000000000000u };
+	char tmp[20], *d;
+	size_t len = 1, n;
 	uint32_t v;
 
-	/*
-	 * Two digits a step, in 32-bit arithmetic: a timestamp's low nine
-	 * digits first (one 64-bit division), then what is above them.
-	 */
+	while (len < 20 && u >= pow10[len - 1])
+		len++;
+	/* Straight into the buffer when it has room, else through tmp (sizing, a short buffer). */
+	d = ob->pos < ob->len && ob->len - 1 - ob->pos >= len ? ob->buf + ob->pos : tmp;
+	n = len;
+	/* Two digits a step in 32-bit arithmetic: the low nine after one 64-bit division. */
 	while (u >= 1000000000u) {
 		uint32_t low = (uint32_t)(u % 1000000000u);
 
@@ -448,7 +456,10 @@ static void put_decimal(struct outbuf *ob, uint64_t u)
 	} else {
 		d[--n] = (char)('0' + v);
 	}
-	ob_putn(ob, d + n, sizeof(d) - n);
+	if (d == tmp)
+		ob_putn(ob, tmp, len);
+	else
+		ob->pos += len;
 }
 
 static void put_json_int(struct outbuf *ob, const struct ue_field *f, const unsigned char *pos)
