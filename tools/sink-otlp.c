@@ -3,8 +3,8 @@
  * The OTLP sink (export --otlp): each user event record becomes an OTLP
  * LogRecord (docs/otlp.md is the mapping), encoded at once into the batch
  * (core/otlp.c); a batch becomes one ExportLogsServiceRequest, a
- * ResourceLogs per process, when it is full or --batch-delay old, and goes
- * to the sender's queue (otlp-send.c).  otlp_metrics events carry an
+ * ResourceLogs per process, when it is full, --batch-delay old or the
+ * reader idle, and goes to the sender's queue (otlp-send.c).  otlp_metrics events carry an
  * ExportMetricsServiceRequest: it is forwarded as it is.
  */
 #include <errno.h>
@@ -47,6 +47,7 @@ struct otlp_sink {
 	size_t used;
 	unsigned nrecords;
 	uint64_t batch_at;		/* when the first record came (monotonic) */
+	bool fresh;			/* a record came since the last flush */
 	struct proc groups[GROUPS_MAX];
 	unsigned ngroups;
 	uint8_t *mbatch;		/* otlp_metrics payloads, concatenated */
@@ -623,6 +624,7 @@ static int otlp_record(struct uet_sink *s, const struct uet_sink_rec *r)
 			ship_metrics(o);
 		if (!o->nmetrics && !o->nrecords)
 			o->batch_at = uet_now_ns();
+		o->fresh = true;
 		memcpy(o->mbatch + o->mused, mb.p, mb.len);
 		o->mused += mb.len;
 		o->nmetrics++;
@@ -658,6 +660,7 @@ static int otlp_record(struct uet_sink *s, const struct uet_sink_rec *r)
 		memcpy(o->batch + o->used, &e, sizeof(e));
 		o->used += sizeof(e) + (size_t)n;
 		o->nrecords++;
+		o->fresh = true;
 		uet_otlp_note(o->tx, 1, 0, 0);
 		return 0;
 	}
@@ -665,17 +668,24 @@ static int otlp_record(struct uet_sink *s, const struct uet_sink_rec *r)
 	return 0;
 }
 
-/* After each pass: a batch --batch-delay old goes; the trace clock is read again. */
+/*
+ * After each pass: a batch --batch-delay old goes, and so does any batch
+ * once a pass brought nothing (the reader then sleeps until records come,
+ * up to a second: longer than a record may wait); the trace clock is read
+ * again.
+ */
 static int otlp_flush(struct uet_sink *s)
 {
 	struct otlp_sink *o = (struct otlp_sink *)s;
 
 	o->to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(o->clock);
 	if ((o->nrecords || o->nmetrics) &&
-	    uet_now_ns() - o->batch_at >= (uint64_t)o->o.batch_delay_ms * 1000000ull) {
+	    (!o->fresh ||
+	     uet_now_ns() - o->batch_at >= (uint64_t)o->o.batch_delay_ms * 1000000ull)) {
 		ship_logs(o);
 		ship_metrics(o);
 	}
+	o->fresh = false;
 	return 0;
 }
 
