@@ -121,13 +121,13 @@ void uo_str_json(struct uo_w *w, uint32_t f, const char *name, const char *s, si
 		return;
 	}
 	u = uo_json_unescape(s, n, NULL, 0);
-	if (w->overflow || u > w->cap - w->len) {
+	if (w->overflow || u > uo__room(w)) {
 		w->overflow = true;
 		return;
 	}
 	scratch = w->p + w->cap - u;
 	uo_json_unescape(s, n, (char *)scratch, u);
-	if (uo__text(w, scratch, u, false, false) + 11 > w->cap - w->len - u) {
+	if (uo__text(w, scratch, u, false, false) + 11 > uo__room(w) - u) {
 		w->overflow = true;
 		return;
 	}

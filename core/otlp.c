@@ -15,21 +15,6 @@
 
 #include "otlp-int.h"
 
-void uo__put(struct uo_w *w, const void *p, size_t n)
-{
-	if (w->overflow || n > w->cap - w->len) {
-		w->overflow = true;
-		return;
-	}
-	memcpy(w->p + w->len, p, n);
-	w->len += n;
-}
-
-void uo__putc(struct uo_w *w, char c)
-{
-	uo__put(w, &c, 1);
-}
-
 static void puts_(struct uo_w *w, const char *s)
 {
 	uo__put(w, s, strlen(s));
@@ -58,43 +43,6 @@ static size_t varint_enc(uint8_t *out, uint64_t v)
 	return n;
 }
 
-void uo__varint(struct uo_w *w, uint64_t v)
-{
-	uint8_t b[10];
-
-	uo__put(w, b, varint_enc(b, v));
-}
-
-/* The frame writes go to: the innermost open message or array. */
-static uint32_t field_of(struct uo_w *w, uint32_t f)
-{
-	if (w->depth && w->st[w->depth - 1].array)
-		return w->st[w->depth - 1].field;
-	return f;
-}
-
-void uo__tag(struct uo_w *w, uint32_t f, unsigned wt)
-{
-	uo__varint(w, ((uint64_t)field_of(w, f) << 3) | wt);
-}
-
-/* JSON: the separator, and the member's name outside arrays. */
-void uo__key(struct uo_w *w, const char *name)
-{
-	bool in_array = w->depth && w->st[w->depth - 1].array;
-
-	if (w->depth) {
-		if (!w->st[w->depth - 1].first)
-			uo__putc(w, ',');
-		w->st[w->depth - 1].first = false;
-	}
-	if (!in_array) {
-		uo__putc(w, '"');
-		puts_(w, name);
-		puts_(w, "\":");
-	}
-}
-
 static bool push(struct uo_w *w, bool array, uint32_t f)
 {
 	if (w->depth >= UO_DEPTH) {
@@ -110,12 +58,24 @@ static bool push(struct uo_w *w, bool array, uint32_t f)
 	return true;
 }
 
-void uo_init(struct uo_w *w, void *buf, size_t cap, bool json)
+/* A writer on @buf; the frames are set as they open (push()), not cleared here. */
+static void start(struct uo_w *w, void *buf, size_t cap, bool json)
 {
-	memset(w, 0, sizeof(*w));
 	w->p = buf;
 	w->cap = buf ? cap : 0;
+	w->len = 0;
+	w->slack = 0;
 	w->json = json;
+	w->overflow = false;
+	w->bad = false;
+	w->depth = 0;
+	w->any_f = 0;
+	w->any_name = NULL;
+}
+
+void uo_init(struct uo_w *w, void *buf, size_t cap, bool json)
+{
+	start(w, buf, cap, json);
 	push(w, false, 0);
 	if (json)
 		uo__putc(w, '{');
@@ -123,10 +83,7 @@ void uo_init(struct uo_w *w, void *buf, size_t cap, bool json)
 
 void uo_init_elems(struct uo_w *w, void *buf, size_t cap, bool json, uint32_t f)
 {
-	memset(w, 0, sizeof(*w));
-	w->p = buf;
-	w->cap = buf ? cap : 0;
-	w->json = json;
+	start(w, buf, cap, json);
 	push(w, true, f);
 	/* Every element led by its comma: uo_splice() drops the first where it must. */
 	w->st[0].first = false;
@@ -154,16 +111,20 @@ void uo_begin(struct uo_w *w, uint32_t f, const char *name)
 		return;
 	}
 	uo__tag(w, f, WT_LEN);
-	if (!push(w, false, 0))
+	if (!push(w, false, 0) || w->overflow)
 		return;
-	/* The most the body can take, as a varint: what is left of the buffer. */
-	w->st[w->depth - 1].reserved = (uint8_t)varint_size(w->cap - w->len);
-	if (w->st[w->depth - 1].reserved > w->cap - w->len) {
+	/*
+	 * The length takes at most the varint of what is left; one byte is
+	 * written now (most bodies are short) and the rest held as slack, so
+	 * that what fits, and the bytes, are as if all of it were reserved.
+	 */
+	w->st[w->depth - 1].reserved = (uint8_t)varint_size(uo__room(w));
+	if (w->st[w->depth - 1].reserved > uo__room(w)) {
 		w->overflow = true;
 		return;
 	}
-	if (!w->overflow)
-		w->len += w->st[w->depth - 1].reserved;
+	w->slack += w->st[w->depth - 1].reserved - 1u;
+	w->len++;
 }
 
 void uo_end(struct uo_w *w)
@@ -182,10 +143,12 @@ void uo_end(struct uo_w *w)
 	}
 	if (w->overflow)
 		return;
+	w->slack -= w->st[w->depth].reserved - 1u;
 	start = w->st[w->depth].start;
-	body = w->len - start - w->st[w->depth].reserved;
+	body = w->len - start - 1;
 	n = varint_enc(b, body);
-	memmove(w->p + start + n, w->p + start + w->st[w->depth].reserved, body);
+	if (n > 1)
+		memmove(w->p + start + n, w->p + start + 1, body);
 	memcpy(w->p + start, b, n);
 	w->len = start + n + body;
 }
@@ -241,23 +204,42 @@ static size_t utf8_len(const uint8_t *p, size_t n)
 
 static const char replacement[] = "\xef\xbf\xbd";
 
-/* @s as UTF-8 (each invalid byte a U+FFFD), JSON-escaped with @json; the size it takes. */
+/* Whether the ASCII byte @c is written as it is (JSON escapes '"', '\\' and controls). */
+static inline bool plain_ascii(uint8_t c, bool json)
+{
+	return c < 0x80 && (!json || (c >= 0x20 && c != '"' && c != '\\'));
+}
+
+/*
+ * @s as UTF-8 (each invalid byte a U+FFFD), JSON-escaped with @json; the size
+ * it takes.  What needs no change is written a run at a time.
+ */
 size_t uo__text(struct uo_w *w, const uint8_t *s, size_t n, bool json, bool write)
 {
-	size_t out = 0;
+	size_t out = 0, run = 0, i = 0;
 
-	for (size_t i = 0; i < n;) {
-		size_t l = utf8_len(s + i, n - i);
+	while (i < n) {
+		size_t l;
 		char esc[8];
 
+		if (plain_ascii(s[i], json)) {
+			i++;
+			continue;
+		}
+		l = s[i] < 0x80 ? 1 : utf8_len(s + i, n - i);
+		if (l > 1) {
+			i += l;
+			continue;
+		}
+		/* A byte to replace or escape: the run before it first. */
+		if (write)
+			uo__put(w, s + run, i - run);
+		out += i - run;
 		if (!l) {
 			if (write)
 				uo__put(w, replacement, 3);
 			out += 3;
-			i++;
-			continue;
-		}
-		if (json && l == 1 && (s[i] < 0x20 || s[i] == '"' || s[i] == '\\')) {
+		} else {
 			if (s[i] == '"' || s[i] == '\\')
 				snprintf(esc, sizeof(esc), "\\%c", s[i]);
 			else if (s[i] == '\n')
@@ -269,18 +251,18 @@ size_t uo__text(struct uo_w *w, const uint8_t *s, size_t n, bool json, bool writ
 			if (write)
 				puts_(w, esc);
 			out += strlen(esc);
-		} else {
-			if (write)
-				uo__put(w, s + i, l);
-			out += l;
 		}
-		i += l;
+		run = ++i;
 	}
-	return out;
+	if (write)
+		uo__put(w, s + run, n - run);
+	return out + n - run;
 }
 
 void uo_str(struct uo_w *w, uint32_t f, const char *name, const void *s, size_t n)
 {
+	size_t size;
+
 	if (w->json) {
 		uo__key(w, name);
 		uo__putc(w, '"');
@@ -289,8 +271,12 @@ void uo_str(struct uo_w *w, uint32_t f, const char *name, const void *s, size_t 
 		return;
 	}
 	uo__tag(w, f, WT_LEN);
-	uo__varint(w, uo__text(w, s, n, false, false));
-	uo__text(w, s, n, false, true);
+	size = uo__text(w, s, n, false, false);
+	uo__varint(w, size);
+	if (size == n)
+		uo__put(w, s, n);	/* valid UTF-8 as it is */
+	else
+		uo__text(w, s, n, false, true);
 }
 
 void uo_bytes(struct uo_w *w, uint32_t f, const char *name, const void *p, size_t n)
@@ -449,7 +435,34 @@ void uo_splice(struct uo_w *w, const void *elems, size_t n)
 	uo__put(w, e, n);
 }
 
+long uo_prep_str(bool json, uint32_t f, const char *name, const void *s, size_t n, void *out,
+		 size_t cap)
+{
+	struct uo_w w;
+
+	start(&w, out, cap, json);
+	push(&w, false, 0);
+	uo_str(&w, f, name, s, n);
+	return w.overflow ? -E2BIG : (long)w.len;
+}
+
+void uo_put_prep(struct uo_w *w, const void *prep, size_t n)
+{
+	if (w->json && w->depth) {
+		if (!w->st[w->depth - 1].first)
+			uo__putc(w, ',');
+		w->st[w->depth - 1].first = false;
+	}
+	uo__put(w, prep, n);
+}
+
 /* ---- attributes ----------------------------------------------------------- */
+
+void uo_kv_begin_prep(struct uo_w *w, const void *key, size_t n)
+{
+	uo_begin(w, 0, NULL);
+	uo_put_prep(w, key, n);
+}
 
 void uo_kv_begin(struct uo_w *w, const char *k, size_t key_len)
 {

@@ -37,6 +37,7 @@ struct uo_w {
 	uint8_t *p;
 	size_t cap, len;
 	bool json;
+	size_t slack;		/* protobuf: length bytes the open messages may still need */
 	bool overflow;		/* something did not fit: uo_finish() says -E2BIG */
 	bool bad;		/* unbalanced begin/end or too deep: -EINVAL */
 	unsigned depth;
@@ -45,7 +46,7 @@ struct uo_w {
 	struct {
 		size_t start;	/* protobuf: where the length prefix was reserved */
 		uint32_t field;	/* array: the repeated field's number */
-		uint8_t reserved;	/* protobuf: bytes reserved for the length */
+		uint8_t reserved;	/* protobuf: bytes the length may take (one written first) */
 		bool array, first;
 	} st[UO_DEPTH];
 };
@@ -101,6 +102,27 @@ void uo_elem(struct uo_w *w, const void *msg, size_t n);
 
 /** uo_splice - elements that uo_elem() wrote into another writer of the same kind, as they are */
 void uo_splice(struct uo_w *w, const void *elems, size_t n);
+
+/*
+ * Fields encoded once and written many times (a sink's per-event-format
+ * parts): uo_prep_str() makes the bytes, uo_put_prep() writes them where
+ * uo_str() would have.
+ */
+
+/**
+ * uo_prep_str - the bytes uo_str(@f, @name, @s, @n) writes in a message (not in an array),
+ * into @out (@cap bytes); with @json OTLP/JSON ("name":"...")
+ *
+ * Return: their length, or -E2BIG when they do not fit in @cap.
+ */
+long uo_prep_str(bool json, uint32_t f, const char *name, const void *s, size_t n, void *out,
+		 size_t cap);
+
+/** uo_put_prep - write a field uo_prep_str() made (JSON: with the separator it needs) */
+void uo_put_prep(struct uo_w *w, const void *prep, size_t n);
+
+/** uo_kv_begin_prep - uo_kv_begin() with the key a uo_prep_str(UO_KV_KEY, "key", ...) made */
+void uo_kv_begin_prep(struct uo_w *w, const void *key, size_t n);
 
 /* KeyValue attributes (in a uo_array() of them), AnyValue of each type. */
 void uo_kv_str(struct uo_w *w, const char *key, const void *s, size_t n);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The OTLP sender: requests wait in a queue bounded in bytes (full: the
- * oldest or the newest is dropped and counted, the reader never waits), one
- * thread posts them over libcurl, retrying 429, 502, 503, 504 and transport
- * errors with exponential backoff and jitter (Retry-After honoured), reads
- * partial_success, and keeps the counters, which it also writes to a stats
- * file for `userevents stats` (otlp-stats.c).
+ * The OTLP sender: requests (gzipped as they come, with --gzip) wait in a
+ * queue bounded in bytes (full: the oldest or the newest is dropped and
+ * counted, the reader never waits), one thread posts them over libcurl,
+ * retrying 429, 502, 503, 504 and transport errors with exponential backoff
+ * and jitter (Retry-After honoured), reads partial_success, and keeps the
+ * counters, which it also writes to a stats file for `userevents stats`
+ * (otlp-stats.c).
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -128,11 +129,51 @@ static void drop_head(struct uet_otlp_sender *s, enum uet_otlp_drop why)
 	req_free(r);
 }
 
+/* gzip of @p, malloc()ed; NULL when it cannot be made. */
+static uint8_t *gzip(const uint8_t *p, size_t n, size_t *out_len)
+{
+	z_stream z = { 0 };
+	uLong cap = compressBound((uLong)n) + 32;
+	uint8_t *out = malloc(cap);
+
+	if (!out || deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 31, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(out);
+		return NULL;
+	}
+	z.next_in = (Bytef *)p;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		deflateEnd(&z);
+		free(out);
+		return NULL;
+	}
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
 void uet_otlp_send(struct uet_otlp_sender *s, bool metrics, uint8_t *body, size_t len,
 		   unsigned items)
 {
 	struct req *r = calloc(1, sizeof(*r));
 
+	/*
+	 * Compressed here, on the reader's side: the sending thread then only
+	 * sends, and the queue's bound counts the bytes that wait.
+	 */
+	if (r && s->o.gzip) {
+		size_t zlen;
+		uint8_t *z = gzip(body, len, &zlen);
+
+		if (z) {
+			free(body);
+			body = z;
+			len = zlen;
+		}
+	}
 	pthread_mutex_lock(&s->lock);
 	if (!r) {
 		s->st.dropped[UET_DROP_QUEUE_FULL] += items;
@@ -223,32 +264,6 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 	return k;
 }
 
-/* gzip of @p, malloc()ed; NULL when it cannot be made. */
-static uint8_t *gzip(const uint8_t *p, size_t n, size_t *out_len)
-{
-	z_stream z = { 0 };
-	uLong cap = compressBound((uLong)n) + 32;
-	uint8_t *out = malloc(cap);
-
-	if (!out || deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 31, 8,
-				 Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(out);
-		return NULL;
-	}
-	z.next_in = (Bytef *)p;
-	z.avail_in = (uInt)n;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
-		deflateEnd(&z);
-		free(out);
-		return NULL;
-	}
-	*out_len = z.total_out;
-	deflateEnd(&z);
-	return out;
-}
-
 /* Outcomes of one attempt. */
 enum { SENT_OK, SENT_RETRY, SENT_REFUSED };
 
@@ -334,18 +349,10 @@ static void deliver(struct uet_otlp_sender *s, CURL *c, struct req *r)
 {
 	static struct answer a;	/* one sender thread */
 	uint64_t start = uet_now_ns(), backoff = BACKOFF_FIRST_MS;
-	uint8_t *zbody = NULL;
-	const uint8_t *body = r->body;
+	const uint8_t *body = r->body;	/* compressed already with --gzip (uet_otlp_send()) */
 	size_t len = r->len;
 	enum uet_otlp_drop why = UET_DROP_RETRIES;
 
-	if (s->o.gzip) {
-		zbody = gzip(r->body, r->len, &len);
-		if (zbody)
-			body = zbody;
-		else
-			len = r->len;
-	}
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, r->metrics ? s->mheaders : s->headers);
 	for (unsigned attempt = 0;; attempt++) {
 		long timeout = (long)s->o.timeout_ms;
@@ -381,7 +388,6 @@ static void deliver(struct uet_otlp_sender *s, CURL *c, struct req *r)
 			s->st.sent += r->items - (uint64_t)rejected;
 			s->st.rejected += (uint64_t)rejected;
 			pthread_mutex_unlock(&s->lock);
-			free(zbody);
 			return;
 		}
 		if (how == SENT_REFUSED) {
@@ -405,7 +411,6 @@ static void deliver(struct uet_otlp_sender *s, CURL *c, struct req *r)
 	pthread_mutex_lock(&s->lock);
 	s->st.dropped[why] += r->items;
 	pthread_mutex_unlock(&s->lock);
-	free(zbody);
 }
 
 static void *sender(void *arg)

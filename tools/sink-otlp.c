@@ -3,8 +3,8 @@
  * The OTLP sink (export --otlp): each user event record becomes an OTLP
  * LogRecord (docs/otlp.md is the mapping), encoded at once into the batch
  * (core/otlp.c); a batch becomes one ExportLogsServiceRequest, a
- * ResourceLogs per process, when it is full or --batch-delay old, and goes
- * to the sender's queue (otlp-send.c).  otlp_metrics events carry an
+ * ResourceLogs per process, when it is full, --batch-delay old or the
+ * reader idle, and goes to the sender's queue (otlp-send.c).  otlp_metrics events carry an
  * ExportMetricsServiceRequest: it is forwarded as it is.
  */
 #include <errno.h>
@@ -22,6 +22,7 @@
 #define GROUPS_MAX 64		/* processes in one request */
 #define PROCS 256		/* thread -> process cache */
 #define MEMBERS_MAX 256		/* EventHeader top-level fields made attributes */
+#define PREPS 64		/* event formats whose parts are kept encoded */
 
 struct proc {
 	int32_t tid, tgid;
@@ -36,6 +37,25 @@ struct entry {
 	uint32_t len;
 };
 
+/* A plain event's field: its KeyValue key encoded, how its value is written. */
+struct prep_field {
+	uint32_t off, len;	/* of the key in prep.buf */
+	uint8_t es;		/* an array of numbers: the element's size; 0: bytes */
+	bool sign;
+};
+
+/* The parts of an event format's LogRecords that do not change, encoded once. */
+struct prep {
+	const struct uet_format *f;
+	const struct ue_event *desc;	/* a format replaced in place has a new one */
+	uint8_t *buf;
+	uint32_t name_len;	/* eventName (uo_put_prep), at buf */
+	uint32_t kv_len;	/* the event.name KeyValue as an element (uo_splice), after it */
+	bool multi;		/* of user_events_multi */
+	bool metrics;		/* laid out as otlp_metrics */
+	struct prep_field *fld;
+};
+
 struct otlp_sink {
 	struct uet_sink s;
 	struct uet_otlp_opts o;
@@ -47,6 +67,8 @@ struct otlp_sink {
 	size_t used;
 	unsigned nrecords;
 	uint64_t batch_at;		/* when the first record came (monotonic) */
+	bool fresh;			/* a record came since the last flush */
+	unsigned unnoted;		/* records encoded, not yet in the sender's counters */
 	struct proc groups[GROUPS_MAX];
 	unsigned ngroups;
 	uint8_t *mbatch;		/* otlp_metrics payloads, concatenated */
@@ -55,6 +77,7 @@ struct otlp_sink {
 	struct proc procs[PROCS];
 	char *json;			/* an EventHeader event's fields (perf-decode JSON) */
 	size_t json_cap;
+	struct prep preps[PREPS];	/* by format; emptied whenever a format comes or changes */
 };
 
 /* ---- time and the process -------------------------------------------------- */
@@ -146,6 +169,14 @@ static void resource(struct uo_w *w, const struct otlp_sink *o, const struct pro
 	uo_end(w);
 }
 
+/* The records encoded into the counters: once a pass or a request, not a lock a record. */
+static void note_records(struct otlp_sink *o)
+{
+	if (o->unnoted)
+		uet_otlp_note(o->tx, o->unnoted, 0, 0);
+	o->unnoted = 0;
+}
+
 /* The batch as one ExportLogsServiceRequest to the queue. */
 static void ship_logs(struct otlp_sink *o)
 {
@@ -157,6 +188,7 @@ static void ship_logs(struct otlp_sink *o)
 
 	if (!o->nrecords)
 		return;
+	note_records(o);
 	body = malloc(cap);
 	if (!body) {
 		uet_otlp_note(o->tx, 0, 0, o->nrecords);
@@ -268,8 +300,16 @@ static void attr_uint(struct uo_w *w, uint64_t u)
 	}
 }
 
-/* A plain event's fields as typed attributes. */
-static void plain_fields(struct uo_w *w, const struct uet_sink_rec *r)
+/* Element size of an array field written as numbers, 0 for bytes. */
+static unsigned field_elem(const struct ue_field *f, bool *sign)
+{
+	unsigned es = array_elem(f->type, sign);
+
+	return strncmp(f->type, "struct ", 7) == 0 ? 0 : es;
+}
+
+/* A plain event's fields as typed attributes (@p: their keys encoded, or NULL). */
+static void plain_fields(struct uo_w *w, const struct uet_sink_rec *r, const struct prep *p)
 {
 	const struct ue_event *ev = r->format->desc;
 
@@ -281,7 +321,10 @@ static void plain_fields(struct uo_w *w, const struct uet_sink_rec *r)
 
 		if (ue_field_value(f, r->data, r->len, &v) == UE_VAL_NULL)
 			continue;	/* outside the record: no value to give */
-		uo_kv_begin(w, f->name, strlen(f->name));
+		if (p)
+			uo_kv_begin_prep(w, p->buf + p->fld[i].off, p->fld[i].len);
+		else
+			uo_kv_begin(w, f->name, strlen(f->name));
 		switch (v.kind) {
 		case UE_VAL_INT:
 			uo_any_int(w, v.i);
@@ -293,17 +336,20 @@ static void plain_fields(struct uo_w *w, const struct uet_sink_rec *r)
 			uo_any_str(w, v.p, v.len);
 			break;
 		default:
-			es = array_elem(f->type, &sign);
-			if (!es || strncmp(f->type, "struct ", 7) == 0 || v.len % es) {
+			if (p)
+				es = p->fld[i].es, sign = p->fld[i].sign;
+			else
+				es = field_elem(f, &sign);
+			if (!es || v.len % es) {
 				uo_any_bytes(w, v.p, v.len);
 				break;
 			}
 			uo_any_array(w);
 			for (size_t k = 0; k < v.len; k += es) {
-				const uint8_t *p = (const uint8_t *)v.p + k;
+				const uint8_t *el = (const uint8_t *)v.p + k;
 				uint64_t u = 0;
 
-				memcpy(&u, p, es);	/* little-endian host, as the record */
+				memcpy(&u, el, es);	/* little-endian host, as the record */
 				if (sign && es < 8 && (u >> (8 * es - 1)) & 1)
 					u |= ~0ull << (8 * es);
 				if (sign)
@@ -562,8 +608,98 @@ static bool eh_record(struct otlp_sink *o, struct uo_w *w, const struct ueh_even
 	return true;
 }
 
+/* ---- an event format's parts, encoded once ------------------------------------ */
+
+static void prep_clear(struct prep *p)
+{
+	free(p->buf);
+	free(p->fld);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Whether @ev is laid out as otlp_metrics (u32 protocol; char[8] version; __rel_loc u8[] buffer). */
+static bool metrics_layout(const struct ue_event *ev)
+{
+	return strcmp(ev->name, "otlp_metrics") == 0 && ev->nfields == 3 &&
+	       strcmp(ev->fields[0].name, "protocol") == 0 &&
+	       strcmp(ev->fields[2].name, "buffer") == 0 &&
+	       strcmp(ev->fields[2].type, "__rel_loc u8[]") == 0;
+}
+
+static bool prep_make(struct otlp_sink *o, struct prep *p, const struct uet_format *fmt)
+{
+	const struct ue_event *ev = fmt->desc;
+	size_t nl = strlen(ev->name), cap = 12 * nl + 128, at;
+	struct uo_w w;
+	long n;
+
+	/* A string takes 6 bytes a byte at most (JSON's \u00XX), plus its frame; the name is twice. */
+	for (uint32_t i = 0; i < ev->nfields; i++)
+		cap += 6 * strlen(ev->fields[i].name) + 32;
+	p->buf = malloc(cap);
+	p->fld = calloc(ev->nfields ? ev->nfields : 1, sizeof(*p->fld));
+	if (!p->buf || !p->fld)
+		goto fail;
+	n = uo_prep_str(o->o.json, UO_LR_EVENT_NAME, "eventName", ev->name, nl, p->buf, cap);
+	if (n < 0)
+		goto fail;
+	p->name_len = (uint32_t)n;
+	at = (size_t)n;
+	uo_init_elems(&w, p->buf + at, cap - at, o->o.json, UO_LR_ATTRIBUTES);
+	uo_kv_str(&w, "event.name", ev->name, nl);
+	n = uo_finish(&w);
+	if (n < 0)
+		goto fail;
+	p->kv_len = (uint32_t)n;
+	at += (size_t)n;
+	for (uint32_t i = 0; i < ev->nfields; i++) {
+		const struct ue_field *f = &ev->fields[i];
+
+		n = uo_prep_str(o->o.json, UO_KV_KEY, "key", f->name, strlen(f->name), p->buf + at,
+				cap - at);
+		if (n < 0)
+			goto fail;
+		p->fld[i].off = (uint32_t)at;
+		p->fld[i].len = (uint32_t)n;
+		p->fld[i].es = (uint8_t)field_elem(f, &p->fld[i].sign);
+		at += (size_t)n;
+	}
+	p->f = fmt;
+	p->desc = ev;
+	p->multi = strcmp(fmt->system, "user_events_multi") == 0;
+	p->metrics = metrics_layout(ev);
+	return true;
+fail:
+	prep_clear(p);
+	return false;
+}
+
+/* @fmt's encoded parts; NULL without memory (the record is then written field by field). */
+static const struct prep *prep_of(struct otlp_sink *o, const struct uet_format *fmt)
+{
+	struct prep *p = &o->preps[((uintptr_t)fmt / sizeof(*fmt)) % PREPS];
+
+	if (p->f == fmt && p->desc == fmt->desc)
+		return p;
+	prep_clear(p);
+	return prep_make(o, p, fmt) ? p : NULL;
+}
+
+/* A format came or changed (its address may be another's now): nothing kept holds. */
+static int otlp_format_seen(struct uet_sink *s, const struct uet_format *f)
+{
+	struct otlp_sink *o = (struct otlp_sink *)s;
+
+	(void)f;
+	for (size_t i = 0; i < PREPS; i++)
+		if (o->preps[i].f)
+			prep_clear(&o->preps[i]);
+	return 0;
+}
+
 /* The LogRecord of @r as an element at the batch's end; its length, or -E2BIG. */
-static long encode(struct otlp_sink *o, const struct uet_sink_rec *r, size_t at)
+static long encode(struct otlp_sink *o, const struct uet_sink_rec *r, const struct prep *p,
+		   size_t at)
 {
 	uint64_t t = r->ctx.ts_ns + (uint64_t)o->to_real_ns;
 	struct ueh_event e;
@@ -577,25 +713,30 @@ static long encode(struct otlp_sink *o, const struct uet_sink_rec *r, size_t at)
 		const char *name = r->format->desc->name;
 
 		uo_fixed64(&w, UO_LR_TIME, "timeUnixNano", t);
-		uo_str(&w, UO_LR_EVENT_NAME, "eventName", name, strlen(name));
+		if (p)
+			uo_put_prep(&w, p->buf, p->name_len);
+		else
+			uo_str(&w, UO_LR_EVENT_NAME, "eventName", name, strlen(name));
 		uo_array(&w, UO_LR_ATTRIBUTES, "attributes");
-		uo_kv_str(&w, "event.name", name, strlen(name));
-		plain_fields(&w, r);
+		if (p)
+			uo_splice(&w, p->buf + p->name_len, p->kv_len);
+		else
+			uo_kv_str(&w, "event.name", name, strlen(name));
+		plain_fields(&w, r, p);
 		uo_array_end(&w);
 	}
 	uo_end(&w);
 	return uo_finish(&w);
 }
 
-/* An otlp_metrics event (u32 protocol; char[8] version; __rel_loc u8[] buffer) of protocol 0. */
-static bool metrics_payload(const struct uet_sink_rec *r, struct ue_value *buf)
+/* An otlp_metrics event (metrics_layout()) of protocol 0. */
+static bool metrics_payload(const struct uet_sink_rec *r, const struct prep *p,
+			    struct ue_value *buf)
 {
 	const struct ue_event *ev = r->format->desc;
 	struct ue_value proto;
 
-	if (strcmp(ev->name, "otlp_metrics") != 0 || ev->nfields != 3 ||
-	    strcmp(ev->fields[0].name, "protocol") != 0 || strcmp(ev->fields[2].name, "buffer") ||
-	    strcmp(ev->fields[2].type, "__rel_loc u8[]") != 0)
+	if (p ? !p->metrics : !metrics_layout(ev))
 		return false;
 	return ue_field_value(&ev->fields[0], r->data, r->len, &proto) == UE_VAL_UINT &&
 	       proto.u == 0 &&
@@ -605,6 +746,7 @@ static bool metrics_payload(const struct uet_sink_rec *r, struct ue_value *buf)
 static int otlp_record(struct uet_sink *s, const struct uet_sink_rec *r)
 {
 	struct otlp_sink *o = (struct otlp_sink *)s;
+	const struct prep *pp;
 	const struct proc *p;
 	struct ue_value mb;
 	struct entry e = { 0 };
@@ -613,7 +755,8 @@ static int otlp_record(struct uet_sink *s, const struct uet_sink_rec *r)
 
 	if (!r->format)
 		return 0;
-	if (metrics_payload(r, &mb)) {
+	pp = prep_of(o, r->format);
+	if (metrics_payload(r, pp, &mb)) {
 		/* ExportMetricsServiceRequests concatenated are one: repeated field 1 merges. */
 		if (mb.len > o->o.batch_bytes) {
 			uet_otlp_note(o->tx, 0, 1, 1);
@@ -623,6 +766,7 @@ static int otlp_record(struct uet_sink *s, const struct uet_sink_rec *r)
 			ship_metrics(o);
 		if (!o->nmetrics && !o->nrecords)
 			o->batch_at = uet_now_ns();
+		o->fresh = true;
 		memcpy(o->mbatch + o->mused, mb.p, mb.len);
 		o->mused += mb.len;
 		o->nmetrics++;
@@ -638,7 +782,7 @@ static int otlp_record(struct uet_sink *s, const struct uet_sink_rec *r)
 			ship_logs(o);
 			continue;
 		}
-		n = encode(o, r, o->used + sizeof(e));
+		n = encode(o, r, pp, o->used + sizeof(e));
 		if (n == -E2BIG && o->nrecords) {
 			ship_logs(o);
 			continue;
@@ -653,29 +797,38 @@ static int otlp_record(struct uet_sink *s, const struct uet_sink_rec *r)
 		if (!o->nrecords && !o->nmetrics)
 			o->batch_at = uet_now_ns();
 		e.group = (uint16_t)g;
-		e.system = strcmp(r->format->system, "user_events_multi") == 0;
+		e.system = pp ? pp->multi : strcmp(r->format->system, "user_events_multi") == 0;
 		e.len = (uint32_t)n;
 		memcpy(o->batch + o->used, &e, sizeof(e));
 		o->used += sizeof(e) + (size_t)n;
 		o->nrecords++;
-		uet_otlp_note(o->tx, 1, 0, 0);
+		o->fresh = true;
+		o->unnoted++;
 		return 0;
 	}
 	uet_otlp_note(o->tx, 0, 0, 1);
 	return 0;
 }
 
-/* After each pass: a batch --batch-delay old goes; the trace clock is read again. */
+/*
+ * After each pass: a batch --batch-delay old goes, and so does any batch
+ * once a pass brought nothing (the reader then sleeps until records come,
+ * up to a second: longer than a record may wait); the trace clock is read
+ * again.
+ */
 static int otlp_flush(struct uet_sink *s)
 {
 	struct otlp_sink *o = (struct otlp_sink *)s;
 
 	o->to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(o->clock);
+	note_records(o);
 	if ((o->nrecords || o->nmetrics) &&
-	    uet_now_ns() - o->batch_at >= (uint64_t)o->o.batch_delay_ms * 1000000ull) {
+	    (!o->fresh ||
+	     uet_now_ns() - o->batch_at >= (uint64_t)o->o.batch_delay_ms * 1000000ull)) {
 		ship_logs(o);
 		ship_metrics(o);
 	}
+	o->fresh = false;
 	return 0;
 }
 
@@ -696,10 +849,13 @@ static int otlp_end(struct uet_sink *s, bool ok)
 
 	(void)ok;
 	if (o->tx) {
+		note_records(o);
 		ship_logs(o);
 		ship_metrics(o);
 		uet_otlp_sender_stop(o->tx, o->o.quiet, o->o.result);
 	}
+	for (size_t i = 0; i < PREPS; i++)
+		prep_clear(&o->preps[i]);
 	free(o->batch);
 	free(o->mbatch);
 	free(o->json);
@@ -711,6 +867,7 @@ static const struct uet_sink_ops otlp_ops = {
 	.name = "otlp",
 	.needs = UET_SINK_RECORDS,
 	.begin = otlp_begin,
+	.format_seen = otlp_format_seen,
 	.record = otlp_record,
 	.flush = otlp_flush,
 	.end = otlp_end,

@@ -205,6 +205,107 @@ TEST(bounded)
 	EXPECT_EQ(sample(buf, (size_t)full, false), full);
 }
 
+/* Three LogRecords in a ScopeLogs, each with a string attribute of @n bytes, then a text from JSON. */
+static long three_records(uint8_t *buf, size_t cap, size_t n)
+{
+	char s[64];
+	struct uo_w w;
+
+	memset(s, 'a', sizeof(s));
+	uo_init(&w, buf, cap, false);
+	uo_array(&w, UO_RL_SCOPE_LOGS, "scopeLogs");
+	uo_begin(&w, 0, NULL);
+	uo_array(&w, UO_SL_LOG_RECORDS, "logRecords");
+	for (int k = 0; k < 3; k++) {
+		uo_begin(&w, 0, NULL);
+		uo_array(&w, UO_LR_ATTRIBUTES, "attributes");
+		uo_kv_str(&w, "s", s, n);
+		uo_array_end(&w);
+		uo_str_json(&w, UO_LR_SEVERITY_TEXT, "severityText", "a\\\"b\\u00e9", 10);
+		uo_end(&w);
+	}
+	uo_array_end(&w);
+	uo_end(&w);
+	uo_array_end(&w);
+	return uo_finish(&w);
+}
+
+TEST(bound_as_reserved)
+{
+	static uint8_t buf[4096], ref[4096];
+	long n = three_records(ref, sizeof(ref), 60), got;
+	size_t cap;
+
+	ASSERT_GE(n, 1);
+	/*
+	 * A text from JSON is unescaped into the room left beyond what the
+	 * open messages' lengths may take: the smallest buffer that holds
+	 * these is larger than they are, by what the encoder that wrote the
+	 * lengths reserved in full needed (so a batch splits where it did),
+	 * and any larger one gives the same bytes.
+	 */
+	for (cap = 0; (got = three_records(buf, cap, 60)) < 0; cap++)
+		EXPECT_EQ(got, -E2BIG);
+	EXPECT_EQ(got, n);
+	EXPECT_EQ(cap, (size_t)n + 14);
+	for (; cap < (size_t)n + 300; cap += 7) {
+		memset(buf, 0xee, sizeof(buf));
+		ASSERT_EQ(three_records(buf, cap, 60), n);
+		EXPECT_EQ(memcmp(buf, ref, (size_t)n), 0);
+	}
+}
+
+/* A field made once by uo_prep_str() and written by uo_put_prep() is uo_str()'s. */
+TEST(prepared_fields)
+{
+	static const char name[] = "a\"b\xff\xc3\xa9";	/* a quote, a byte to repair, é */
+	uint8_t a[512], b[512], key[64];
+	struct uo_w w;
+	long na, nb, nk;
+
+	for (int json = 0; json < 2; json++) {
+		uo_init(&w, a, sizeof(a), json);
+		uo_fixed64(&w, UO_LR_TIME, "timeUnixNano", 7);
+		uo_str(&w, UO_LR_EVENT_NAME, "eventName", name, 6);
+		uo_array(&w, UO_LR_ATTRIBUTES, "attributes");
+		for (int i = 0; i < 2; i++) {
+			uo_kv_begin(&w, name, 6);
+			uo_any_int(&w, i);
+			uo_kv_end(&w);
+		}
+		uo_array_end(&w);
+		na = uo_finish(&w);
+		ASSERT_GE(na, 1);
+
+		nk = uo_prep_str(json, UO_LR_EVENT_NAME, "eventName", name, 6, key, sizeof(key));
+		ASSERT_GE(nk, 1);
+		uo_init(&w, b, sizeof(b), json);
+		uo_fixed64(&w, UO_LR_TIME, "timeUnixNano", 7);
+		uo_put_prep(&w, key, (size_t)nk);
+		nk = uo_prep_str(json, UO_KV_KEY, "key", name, 6, key, sizeof(key));
+		ASSERT_GE(nk, 1);
+		uo_array(&w, UO_LR_ATTRIBUTES, "attributes");
+		for (int i = 0; i < 2; i++) {
+			uo_kv_begin_prep(&w, key, (size_t)nk);
+			uo_any_int(&w, i);
+			uo_kv_end(&w);
+		}
+		uo_array_end(&w);
+		nb = uo_finish(&w);
+		ASSERT_EQ(nb, na);
+		EXPECT_EQ(memcmp(a, b, (size_t)na), 0);
+		/* What does not fit is said, and nothing is written past @cap. */
+		memset(key, 0xee, sizeof(key));
+		EXPECT_ERRNO(uo_prep_str(json, UO_KV_KEY, "key", name, 6, key, 4), E2BIG);
+		EXPECT_EQ(key[4], 0xee);
+	}
+	EXPECT_STREQ(tohex(key, uo_prep_str(false, UO_KV_KEY, "key", "ab", 2, key, sizeof(key))),
+		     "0a026162");
+	nk = uo_prep_str(true, UO_KV_KEY, "key", "ab", 2, key, sizeof(key));
+	key[nk] = '\0';
+	EXPECT_STREQ((char *)key, "\"key\":\"ab\"");
+}
+
 TEST(unbalanced)
 {
 	uint8_t buf[64];
