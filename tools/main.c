@@ -128,6 +128,8 @@ static bool any_match(char **globs, int n, const struct uet_event *ev)
 	return false;
 }
 
+static const char list_usage[] = "list [-n|--names] [GLOB...]";
+
 int uet_cmd_list(const char *tracefs, int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -140,15 +142,16 @@ int uet_cmd_list(const char *tracefs, int argc, char **argv)
 	char *status;
 	int c, r, shown = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+nh", lopts, NULL)) != -1) {
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:nh", lopts, NULL)) != -1) {
 		if (c == 'n') {
 			names = true;
 		} else if (c == 'h') {
-			puts("usage: " UET_PROG " list [-n|--names] [GLOB...]");
+			printf("usage: " UET_PROG " %s\n", list_usage);
 			return UET_EXIT_OK;
 		} else {
-			return UET_EXIT_USAGE;
+			return uet_usage_getopt("list", list_usage, c, argv);
 		}
 	}
 	r = uet_events_load(tracefs, &evs);
@@ -232,8 +235,8 @@ int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 			puts("usage: " UET_PROG " stats");
 			return UET_EXIT_OK;
 		}
-		uet_err("stats: unexpected argument '%s'", argv[1]);
-		return UET_EXIT_USAGE;
+		return uet_usage_err("stats", "stats", argv[1][0] == '-' ? "unknown option '%s'" :
+							"unexpected argument '%s'", argv[1]);
 	}
 	r = uet_events_load(tracefs, &evs);
 	if (r < 0) {

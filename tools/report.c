@@ -29,9 +29,8 @@ int uet_cmd_report(int argc, char **argv)
 	if (e >= 0)
 		return e;
 	if (o.rest != argc - 1) {
-		uet_err("report: one FILE (usage: " UET_PROG " %s)", usage);
 		uet_opts_free(&o);
-		return UET_EXIT_USAGE;
+		return uet_usage_err("report", usage, "one FILE");
 	}
 	e = uet_dat_read(argv[o.rest], &d, err, sizeof(err));
 	if (e < 0) {

@@ -128,7 +128,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 	/* 0, not 1: getopt starts over (main's parse came first). */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:o:qFjp:f:b:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:o:qFjp:f:b:h", lopts, NULL)) != -1) {
 		const char *name = NULL;
 		bool ok = false;
 		char *end;
@@ -143,17 +143,11 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			}
 		}
 		if (!ok) {
-			if (name)
-				uet_err("%s: option %s does not apply", argv[0], name);
-			else if (optopt)
-				uet_err("%s: option -%c: unknown, or without its argument",
-					argv[0], optopt);
-			else
-				uet_err("%s: option %s: unknown, or without its argument",
-					argv[0], argv[optind - 1]);
-			fprintf(stderr, "usage: " UET_PROG " %s\n", usage);
 			uet_opts_free(o);
-			return UET_EXIT_USAGE;
+			if (name)
+				return uet_usage_err(argv[0], usage, "option %s does not apply",
+						     name);
+			return uet_usage_getopt(argv[0], usage, c, argv);
 		}
 		switch (c) {
 		case 'e':
@@ -162,10 +156,10 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			break;
 		case 'p':
 			if (ue_arm_parse(UE_ARM_PROVIDER, optarg, strlen(optarg), &spec) < 0) {
-				uet_err("%s: -p %s: not PROVIDER[:LEVEL[:KEYWORDS]] (LEVEL 0..255, "
-					"KEYWORDS hex)", argv[0], optarg);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage,
+						     "-p %s: not PROVIDER[:LEVEL[:KEYWORDS]] "
+						     "(LEVEL 0..255, KEYWORDS hex)", optarg);
 			}
 			/* Among the globs, tagged (uet_glob_match()): freed with them. */
 			if (asprintf(&o->globs[o->nglobs], UET_PROVIDER_TAG "%s", optarg) < 0) {
@@ -177,18 +171,16 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			break;
 		case 'f':
 			if (after_p) {
-				uet_err("%s: -f %s: applies to an -e GLOB, not to -p", argv[0],
-					optarg);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage,
+						     "-f %s: applies to an -e GLOB, not to -p", optarg);
 			}
 			/* As trace-cmd's -f: the filter of the events of the -e before it. */
 			if (!o->nglobs || o->filters[o->nglobs - 1]) {
-				uet_err("%s: -f %s: %s", argv[0], optarg,
-					o->nglobs ? "a second filter for the same -e"
-						  : "needs an -e GLOB before it");
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage, "-f %s: %s", optarg,
+						     o->nglobs ? "a second filter for the same -e"
+							       : "needs an -e GLOB before it");
 			}
 			o->filters[o->nglobs - 1] = optarg;
 			break;
@@ -206,27 +198,26 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		case 'T':
 			/* Each names an output format (sink.h); one of them. */
 			if (o->format) {
-				uet_err("%s: --fields, --json and --format exclude each other", argv[0]);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage,
+						     "--fields, --json and --format exclude each other");
 			}
 			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : optarg;
 			o->format_opt = c == 'T';
 			if (c == 'T' && strcmp(optarg, "text") && strcmp(optarg, "fields") &&
 			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode")) {
-				uet_err("%s: --format %s: not text, fields, json or perf-decode",
-					argv[0], optarg);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage,
+						     "--format %s: not text, fields, json or perf-decode",
+						     optarg);
 			}
 			break;
 		case 'I':
 			errno = 0;
 			o->pid = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || o->pid < 0 || o->pid > INT32_MAX) {
-				uet_err("%s: --pid %s: not a pid", argv[0], optarg);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage, "--pid %s: not a pid", optarg);
 			}
 			o->have_pid = true;
 			break;
@@ -235,10 +226,10 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			v = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || v < UET_BUFFER_MIN_KIB ||
 			    v > UET_BUFFER_MAX_KIB) {
-				uet_err("%s: -b %s: not a size in KiB from %u to %u", argv[0], optarg,
-					UET_BUFFER_MIN_KIB, UET_BUFFER_MAX_KIB);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage,
+						     "-b %s: not a size in KiB from %u to %u", optarg,
+						     UET_BUFFER_MIN_KIB, UET_BUFFER_MAX_KIB);
 			}
 			o->buffer_kib = (unsigned int)v;
 			break;
@@ -248,10 +239,10 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 				errno = 0;
 				v = strtoul(optarg, &end, 10);
 				if (errno || end == optarg || *end || !v || v > UET_BLOCK_MAX_MS) {
-					uet_err("%s: --blocking=%s: not a time in ms from 1 to %u",
-						argv[0], optarg, UET_BLOCK_MAX_MS);
 					uet_opts_free(o);
-					return UET_EXIT_USAGE;
+					return uet_usage_err(argv[0], usage,
+							     "--blocking=%s: not a time in ms from 1 to %u",
+							     optarg, UET_BLOCK_MAX_MS);
 				}
 			}
 			o->block_ms = (unsigned int)v;

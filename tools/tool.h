@@ -52,6 +52,32 @@ struct uet_events {
 void uet_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
+ * uet_usage_err - a command line refused: "userevents: CMD: " and the message,
+ * then CMD's usage line, both to stderr; every command's one wording
+ * @cmd: the command ("list", "stream", ...)
+ * @usage: its usage after "userevents "
+ * @fmt: what is wrong: "unknown option '--x'", "option '-e' needs a value",
+ *       "--pid abc: not a pid"
+ *
+ * Return: UET_EXIT_USAGE.
+ */
+int uet_usage_err(const char *cmd, const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * uet_usage_getopt - uet_usage_err() for what getopt_long() (optstring
+ * starting "+:", opterr 0) returned as '?' (an unknown option) or ':' (one
+ * without its value)
+ * @cmd: the command
+ * @usage: its usage after "userevents "
+ * @c: getopt_long()'s answer
+ * @argv: the argv given to getopt_long()
+ *
+ * Return: UET_EXIT_USAGE.
+ */
+int uet_usage_getopt(const char *cmd, const char *usage, int c, char **argv);
+
+/**
  * uet_tracefs_find - the tracefs to use
  * @opt: --tracefs, or NULL
  * @out: the directory found

@@ -52,8 +52,8 @@ usage_case() { # WANT-TEXT ARGS...
 	fi
 }
 usage_case "no --otlp URL"
-usage_case "--otlp notaurl: not a valid value" --otlp notaurl
-usage_case "option --otlpp: unknown" --otlpp http://127.0.0.1:1
+usage_case "--otlp notaurl: not an http:// or https:// URL" --otlp notaurl
+usage_case "unknown option '--otlpp'" --otlpp http://127.0.0.1:1
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 

@@ -90,6 +90,39 @@ while ! grep -q example_message "$mnt/user_events_status" 2>/dev/null && [ $i -l
 	i=$((i + 1))
 done
 
+# One wording for a refused command line, whatever the command (issue 24):
+# "userevents: CMD: what", then CMD's usage line, both on stderr, exit 2.
+# expect_usage CMD EXPECTED-MESSAGE -- ARGS...
+expect_usage() {
+	ucmd=$1
+	umsg=$2
+	shift 3
+	expect_rc 2 "$ucmd $*: refused" -- "$tool" "$ucmd" "$@"
+	[ "$(sed -n 1p "$work/err")" = "userevents: $ucmd: $umsg" ] ||
+		fail "$ucmd $*: first line '$(sed -n 1p "$work/err")', expected 'userevents: $ucmd: $umsg'"
+	sed -n 2p "$work/err" | grep -q "^usage: userevents $ucmd" ||
+		fail "$ucmd $*: no usage line on stderr after the message"
+	[ -s "$work/out" ] && fail "$ucmd $*: something on stdout"
+}
+expect_usage list "unknown option '--bogus'" -- --bogus
+expect_usage list "unknown option '-Z'" -- -Z
+expect_usage stats "unknown option '--bogus'" -- --bogus
+expect_usage stream "unknown option '--bogus'" -- --bogus
+expect_usage stream "unknown option '--bogus'" -- --bogus=1
+expect_usage stream "option '--event' needs a value" -- --event
+expect_usage stream "option '-e' needs a value" -- -e
+expect_usage report "--pid abc: not a pid" -- --pid abc x.dat
+expect_usage run "unknown option '--bogus'" -- --bogus
+expect_usage record "option '-o' needs a value" -- -o
+expect_usage report "unknown option '--bogus'" -- --bogus x.dat
+expect_usage report "one FILE" -- a.dat b.dat
+expect_usage export "unknown option '--bogus'" -- --otlp http://127.0.0.1:1 --bogus
+expect_usage export "option '--otlp' needs a value" -- --otlp
+expect_usage export "--otlp 127.0.0.1:14318: not an http:// or https:// URL" -- \
+	--otlp 127.0.0.1:14318
+expect_usage export "--drop some: not oldest or newest" -- --otlp http://127.0.0.1:1 --drop some
+expect_usage export "no --otlp URL" -- -q
+
 expect_rc 0 "list (auto-detected tracefs)" -- "$tool" list
 grep -q '^user_events:example_tick id=[0-9]* enabled=0 used-by=-$' "$work/out" ||
 	fail "list: no disabled example_tick line"
