@@ -16,7 +16,8 @@ _userevents_cmd() {
 	local -a pv=('*'{-p,--provider}'[EventHeader provider PROVIDER\[:LEVEL\[:KEYWORDS\]\]]:provider:')
 	local -a bu=({-b,--buffer-size}'[channel KiB per CPU]:KiB:' '(--no-blocking)--blocking=-[hold producers back up to MS]::ms:' '(--blocking)--no-blocking[lose records rather than wait]')
 	case $words[1] in
-	list) _arguments '(-n --names)'{-n,--names}'[names only]' '*:event:_userevents_events' ;;
+	list) _arguments '(-n --names --json)'{-n,--names}'[names only]' \
+		'(-n --names --json)--json[one JSON object per event]' '*:event:_userevents_events' ;;
 	enable|disable) _arguments '*:event:_userevents_events' ;;
 	stream) _arguments $ev $pv $bu '(--json)--fields[fields as name=value]' '(--fields)--json[one JSON object a record]' ;;
 	stats) _arguments '--help[usage]' ;;

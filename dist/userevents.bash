@@ -60,7 +60,7 @@ _userevents()
 	case $cmd in
 	list)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-n --names --help" -- "$cur"))
+			COMPREPLY=($(compgen -W "-n --names --json --help" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs")" -- "$cur"))
 		fi ;;

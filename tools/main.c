@@ -128,25 +128,83 @@ static bool any_match(char **globs, int n, const struct uet_event *ev)
 	return false;
 }
 
-static const char list_usage[] = "list [-n|--names] [GLOB...]";
+static const char list_usage[] = "list [-n|--names | --json] [GLOB...]";
+
+/* @s as a JSON string: names and types are ASCII, but nothing stops a quote in one. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* One event of list --json: one line, one object (docs/man/userevents.1, LIST JSON). */
+static void list_json(const struct uet_event *ev, const char *users)
+{
+	fputs("{\"system\":", stdout);
+	json_str(ev->system);
+	fputs(",\"name\":", stdout);
+	json_str(ev->name);
+	printf(",\"id\":%u,\"enabled\":%s,\"used_by\":[", ev->id,
+	       ev->enabled < 0 ? "null" : ev->enabled ? "true" : "false");
+	for (const char *u = users; *u;) {
+		size_t n = strcspn(u, " ");
+		char one[128];
+
+		if (n) {
+			snprintf(one, sizeof(one), "%.*s", (int)n, u);
+			if (u != users)
+				putchar(',');
+			json_str(one);
+		}
+		u += n;
+		u += strspn(u, " ");
+	}
+	fputs("],\"fields\":[", stdout);
+	for (uint32_t f = 0; f < ev->desc->nfields; f++) {
+		const struct ue_field *fl = &ev->desc->fields[f];
+
+		fputs(f ? ",{\"name\":" : "{\"name\":", stdout);
+		json_str(fl->name);
+		fputs(",\"type\":", stdout);
+		json_str(fl->type);
+		printf(",\"offset\":%u,\"size\":%u,\"signed\":%s}", fl->offset, fl->size,
+		       fl->is_signed ? "true" : "false");
+	}
+	fputs("]}\n", stdout);
+}
 
 int uet_cmd_list(const char *tracefs, int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "names", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct uet_events evs;
-	bool names = false;
+	bool names = false, json = false;
 	char *status;
 	int c, r, shown = 0;
 
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:nh", lopts, NULL)) != -1) {
-		if (c == 'n') {
-			names = true;
+		if (c == 'n' || c == 'j') {
+			if (names || json)
+				return uet_usage_err("list", list_usage,
+						     "--names and --json exclude each other");
+			names = c == 'n';
+			json = c == 'j';
 		} else if (c == 'h') {
 			printf("usage: " UET_PROG " %s\n", list_usage);
 			return UET_EXIT_OK;
@@ -172,6 +230,10 @@ int uet_cmd_list(const char *tracefs, int argc, char **argv)
 			continue;
 		}
 		used_by(status, ev->name, users, sizeof(users));
+		if (json) {
+			list_json(ev, users);
+			continue;
+		}
 		printf("%s:%s id=%u enabled=%s used-by=%s\n", ev->system, ev->name, ev->id,
 		       ev->enabled < 0 ? "?" : ev->enabled ? "1" : "0", users[0] ? users : "-");
 		for (uint32_t f = 0; f < ev->desc->nfields; f++) {

@@ -131,6 +131,25 @@ grep -q "$(printf '^\tu64 count\toffset:8 size:8 signed:0$')" "$work/out" ||
 grep -q "$(printf '^\t__rel_loc char\\[\\] path\toffset:20 size:4 signed:1$')" "$work/out" ||
 	fail "list: example_request's __rel_loc field"
 expect_rc 4 "list GLOB matching nothing" -- "$tool" list 'nosuch*'
+# list --json: one object a line, read by a JSON parser; the same events as
+# list -n, the same fields as the text above.
+expect_rc 0 "list --json" -- "$tool" list --json
+mv "$work/out" "$work/list.json"
+expect_rc 0 "list -n" -- "$tool" list -n
+python3 - "$work/list.json" "$work/out" <<'PY' || fail "list --json"
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1])]
+names = [l.strip() for l in open(sys.argv[2])]
+assert [e["system"] + ":" + e["name"] for e in evs] == names, "not the events of list -n"
+by = {e["name"]: e for e in evs}
+t = by["example_tick"]
+assert t["enabled"] is False and t["used_by"] == [] and isinstance(t["id"], int), t
+assert {"name": "count", "type": "u64", "offset": 8, "size": 8, "signed": False} in t["fields"], t
+r = by["example_request"]
+assert {"name": "path", "type": "__rel_loc char[]", "offset": 20, "size": 4,
+        "signed": True} in r["fields"], r
+PY
+expect_usage list "--names and --json exclude each other" -- -n --json
 expect_rc 0 "enable example_t*" -- "$tool" enable 'example_t*'
 [ "$(cat "$mnt/events/user_events/example_tick/enable")" = 1 ] || fail "enable: example_tick not enabled"
 [ "$(cat "$mnt/events/user_events/example_request/enable")" = 0 ] || fail "enable: example_request enabled"
@@ -138,6 +157,11 @@ expect_rc 0 "list -n user_events:*tick" -- "$tool" list -n 'user_events:*tick'
 [ "$(cat "$work/out")" = "user_events:example_tick" ] || fail "list -n: $(cat "$work/out")"
 expect_rc 0 "list example_tick, enabled" -- "$tool" list example_tick
 grep -q 'enabled=1 used-by=ftrace$' "$work/out" || fail "list: example_tick not shown as used by ftrace"
+expect_rc 0 "list --json example_tick, enabled" -- "$tool" list --json example_tick
+python3 -c 'import json, sys
+e = [json.loads(l) for l in open(sys.argv[1])]
+assert len(e) == 1 and e[0]["enabled"] is True and e[0]["used_by"] == ["ftrace"], e' \
+	"$work/out" || fail "list --json: example_tick not enabled and used by ftrace"
 expect_rc 4 "disable GLOB matching nothing" -- "$tool" disable 'nosuch'
 # stream -e of an event that does not exist: said at once, exit 4 at the end.
 "$tool" stream -e nosuch > "$work/out" 2> "$work/err" &
