@@ -20,7 +20,7 @@ _userevents_cmd() {
 		'(-n --names --json)--json[one JSON object per event]' '*:event:_userevents_events' ;;
 	enable|disable) _arguments '*:event:_userevents_events' ;;
 	stream) _arguments $ev $pv $bu '(--json)--fields[fields as name=value]' '(--fields)--json[one JSON object a record]' ;;
-	stats) _arguments '--help[usage]' ;;
+	stats) _arguments '--json[one JSON object]' '--help[usage]' ;;
 	run) _arguments $ev $pv {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	record) _arguments $ev $pv $bu {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \

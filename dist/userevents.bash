@@ -69,7 +69,7 @@ _userevents()
 	stream)
 		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json -b --buffer-size --blocking --no-blocking --help" -- "$cur")) ;;
 	stats)
-		COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
 	run)
 		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -o --output -b --buffer-size -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	record)

@@ -323,14 +323,44 @@ static bool same_dir(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-void uet_export_stats_print(const char *tracefs)
+/* "KEY: VALUE" as JSON's '"KEY":VALUE', VALUE a number when it is all digits. */
+static void stat_json(const char *line)
+{
+	const char *v = strstr(line, ": ");
+	int kn = v ? (int)(v - line) : (int)strlen(line);
+	bool num;
+
+	v = v ? v + 2 : "";
+	num = *v && strspn(v, "0123456789") == strlen(v) && (v[0] != '0' || !v[1]);
+	printf(",\"%.*s\":", kn, line);
+	if (num) {
+		fputs(v, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			putchar('\\');
+		if ((unsigned char)*v >= 0x20)
+			putchar(*v);
+	}
+	putchar('"');
+}
+
+void uet_export_stats_print(const char *tracefs, bool json)
 {
 	char dir[4096], path[4400], line[4400];
 	struct dirent *d;
+	int shown = 0;
 	DIR *dp;
 
-	if (uet_otlp_stats_dir(dir, sizeof(dir)) < 0 || !(dp = opendir(dir)))
+	if (json)
+		fputs(",\"exports\":[", stdout);
+	if (uet_otlp_stats_dir(dir, sizeof(dir)) < 0 || !(dp = opendir(dir))) {
+		if (json)
+			putchar(']');
 		return;
+	}
 	while ((d = readdir(dp))) {
 		int pid = 0;
 		FILE *f;
@@ -345,12 +375,22 @@ void uet_export_stats_print(const char *tracefs)
 			continue;
 		while (fgets(line, sizeof(line), f)) {
 			line[strcspn(line, "\n")] = '\0';
-			if (strncmp(line, "tracefs: ", 9) == 0)
+			if (strncmp(line, "tracefs: ", 9) == 0) {
 				ours = same_dir(line + 9, tracefs);
-			else if (ours && strncmp(line, "pid: ", 5) != 0)
-				printf("export.%d.%s\n", pid, line);
+				if (ours && json)
+					printf("%s{\"pid\":%d", shown++ ? "," : "", pid);
+			} else if (ours && strncmp(line, "pid: ", 5) != 0) {
+				if (json)
+					stat_json(line);
+				else
+					printf("export.%d.%s\n", pid, line);
+			}
 		}
+		if (ours && json)
+			putchar('}');
 		fclose(f);
 	}
 	closedir(dp);
+	if (json)
+		putchar(']');
 }

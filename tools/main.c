@@ -284,21 +284,37 @@ int uet_cmd_enable(const char *tracefs, int argc, char **argv, bool on)
 }
 
 
+static const char stats_usage[] = "stats [--json]";
+
+/* One counter of stats: "KEY: N" a line, or --json's '"KEY":N' (the object opened before). */
+static void stat_put(bool json, const char *key, long long v)
+{
+	if (json)
+		printf(",\"%s\":%lld", key, v);
+	else
+		printf("%s: %lld\n", key, v);
+}
+
 int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 {
 	struct uet_buf_stats st;
 	struct uet_events evs;
 	size_t enabled = 0;
+	bool json = false;
 	char *status, *p;
 	int r;
 
-	if (argc > 1) {
-		if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-			puts("usage: " UET_PROG " stats");
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			printf("usage: " UET_PROG " %s\n", stats_usage);
 			return UET_EXIT_OK;
 		}
-		return uet_usage_err("stats", "stats", argv[1][0] == '-' ? "unknown option '%s'" :
-							"unexpected argument '%s'", argv[1]);
+		if (strcmp(argv[i], "--json") == 0 && !json) {
+			json = true;
+			continue;
+		}
+		return uet_usage_err("stats", stats_usage, argv[i][0] == '-' ?
+				     "unknown option '%s'" : "unexpected argument '%s'", argv[i]);
 	}
 	r = uet_events_load(tracefs, &evs);
 	if (r < 0) {
@@ -313,32 +329,39 @@ int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 		uet_events_free(&evs);
 		return UET_EXIT_FAIL;
 	}
-	printf("tracefs: %s\n", tracefs);
-	printf("events: %zu\n", evs.n);
-	printf("enabled: %zu\n", enabled);
+	if (json) {
+		fputs("{\"tracefs\":", stdout);
+		json_str(tracefs);
+	} else {
+		printf("tracefs: %s\n", tracefs);
+	}
+	stat_put(json, "events", (long long)evs.n);
+	stat_put(json, "enabled", (long long)enabled);
 	status = uet_read(tracefs, "user_events_status", NULL);
 	if (status && (p = strstr(status, "\nActive: ")))
-		printf("active: %lu\n", strtoul(p + 9, NULL, 10));
+		stat_put(json, "active", (long long)strtoul(p + 9, NULL, 10));
 	if (status && (p = strstr(status, "\nBusy: ")))
-		printf("busy: %lu\n", strtoul(p + 7, NULL, 10));
+		stat_put(json, "busy", (long long)strtoul(p + 7, NULL, 10));
 	free(status);
-	printf("cpus: %u\n", st.ncpus);
-	printf("entries: %llu\n", st.entries);
-	printf("overrun: %llu\n", st.overrun);
-	printf("bytes: %llu\n", st.bytes);
-	printf("dropped: %llu\n", st.dropped);
-	printf("read: %llu\n", st.read);
+	stat_put(json, "cpus", st.ncpus);
+	stat_put(json, "entries", (long long)st.entries);
+	stat_put(json, "overrun", (long long)st.overrun);
+	stat_put(json, "bytes", (long long)st.bytes);
+	stat_put(json, "dropped", (long long)st.dropped);
+	stat_put(json, "read", (long long)st.read);
 	/* usereventsd's own: the writes of user_events_data by the path they took. */
 	if (uet_daemon_stat(tracefs, "fuse_writes") >= 0) {
 		long long native = uet_daemon_stat(tracefs, "native_records"),
 			  pre = uet_daemon_stat(tracefs, "native_records_interposed");
 
-		printf("writes_fuse: %lld\n", uet_daemon_stat(tracefs, "fuse_writes"));
-		printf("records_native: %lld\n", native - (pre > 0 ? pre : 0));
-		printf("records_interposed: %lld\n", pre > 0 ? pre : 0);
+		stat_put(json, "writes_fuse", uet_daemon_stat(tracefs, "fuse_writes"));
+		stat_put(json, "records_native", native - (pre > 0 ? pre : 0));
+		stat_put(json, "records_interposed", pre > 0 ? pre : 0);
 	}
 	/* The exports reading this tracefs (their stats files). */
-	uet_export_stats_print(tracefs);
+	uet_export_stats_print(tracefs, json);
+	if (json)
+		puts("}");
 	uet_events_free(&evs);
 	return UET_EXIT_OK;
 }

@@ -186,6 +186,23 @@ grep -q 'No such process' "$work/err" && fail "stream -f: the raw ESRCH shown"
 expect_rc 0 "stats" -- "$tool" stats
 grep -qx 'events: 3' "$work/out" || fail "stats: events"
 grep -qx 'enabled: 1' "$work/out" || fail "stats: enabled"
+# stats --json: one object, read by a JSON parser: the keys of the text form,
+# the same values where they cannot move between the two runs, numbers as numbers.
+mv "$work/out" "$work/stats.txt"
+expect_rc 0 "stats --json" -- "$tool" stats --json
+python3 - "$work/stats.txt" "$work/out" <<'PY' || fail "stats --json"
+import json, sys
+text = dict(l.rstrip("\n").split(": ", 1) for l in open(sys.argv[1]) if not l.startswith("export."))
+j = json.loads(open(sys.argv[2]).read())
+keys = set(j) - {"exports"}
+assert keys == set(text), (sorted(keys), sorted(text))
+assert isinstance(j["exports"], list) and j["exports"] == [], j["exports"]
+for k in ("tracefs", "events", "enabled", "cpus"):
+    assert str(j[k]) == text[k], (k, j[k], text[k])
+assert all(isinstance(j[k], int) for k in keys - {"tracefs"}), j
+assert j["events"] == 3 and j["enabled"] == 1 and "writes_fuse" in j, j
+PY
+expect_usage stats "unexpected argument 'x'" -- --json x
 expect_rc 0 "disable user_events:*" -- "$tool" disable 'user_events:*'
 [ "$(cat "$mnt/events/enable")" = 0 ] || fail "disable: something still enabled"
 USEREVENTS_TRACEFS=$work/none expect_rc 3 "USEREVENTS_TRACEFS wins over the mount table" -- \
