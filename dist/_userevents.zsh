@@ -33,8 +33,12 @@ _userevents_cmd() {
 		'--timeout[one request, ms]:ms:' '--retry-timeout[retrying one request, ms]:ms:' \
 		'--flush-timeout[the flush at exit, ms]:ms:' {-q,--quiet}'[no counters at exit]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	report) _arguments $ev '--pid[only this process]:pid:' '(--json)--fields[fields as name=value]' \
-		'(--fields)--json[one JSON object a record]' ':trace.dat:_files' ;;
+	report) _arguments $ev '--pid[only this process]:pid:' \
+		'(--json --format --stat)--fields[fields as name=value]' \
+		'(--fields --format --stat)--json[one JSON object a record]' \
+		'(--fields --json --stat)--format=[output format]:format:(text fields json perf-decode)' \
+		'(--fields --json --format)--stat[counts per event and CPU, lost, first and last time]' \
+		':trace.dat:_files' ;;
 	esac
 }
 

@@ -95,6 +95,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "blocking", optional_argument, NULL, 'B' },
 		{ "no-blocking", no_argument, NULL, 'N' },
+		{ "stat", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -112,6 +113,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'T', UET_O_FORMAT, "--format" },
 		{ 'b', UET_O_BUFFER, "-b" },	  { 'B', UET_O_BUFFER, "--blocking" },
 		{ 'N', UET_O_BUFFER, "--no-blocking" },
+		{ 'S', UET_O_STAT, "--stat" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -196,13 +198,16 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		case 'F':
 		case 'j':
 		case 'T':
+		case 'S':
 			/* Each names an output format (sink.h); one of them. */
 			if (o->format) {
 				uet_opts_free(o);
-				return uet_usage_err(argv[0], usage,
-						     "--fields, --json and --format exclude each other");
+				return uet_usage_err(argv[0], usage, "%s exclude each other",
+						     allowed & UET_O_STAT ?
+						     "--fields, --json, --format and --stat" :
+						     "--fields, --json and --format");
 			}
-			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : optarg;
+			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : c == 'S' ? "stat" : optarg;
 			o->format_opt = c == 'T';
 			if (c == 'T' && strcmp(optarg, "text") && strcmp(optarg, "fields") &&
 			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode")) {

@@ -177,6 +177,7 @@ uint64_t uet_now_ns(void);
 #define UET_O_PROVIDER	(1u << 8)	/* -p, --provider SPEC (among the globs, tagged) */
 #define UET_O_FORMAT	(1u << 9)	/* --format=text|fields|json|perf-decode */
 #define UET_O_BUFFER	(1u << 10)	/* -b, --buffer-size KiB; --blocking[=MS], --no-blocking */
+#define UET_O_STAT	(1u << 11)	/* --stat (report: the "stat" sink) */
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
 #define UET_BUFFER_MIN_KIB 256
 #define UET_BUFFER_MAX_KIB (1024 * 1024)
