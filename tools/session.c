@@ -505,6 +505,28 @@ static int autoenable_filter(struct uet_autoenable *a, const char *key, const ch
 	return e;
 }
 
+/* Remember @ev's name: a glob that matched none is answered with the events that were. */
+static void autoenable_seen(struct uet_autoenable *a, const struct uet_event *ev)
+{
+	char name[300], *p;
+	size_t n;
+
+	if (strncmp(ev->system, "user_events", 11) != 0)
+		return;
+	n = (size_t)snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
+	/* Each name once: a whole ", "-separated item. */
+	for (p = a->seen; p && (p = strstr(p, name)); p += n)
+		if ((p == a->seen || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+			return;
+	if (n >= sizeof(name) || a->nseen + n + 2 > 4096)
+		return;
+	p = realloc(a->seen, a->nseen + n + 3);
+	if (!p)
+		return;
+	a->seen = p;
+	a->nseen += (size_t)sprintf(p + a->nseen, "%s%s", a->nseen ? ", " : "", name);
+}
+
 void uet_autoenable_tick(void *arg)
 {
 	struct uet_autoenable *a = arg;
@@ -529,6 +551,8 @@ void uet_autoenable_tick(void *arg)
 				filter = a->filters[g];
 			match = true;
 		}
+		if (a->with_cmd)
+			autoenable_seen(a, ev);
 		snprintf(key, sizeof(key), "%s/%s", ev->system, ev->name);
 		if (!match || autoenable_has(a, key))
 			continue;
@@ -588,6 +612,7 @@ int uet_autoenable_start(struct uet_autoenable *a, bool warn)
 	a->matched = calloc(a->nglobs + 1, sizeof(*a->matched));
 	if (!a->matched)
 		return -ENOMEM;
+	a->with_cmd = !warn;
 	autoenable_arm(a);
 	uet_autoenable_tick(a);
 	for (size_t g = 0; warn && !a->failed && !a->default_globs && g < a->nglobs; g++)
@@ -604,8 +629,18 @@ size_t uet_autoenable_unmatched(const struct uet_autoenable *a)
 	for (size_t g = 0; a->matched && !a->default_globs && g < a->nglobs; g++) {
 		if (a->matched[g])
 			continue;
-		uet_err("%s: no event matched '%s' (see " UET_PROG " list)", a->who,
-			uet_glob_shown(a->globs[g]));
+		/*
+		 * CMD's daemon is gone with it: the events its scans saw, not "see
+		 * list" (one that came and went between two scans is not among them).
+		 */
+		if (a->with_cmd)
+			uet_err("%s: no event matched '%s'; %s%s", a->who,
+				uet_glob_shown(a->globs[g]),
+				a->nseen ? "the events seen: " : "no other event was seen either",
+				a->nseen ? a->seen : "");
+		else
+			uet_err("%s: no event matched '%s' (see " UET_PROG " list)", a->who,
+				uet_glob_shown(a->globs[g]));
 		n++;
 	}
 	return n;
@@ -637,4 +672,7 @@ void uet_autoenable_free(struct uet_autoenable *a)
 	uet_autoenable_undo(a);
 	free(a->matched);
 	a->matched = NULL;
+	free(a->seen);
+	a->seen = NULL;
+	a->nseen = 0;
 }

@@ -621,6 +621,9 @@ struct uet_autoenable {
 	int failed;			/* -errno: a filter was refused (said); stop */
 	int session;			/* usereventsd_session, open; -1: none */
 	bool session_tried;		/* opened it, or found there is none */
+	bool with_cmd;			/* CMD's own daemon (start()'s !warn): gone at the end */
+	char *seen;			/* with_cmd: "SYSTEM:NAME, ..." of the user events met */
+	size_t nseen;			/* its length */
 };
 
 /**

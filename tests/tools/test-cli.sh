@@ -293,7 +293,12 @@ grep -q ': example_request: ' "$work/out" && fail "run -f: an event with a refus
 # -e of an event the program never registers: said, and exit 4 instead of 0.
 TMPDIR=$runtmp expect_rc 4 "run -q -e nosuch" -- \
 	"$tool" run -q -e nosuch -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
-grep -q "^userevents: run: no event matched 'nosuch'" "$work/err" || fail "run -e nosuch: no message"
+# CMD's daemon is gone: the events it registered are named, not "see userevents list".
+grep -qx "userevents: run: no event matched 'nosuch'; the events seen: user_events:example_message, user_events:example_request, user_events:example_tick" \
+	"$work/err" || fail "run -e nosuch: not the events that registered: $(cat "$work/err")"
+TMPDIR=$runtmp expect_rc 4 "run -q -e nosuch -- true" -- "$tool" run -q -e nosuch -- true
+grep -qx "userevents: run: no event matched 'nosuch'; no other event was seen either" "$work/err" ||
+	fail "run -e nosuch -- true: no word that no event was seen: $(cat "$work/err")"
 expect_rc 2 "-f before any -e" -- "$tool" run -f 'a == 1' -- true
 expect_rc 2 "two -f for one -e" -- "$tool" run -e x -f 'a == 1' -f 'a == 2' -- true
 
