@@ -144,12 +144,12 @@ int uet_sink_stream_end(struct uet_sink *s, bool ok)
 {
 	int e = 0;
 
-	(void)ok;
 	if (s->out) {
 		e = uet_sink_stream_flush(s);
 		if (s->path && fclose(s->out) != 0 && e == 0)
 			e = -errno;
-		if (e < 0 && s->path)
+		/* Not ok: the command stopped on an error it said (a write of ours). */
+		if (e < 0 && s->path && ok)
 			uet_err("%s: %s", s->path, strerror(-e));
 	}
 	free(s);

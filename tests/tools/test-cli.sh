@@ -299,6 +299,12 @@ grep -qx "userevents: run: no event matched 'nosuch'; the events seen: user_even
 TMPDIR=$runtmp expect_rc 4 "run -q -e nosuch -- true" -- "$tool" run -q -e nosuch -- true
 grep -qx "userevents: run: no event matched 'nosuch'; no other event was seen either" "$work/err" ||
 	fail "run -e nosuch -- true: no word that no event was seen: $(cat "$work/err")"
+# -o FILE whose writes fail: said once, naming the file with the error of the write.
+TMPDIR=$runtmp expect_rc 125 "run -q -o /dev/full" -- \
+	"$tool" run -q -o /dev/full -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
+[ "$(grep -c '^userevents: ' "$work/err")" = 2 ] &&
+	grep -qx 'userevents: run: /dev/full: No space left on device' "$work/err" ||
+	fail "run -o /dev/full: not one message naming the file: $(grep '^userevents' "$work/err")"
 expect_rc 2 "-f before any -e" -- "$tool" run -f 'a == 1' -- true
 expect_rc 2 "two -f for one -e" -- "$tool" run -e x -f 'a == 1' -f 'a == 2' -- true
 
