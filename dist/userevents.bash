@@ -67,7 +67,7 @@ _userevents()
 	enable|disable)
 		COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs") --help" -- "$cur")) ;;
 	stream)
-		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json -b --buffer-size --blocking --no-blocking --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json --format= -b --buffer-size --blocking --no-blocking --help" -- "$cur")) ;;
 	stats)
 		COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
 	run)
