@@ -16,13 +16,18 @@ _userevents_cmd() {
 	local -a pv=('*'{-p,--provider}'[EventHeader provider PROVIDER\[:LEVEL\[:KEYWORDS\]\]]:provider:')
 	local -a bu=({-b,--buffer-size}'[channel KiB per CPU]:KiB:' '(--no-blocking)--blocking=-[hold producers back up to MS]::ms:' '(--blocking)--no-blocking[lose records rather than wait]')
 	case $words[1] in
-	list) _arguments '(-n --names)'{-n,--names}'[names only]' '*:event:_userevents_events' ;;
+	list) _arguments '(-n --names --json)'{-n,--names}'[names only]' \
+		'(-n --names --json)--json[one JSON object per event]' '*:event:_userevents_events' ;;
 	enable|disable) _arguments '*:event:_userevents_events' ;;
-	stream) _arguments $ev $pv $bu '(--json)--fields[fields as name=value]' '(--fields)--json[one JSON object a record]' ;;
-	stats) _arguments '--help[usage]' ;;
+	stream) _arguments $ev $pv $bu '(--json --format)--fields[fields as name=value]' \
+		'(--fields --format)--json[one JSON object a record]' \
+		'(--fields --json)--format=[output format]:format:(text fields json perf-decode)' ;;
+	stats) _arguments '--json[one JSON object]' '--help[usage]' ;;
 	run) _arguments $ev $pv {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
+		{-b,--buffer-size}'[ring buffer KiB per CPU]:KiB:' '--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	record) _arguments $ev $pv $bu {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
+		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	export) _arguments $ev $pv $bu '--otlp[OTLP/HTTP endpoint]:url:' \
 		'--protocol[encoding]:protocol:(http/protobuf http/json)' '--gzip[compress the bodies]' \
@@ -31,9 +36,14 @@ _userevents_cmd() {
 		'--queue-bytes[queue bound]:size:' '--drop[when the queue is full]:which:(oldest newest)' \
 		'--timeout[one request, ms]:ms:' '--retry-timeout[retrying one request, ms]:ms:' \
 		'--flush-timeout[the flush at exit, ms]:ms:' {-q,--quiet}'[no counters at exit]' \
+		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	report) _arguments $ev '--pid[only this process]:pid:' '(--json)--fields[fields as name=value]' \
-		'(--fields)--json[one JSON object a record]' ':trace.dat:_files' ;;
+	report) _arguments $ev '--pid[only this process]:pid:' \
+		'(--json --format --stat)--fields[fields as name=value]' \
+		'(--fields --format --stat)--json[one JSON object a record]' \
+		'(--fields --json --stat)--format=[output format]:format:(text fields json perf-decode)' \
+		'(--fields --json --format)--stat[counts per event and CPU, lost, first and last time]' \
+		':trace.dat:_files' ;;
 	esac
 }
 

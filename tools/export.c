@@ -58,6 +58,28 @@ static bool ms_arg(const char *s, unsigned *out)
 	return true;
 }
 
+/* What a value of export's option @name must be, for the message that refuses one. */
+static const char *value_want(const char *name)
+{
+	static const struct {
+		const char *name, *want;
+	} w[] = {
+		{ "otlp", "not an http:// or https:// URL" },
+		{ "header", "not KEY=VALUE (at most 32, no ':' in KEY, no line break)" },
+		{ "protocol", "not http/protobuf or http/json" },
+		{ "batch-records", "not a count from 1 to 1000000" },
+		{ "batch-bytes", "not a size from 4096 to 1G (N, NK, NM or NG)" },
+		{ "queue-bytes", "not a size from 1 to 1G (N, NK, NM or NG)" },
+		{ "drop", "not oldest or newest" },
+		{ "timeout", "not a time in ms from 1 to 3600000" },
+	};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (strcmp(name, w[i].name) == 0)
+			return w[i].want;
+	return "not a time in ms from 0 to 3600000";
+}
+
 /* Export's own options, taken out of argv; the rest (in @rest) for uet_opts_parse(). */
 static int parse_export_opts(struct uet_otlp_opts *x, int argc, char **argv, char **rest,
 			     int *nrest, char (*hdr)[1024])
@@ -102,8 +124,7 @@ static int parse_export_opts(struct uet_otlp_opts *x, int argc, char **argv, cha
 		}
 		val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
 		if (!val) {
-			uet_err("export: --%s needs a value", name);
-			return UET_EXIT_USAGE;
+			return uet_usage_err("export", usage, "option '--%s' needs a value", name);
 		}
 		if (strcmp(name, "otlp") == 0) {
 			/* Checked here: a typo would only show at the first request. */
@@ -146,16 +167,16 @@ static int parse_export_opts(struct uet_otlp_opts *x, int argc, char **argv, cha
 			ok = ms_arg(val, &x->flush_ms);
 		}
 		if (!ok) {
-			uet_err("export: --%s %s: not a valid value", name, val);
-			return UET_EXIT_USAGE;
+			return uet_usage_err("export", usage, "--%s %s: %s", name, val,
+					     value_want(name));
 		}
 	}
 	for (; i < argc; i++)
 		rest[(*nrest)++] = argv[i];
 	rest[*nrest] = NULL;
 	if (x->queue_bytes < x->batch_bytes) {
-		uet_err("export: --queue-bytes must hold one batch (--batch-bytes)");
-		return UET_EXIT_USAGE;
+		return uet_usage_err("export", usage,
+				     "--queue-bytes must hold one batch (--batch-bytes)");
 	}
 	return -1;
 }
@@ -198,10 +219,9 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	}
 	/* After the other options: a misspelt --otlp is named as unknown first. */
 	if (!x.url) {
-		uet_err("export: no --otlp URL (usage: " UET_PROG " %s)", usage);
 		uet_opts_free(&o);
 		free(rest);
-		return UET_EXIT_USAGE;
+		return uet_usage_err("export", usage, "no --otlp URL");
 	}
 	with_cmd = o.rest < nrest;
 	uet_child_init(&child, "export", with_cmd ? rest + o.rest : NULL, o.no_preload);
@@ -303,14 +323,44 @@ static bool same_dir(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-void uet_export_stats_print(const char *tracefs)
+/* "KEY: VALUE" as JSON's '"KEY":VALUE', VALUE a number when it is all digits. */
+static void stat_json(const char *line)
+{
+	const char *v = strstr(line, ": ");
+	int kn = v ? (int)(v - line) : (int)strlen(line);
+	bool num;
+
+	v = v ? v + 2 : "";
+	num = *v && strspn(v, "0123456789") == strlen(v) && (v[0] != '0' || !v[1]);
+	printf(",\"%.*s\":", kn, line);
+	if (num) {
+		fputs(v, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			putchar('\\');
+		if ((unsigned char)*v >= 0x20)
+			putchar(*v);
+	}
+	putchar('"');
+}
+
+void uet_export_stats_print(const char *tracefs, bool json)
 {
 	char dir[4096], path[4400], line[4400];
 	struct dirent *d;
+	int shown = 0;
 	DIR *dp;
 
-	if (uet_otlp_stats_dir(dir, sizeof(dir)) < 0 || !(dp = opendir(dir)))
+	if (json)
+		fputs(",\"exports\":[", stdout);
+	if (uet_otlp_stats_dir(dir, sizeof(dir)) < 0 || !(dp = opendir(dir))) {
+		if (json)
+			putchar(']');
 		return;
+	}
 	while ((d = readdir(dp))) {
 		int pid = 0;
 		FILE *f;
@@ -325,12 +375,22 @@ void uet_export_stats_print(const char *tracefs)
 			continue;
 		while (fgets(line, sizeof(line), f)) {
 			line[strcspn(line, "\n")] = '\0';
-			if (strncmp(line, "tracefs: ", 9) == 0)
+			if (strncmp(line, "tracefs: ", 9) == 0) {
 				ours = same_dir(line + 9, tracefs);
-			else if (ours && strncmp(line, "pid: ", 5) != 0)
-				printf("export.%d.%s\n", pid, line);
+				if (ours && json)
+					printf("%s{\"pid\":%d", shown++ ? "," : "", pid);
+			} else if (ours && strncmp(line, "pid: ", 5) != 0) {
+				if (json)
+					stat_json(line);
+				else
+					printf("export.%d.%s\n", pid, line);
+			}
 		}
+		if (ours && json)
+			putchar('}');
 		fclose(f);
 	}
 	closedir(dp);
+	if (json)
+		putchar(']');
 }

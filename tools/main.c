@@ -128,27 +128,88 @@ static bool any_match(char **globs, int n, const struct uet_event *ev)
 	return false;
 }
 
+static const char list_usage[] = "list [-n|--names | --json] [GLOB...]";
+
+/* @s as a JSON string: names and types are ASCII, but nothing stops a quote in one. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* One event of list --json: one line, one object (docs/man/userevents.1, LIST JSON). */
+static void list_json(const struct uet_event *ev, const char *users)
+{
+	fputs("{\"system\":", stdout);
+	json_str(ev->system);
+	fputs(",\"name\":", stdout);
+	json_str(ev->name);
+	printf(",\"id\":%u,\"enabled\":%s,\"used_by\":[", ev->id,
+	       ev->enabled < 0 ? "null" : ev->enabled ? "true" : "false");
+	for (const char *u = users; *u;) {
+		size_t n = strcspn(u, " ");
+		char one[128];
+
+		if (n) {
+			snprintf(one, sizeof(one), "%.*s", (int)n, u);
+			if (u != users)
+				putchar(',');
+			json_str(one);
+		}
+		u += n;
+		u += strspn(u, " ");
+	}
+	fputs("],\"fields\":[", stdout);
+	for (uint32_t f = 0; f < ev->desc->nfields; f++) {
+		const struct ue_field *fl = &ev->desc->fields[f];
+
+		fputs(f ? ",{\"name\":" : "{\"name\":", stdout);
+		json_str(fl->name);
+		fputs(",\"type\":", stdout);
+		json_str(fl->type);
+		printf(",\"offset\":%u,\"size\":%u,\"signed\":%s}", fl->offset, fl->size,
+		       fl->is_signed ? "true" : "false");
+	}
+	fputs("]}\n", stdout);
+}
+
 int uet_cmd_list(const char *tracefs, int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "names", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct uet_events evs;
-	bool names = false;
+	bool names = false, json = false;
 	char *status;
 	int c, r, shown = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+nh", lopts, NULL)) != -1) {
-		if (c == 'n') {
-			names = true;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:nh", lopts, NULL)) != -1) {
+		if (c == 'n' || c == 'j') {
+			if (names || json)
+				return uet_usage_err("list", list_usage,
+						     "--names and --json exclude each other");
+			names = c == 'n';
+			json = c == 'j';
 		} else if (c == 'h') {
-			puts("usage: " UET_PROG " list [-n|--names] [GLOB...]");
+			printf("usage: " UET_PROG " %s\n", list_usage);
 			return UET_EXIT_OK;
 		} else {
-			return UET_EXIT_USAGE;
+			return uet_usage_getopt("list", list_usage, c, argv);
 		}
 	}
 	r = uet_events_load(tracefs, &evs);
@@ -169,6 +230,10 @@ int uet_cmd_list(const char *tracefs, int argc, char **argv)
 			continue;
 		}
 		used_by(status, ev->name, users, sizeof(users));
+		if (json) {
+			list_json(ev, users);
+			continue;
+		}
 		printf("%s:%s id=%u enabled=%s used-by=%s\n", ev->system, ev->name, ev->id,
 		       ev->enabled < 0 ? "?" : ev->enabled ? "1" : "0", users[0] ? users : "-");
 		for (uint32_t f = 0; f < ev->desc->nfields; f++) {
@@ -219,21 +284,37 @@ int uet_cmd_enable(const char *tracefs, int argc, char **argv, bool on)
 }
 
 
+static const char stats_usage[] = "stats [--json]";
+
+/* One counter of stats: "KEY: N" a line, or --json's '"KEY":N' (the object opened before). */
+static void stat_put(bool json, const char *key, long long v)
+{
+	if (json)
+		printf(",\"%s\":%lld", key, v);
+	else
+		printf("%s: %lld\n", key, v);
+}
+
 int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 {
 	struct uet_buf_stats st;
 	struct uet_events evs;
 	size_t enabled = 0;
+	bool json = false;
 	char *status, *p;
 	int r;
 
-	if (argc > 1) {
-		if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-			puts("usage: " UET_PROG " stats");
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			printf("usage: " UET_PROG " %s\n", stats_usage);
 			return UET_EXIT_OK;
 		}
-		uet_err("stats: unexpected argument '%s'", argv[1]);
-		return UET_EXIT_USAGE;
+		if (strcmp(argv[i], "--json") == 0 && !json) {
+			json = true;
+			continue;
+		}
+		return uet_usage_err("stats", stats_usage, argv[i][0] == '-' ?
+				     "unknown option '%s'" : "unexpected argument '%s'", argv[i]);
 	}
 	r = uet_events_load(tracefs, &evs);
 	if (r < 0) {
@@ -248,32 +329,39 @@ int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 		uet_events_free(&evs);
 		return UET_EXIT_FAIL;
 	}
-	printf("tracefs: %s\n", tracefs);
-	printf("events: %zu\n", evs.n);
-	printf("enabled: %zu\n", enabled);
+	if (json) {
+		fputs("{\"tracefs\":", stdout);
+		json_str(tracefs);
+	} else {
+		printf("tracefs: %s\n", tracefs);
+	}
+	stat_put(json, "events", (long long)evs.n);
+	stat_put(json, "enabled", (long long)enabled);
 	status = uet_read(tracefs, "user_events_status", NULL);
 	if (status && (p = strstr(status, "\nActive: ")))
-		printf("active: %lu\n", strtoul(p + 9, NULL, 10));
+		stat_put(json, "active", (long long)strtoul(p + 9, NULL, 10));
 	if (status && (p = strstr(status, "\nBusy: ")))
-		printf("busy: %lu\n", strtoul(p + 7, NULL, 10));
+		stat_put(json, "busy", (long long)strtoul(p + 7, NULL, 10));
 	free(status);
-	printf("cpus: %u\n", st.ncpus);
-	printf("entries: %llu\n", st.entries);
-	printf("overrun: %llu\n", st.overrun);
-	printf("bytes: %llu\n", st.bytes);
-	printf("dropped: %llu\n", st.dropped);
-	printf("read: %llu\n", st.read);
+	stat_put(json, "cpus", st.ncpus);
+	stat_put(json, "entries", (long long)st.entries);
+	stat_put(json, "overrun", (long long)st.overrun);
+	stat_put(json, "bytes", (long long)st.bytes);
+	stat_put(json, "dropped", (long long)st.dropped);
+	stat_put(json, "read", (long long)st.read);
 	/* usereventsd's own: the writes of user_events_data by the path they took. */
 	if (uet_daemon_stat(tracefs, "fuse_writes") >= 0) {
 		long long native = uet_daemon_stat(tracefs, "native_records"),
 			  pre = uet_daemon_stat(tracefs, "native_records_interposed");
 
-		printf("writes_fuse: %lld\n", uet_daemon_stat(tracefs, "fuse_writes"));
-		printf("records_native: %lld\n", native - (pre > 0 ? pre : 0));
-		printf("records_interposed: %lld\n", pre > 0 ? pre : 0);
+		stat_put(json, "writes_fuse", uet_daemon_stat(tracefs, "fuse_writes"));
+		stat_put(json, "records_native", native - (pre > 0 ? pre : 0));
+		stat_put(json, "records_interposed", pre > 0 ? pre : 0);
 	}
 	/* The exports reading this tracefs (their stats files). */
-	uet_export_stats_print(tracefs);
+	uet_export_stats_print(tracefs, json);
+	if (json)
+		puts("}");
 	uet_events_free(&evs);
 	return UET_EXIT_OK;
 }

@@ -97,7 +97,12 @@ struct uet_sink *uet_sink_otlp_new(const struct uet_otlp_opts *o);
 /** uet_otlp_stats_dir - the directory of the exports' stats files (made if missing); 0 or -errno */
 int uet_otlp_stats_dir(char *out, size_t len);
 
-/** uet_export_stats_print - `userevents stats`: the counters of each live export of @tracefs */
-void uet_export_stats_print(const char *tracefs);
+/**
+ * uet_export_stats_print - `userevents stats`: the counters of each live export of @tracefs
+ * @tracefs: the tracefs
+ * @json: as stats --json: ',"exports":[{"pid":N,"KEY":VALUE,...},...]' (numbers as
+ *        numbers, the rest as strings); otherwise "export.PID.KEY: VALUE" lines
+ */
+void uet_export_stats_print(const char *tracefs, bool json);
 
 #endif /* UE_TOOLS_OTLP_H */

@@ -14,7 +14,8 @@
 #include "tool.h"
 #include "tracedat.h"
 
-static const char usage[] = "report [-e GLOB]... [--pid N] [--fields | --json | --format=FMT] FILE";
+static const char usage[] =
+	"report [-e GLOB]... [--pid N] [--fields | --json | --format=FMT | --stat] FILE";
 
 int uet_cmd_report(int argc, char **argv)
 {
@@ -24,14 +25,14 @@ int uet_cmd_report(int argc, char **argv)
 	char err[256] = "";
 	int e, exit_code = UET_EXIT_FAIL;
 
-	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_PID | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT,
+	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_PID | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT |
+				   UET_O_STAT,
 			   usage);
 	if (e >= 0)
 		return e;
 	if (o.rest != argc - 1) {
-		uet_err("report: one FILE (usage: " UET_PROG " %s)", usage);
 		uet_opts_free(&o);
-		return UET_EXIT_USAGE;
+		return uet_usage_err("report", usage, "one FILE");
 	}
 	e = uet_dat_read(argv[o.rest], &d, err, sizeof(err));
 	if (e < 0) {
@@ -41,6 +42,7 @@ int uet_cmd_report(int argc, char **argv)
 	e = uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL));
 	if (e == 0)
 		e = uet_sinks_begin(&sinks, &(struct uet_sink_env){ .who = "report",
+									 .ncpus = d.ncpus,
 									 .source = argv[o.rest] });
 	if (e < 0)
 		goto out;

@@ -95,6 +95,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "blocking", optional_argument, NULL, 'B' },
 		{ "no-blocking", no_argument, NULL, 'N' },
+		{ "stat", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -112,6 +113,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'T', UET_O_FORMAT, "--format" },
 		{ 'b', UET_O_BUFFER, "-b" },	  { 'B', UET_O_BUFFER, "--blocking" },
 		{ 'N', UET_O_BUFFER, "--no-blocking" },
+		{ 'S', UET_O_STAT, "--stat" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -128,7 +130,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 	/* 0, not 1: getopt starts over (main's parse came first). */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:o:qFjp:f:b:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:o:qFjp:f:b:h", lopts, NULL)) != -1) {
 		const char *name = NULL;
 		bool ok = false;
 		char *end;
@@ -143,17 +145,11 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			}
 		}
 		if (!ok) {
-			if (name)
-				uet_err("%s: option %s does not apply", argv[0], name);
-			else if (optopt)
-				uet_err("%s: option -%c: unknown, or without its argument",
-					argv[0], optopt);
-			else
-				uet_err("%s: option %s: unknown, or without its argument",
-					argv[0], argv[optind - 1]);
-			fprintf(stderr, "usage: " UET_PROG " %s\n", usage);
 			uet_opts_free(o);
-			return UET_EXIT_USAGE;
+			if (name)
+				return uet_usage_err(argv[0], usage, "option %s does not apply",
+						     name);
+			return uet_usage_getopt(argv[0], usage, c, argv);
 		}
 		switch (c) {
 		case 'e':
@@ -162,10 +158,10 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			break;
 		case 'p':
 			if (ue_arm_parse(UE_ARM_PROVIDER, optarg, strlen(optarg), &spec) < 0) {
-				uet_err("%s: -p %s: not PROVIDER[:LEVEL[:KEYWORDS]] (LEVEL 0..255, "
-					"KEYWORDS hex)", argv[0], optarg);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage,
+						     "-p %s: not PROVIDER[:LEVEL[:KEYWORDS]] "
+						     "(LEVEL 0..255, KEYWORDS hex)", optarg);
 			}
 			/* Among the globs, tagged (uet_glob_match()): freed with them. */
 			if (asprintf(&o->globs[o->nglobs], UET_PROVIDER_TAG "%s", optarg) < 0) {
@@ -177,18 +173,16 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			break;
 		case 'f':
 			if (after_p) {
-				uet_err("%s: -f %s: applies to an -e GLOB, not to -p", argv[0],
-					optarg);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage,
+						     "-f %s: applies to an -e GLOB, not to -p", optarg);
 			}
 			/* As trace-cmd's -f: the filter of the events of the -e before it. */
 			if (!o->nglobs || o->filters[o->nglobs - 1]) {
-				uet_err("%s: -f %s: %s", argv[0], optarg,
-					o->nglobs ? "a second filter for the same -e"
-						  : "needs an -e GLOB before it");
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage, "-f %s: %s", optarg,
+						     o->nglobs ? "a second filter for the same -e"
+							       : "needs an -e GLOB before it");
 			}
 			o->filters[o->nglobs - 1] = optarg;
 			break;
@@ -204,29 +198,31 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		case 'F':
 		case 'j':
 		case 'T':
+		case 'S':
 			/* Each names an output format (sink.h); one of them. */
 			if (o->format) {
-				uet_err("%s: --fields, --json and --format exclude each other", argv[0]);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage, "%s exclude each other",
+						     allowed & UET_O_STAT ?
+						     "--fields, --json, --format and --stat" :
+						     "--fields, --json and --format");
 			}
-			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : optarg;
+			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : c == 'S' ? "stat" : optarg;
 			o->format_opt = c == 'T';
 			if (c == 'T' && strcmp(optarg, "text") && strcmp(optarg, "fields") &&
 			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode")) {
-				uet_err("%s: --format %s: not text, fields, json or perf-decode",
-					argv[0], optarg);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage,
+						     "--format %s: not text, fields, json or perf-decode",
+						     optarg);
 			}
 			break;
 		case 'I':
 			errno = 0;
 			o->pid = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || o->pid < 0 || o->pid > INT32_MAX) {
-				uet_err("%s: --pid %s: not a pid", argv[0], optarg);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage, "--pid %s: not a pid", optarg);
 			}
 			o->have_pid = true;
 			break;
@@ -235,10 +231,10 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			v = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || v < UET_BUFFER_MIN_KIB ||
 			    v > UET_BUFFER_MAX_KIB) {
-				uet_err("%s: -b %s: not a size in KiB from %u to %u", argv[0], optarg,
-					UET_BUFFER_MIN_KIB, UET_BUFFER_MAX_KIB);
 				uet_opts_free(o);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(argv[0], usage,
+						     "-b %s: not a size in KiB from %u to %u", optarg,
+						     UET_BUFFER_MIN_KIB, UET_BUFFER_MAX_KIB);
 			}
 			o->buffer_kib = (unsigned int)v;
 			break;
@@ -248,10 +244,10 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 				errno = 0;
 				v = strtoul(optarg, &end, 10);
 				if (errno || end == optarg || *end || !v || v > UET_BLOCK_MAX_MS) {
-					uet_err("%s: --blocking=%s: not a time in ms from 1 to %u",
-						argv[0], optarg, UET_BLOCK_MAX_MS);
 					uet_opts_free(o);
-					return UET_EXIT_USAGE;
+					return uet_usage_err(argv[0], usage,
+							     "--blocking=%s: not a time in ms from 1 to %u",
+							     optarg, UET_BLOCK_MAX_MS);
 				}
 			}
 			o->block_ms = (unsigned int)v;
@@ -509,6 +505,28 @@ static int autoenable_filter(struct uet_autoenable *a, const char *key, const ch
 	return e;
 }
 
+/* Remember @ev's name: a glob that matched none is answered with the events that were. */
+static void autoenable_seen(struct uet_autoenable *a, const struct uet_event *ev)
+{
+	char name[300], *p;
+	size_t n;
+
+	if (strncmp(ev->system, "user_events", 11) != 0)
+		return;
+	n = (size_t)snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
+	/* Each name once: a whole ", "-separated item. */
+	for (p = a->seen; p && (p = strstr(p, name)); p += n)
+		if ((p == a->seen || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+			return;
+	if (n >= sizeof(name) || a->nseen + n + 2 > 4096)
+		return;
+	p = realloc(a->seen, a->nseen + n + 3);
+	if (!p)
+		return;
+	a->seen = p;
+	a->nseen += (size_t)sprintf(p + a->nseen, "%s%s", a->nseen ? ", " : "", name);
+}
+
 void uet_autoenable_tick(void *arg)
 {
 	struct uet_autoenable *a = arg;
@@ -533,6 +551,8 @@ void uet_autoenable_tick(void *arg)
 				filter = a->filters[g];
 			match = true;
 		}
+		if (a->with_cmd)
+			autoenable_seen(a, ev);
 		snprintf(key, sizeof(key), "%s/%s", ev->system, ev->name);
 		if (!match || autoenable_has(a, key))
 			continue;
@@ -592,6 +612,7 @@ int uet_autoenable_start(struct uet_autoenable *a, bool warn)
 	a->matched = calloc(a->nglobs + 1, sizeof(*a->matched));
 	if (!a->matched)
 		return -ENOMEM;
+	a->with_cmd = !warn;
 	autoenable_arm(a);
 	uet_autoenable_tick(a);
 	for (size_t g = 0; warn && !a->failed && !a->default_globs && g < a->nglobs; g++)
@@ -608,8 +629,18 @@ size_t uet_autoenable_unmatched(const struct uet_autoenable *a)
 	for (size_t g = 0; a->matched && !a->default_globs && g < a->nglobs; g++) {
 		if (a->matched[g])
 			continue;
-		uet_err("%s: no event matched '%s' (see " UET_PROG " list)", a->who,
-			uet_glob_shown(a->globs[g]));
+		/*
+		 * CMD's daemon is gone with it: the events its scans saw, not "see
+		 * list" (one that came and went between two scans is not among them).
+		 */
+		if (a->with_cmd)
+			uet_err("%s: no event matched '%s'; %s%s", a->who,
+				uet_glob_shown(a->globs[g]),
+				a->nseen ? "the events seen: " : "no other event was seen either",
+				a->nseen ? a->seen : "");
+		else
+			uet_err("%s: no event matched '%s' (see " UET_PROG " list)", a->who,
+				uet_glob_shown(a->globs[g]));
 		n++;
 	}
 	return n;
@@ -641,4 +672,7 @@ void uet_autoenable_free(struct uet_autoenable *a)
 	uet_autoenable_undo(a);
 	free(a->matched);
 	a->matched = NULL;
+	free(a->seen);
+	a->seen = NULL;
+	a->nseen = 0;
 }

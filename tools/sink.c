@@ -22,6 +22,7 @@ static const struct {
 	{ "json", uet_sink_json_new },		/* one JSON object a record */
 	{ "trace.dat", uet_sink_tracedat_new },	/* trace-cmd's file, version 7 */
 	{ "perf-decode", uet_sink_perfdecode_new },	/* LinuxTracepoints' perf-decode JSON */
+	{ "stat", uet_sink_stat_new },		/* counts per event and CPU (report --stat) */
 };
 
 struct uet_sink *uet_sink_new(const char *name, FILE *out, const char *path)
@@ -143,12 +144,12 @@ int uet_sink_stream_end(struct uet_sink *s, bool ok)
 {
 	int e = 0;
 
-	(void)ok;
 	if (s->out) {
 		e = uet_sink_stream_flush(s);
 		if (s->path && fclose(s->out) != 0 && e == 0)
 			e = -errno;
-		if (e < 0 && s->path)
+		/* Not ok: the command stopped on an error it said (a write of ours). */
+		if (e < 0 && s->path && ok)
 			uet_err("%s: %s", s->path, strerror(-e));
 	}
 	free(s);

@@ -122,6 +122,8 @@ int uet_sinks_end(struct uet_sinks *ss, bool ok);
 struct uet_sink *uet_sink_text_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_fields_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_json_new(FILE *out, const char *path);
+/** uet_sink_stat_new - report --stat: the records counted, the counts at the end */
+struct uet_sink *uet_sink_stat_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_tracedat_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_perfdecode_new(FILE *out, const char *path);
 

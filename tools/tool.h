@@ -52,6 +52,32 @@ struct uet_events {
 void uet_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
+ * uet_usage_err - a command line refused: "userevents: CMD: " and the message,
+ * then CMD's usage line, both to stderr; every command's one wording
+ * @cmd: the command ("list", "stream", ...)
+ * @usage: its usage after "userevents "
+ * @fmt: what is wrong: "unknown option '--x'", "option '-e' needs a value",
+ *       "--pid abc: not a pid"
+ *
+ * Return: UET_EXIT_USAGE.
+ */
+int uet_usage_err(const char *cmd, const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * uet_usage_getopt - uet_usage_err() for what getopt_long() (optstring
+ * starting "+:", opterr 0) returned as '?' (an unknown option) or ':' (one
+ * without its value)
+ * @cmd: the command
+ * @usage: its usage after "userevents "
+ * @c: getopt_long()'s answer
+ * @argv: the argv given to getopt_long()
+ *
+ * Return: UET_EXIT_USAGE.
+ */
+int uet_usage_getopt(const char *cmd, const char *usage, int c, char **argv);
+
+/**
  * uet_tracefs_find - the tracefs to use
  * @opt: --tracefs, or NULL
  * @out: the directory found
@@ -151,6 +177,7 @@ uint64_t uet_now_ns(void);
 #define UET_O_PROVIDER	(1u << 8)	/* -p, --provider SPEC (among the globs, tagged) */
 #define UET_O_FORMAT	(1u << 9)	/* --format=text|fields|json|perf-decode */
 #define UET_O_BUFFER	(1u << 10)	/* -b, --buffer-size KiB; --blocking[=MS], --no-blocking */
+#define UET_O_STAT	(1u << 11)	/* --stat (report: the "stat" sink) */
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
 #define UET_BUFFER_MIN_KIB 256
 #define UET_BUFFER_MAX_KIB (1024 * 1024)
@@ -594,6 +621,9 @@ struct uet_autoenable {
 	int failed;			/* -errno: a filter was refused (said); stop */
 	int session;			/* usereventsd_session, open; -1: none */
 	bool session_tried;		/* opened it, or found there is none */
+	bool with_cmd;			/* CMD's own daemon (start()'s !warn): gone at the end */
+	char *seen;			/* with_cmd: "SYSTEM:NAME, ..." of the user events met */
+	size_t nseen;			/* its length */
 };
 
 /**

@@ -32,6 +32,31 @@ void uet_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int uet_usage_err(const char *cmd, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, UET_PROG ": %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: " UET_PROG " %s\n", usage);
+	return UET_EXIT_USAGE;
+}
+
+int uet_usage_getopt(const char *cmd, const char *usage, int c, char **argv)
+{
+	const char *a = argv[optind - 1];
+	int n = (int)strcspn(a, "=");
+
+	/* A long option is argv's, up to its '='; a short one (maybe in a cluster) is optopt. */
+	if (strncmp(a, "--", 2) != 0 && optopt)
+		return uet_usage_err(cmd, usage, c == ':' ? "option '-%c' needs a value" :
+				     "unknown option '-%c'", optopt);
+	return uet_usage_err(cmd, usage, c == ':' ? "option '%.*s' needs a value" :
+			     "unknown option '%.*s'", n, a);
+}
+
 static bool has_data_file(const char *dir)
 {
 	char p[4096];

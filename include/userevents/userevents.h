@@ -311,6 +311,11 @@ static inline __attribute__((unused)) size_t ue__strnlen(const char *s, size_t m
  * UE_EVENT - define a typed event and its functions (see above)
  * @name: the event's name (an identifier)
  * @...: one to 16 fields: UE_U32(len), UE_STR(dev), ...
+ *
+ * Write it with or without a semicolon after it.  It ends in __extension__,
+ * which takes the next file-scope declaration -- the ";" if there is one,
+ * which ISO C otherwise refuses under -Wpedantic -- with pedantic warnings
+ * off; so without a semicolon it must not be the last thing in the file.
  */
 #define UE_EVENT(name, ...)                                                                   \
 	static struct ue_tracepoint ue_##name##_tp __attribute__((unused)) = {               \
@@ -341,7 +346,8 @@ static inline __attribute__((unused)) size_t ue__strnlen(const char *s, size_t m
 		ue__iov[0].iov_base = ue__fx;                                                 \
 		ue__iov[0].iov_len = sizeof(ue__fx);                                          \
 		return ue_tracepoint_writev(&ue_##name##_tp, ue__iov, ue__n);                 \
-	}
+	}                                                                                     \
+	__extension__
 
 #ifdef __cplusplus
 }

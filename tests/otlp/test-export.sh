@@ -52,8 +52,8 @@ usage_case() { # WANT-TEXT ARGS...
 	fi
 }
 usage_case "no --otlp URL"
-usage_case "--otlp notaurl: not a valid value" --otlp notaurl
-usage_case "option --otlpp: unknown" --otlpp http://127.0.0.1:1
+usage_case "--otlp notaurl: not an http:// or https:// URL" --otlp notaurl
+usage_case "unknown option '--otlpp'" --otlpp http://127.0.0.1:1
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
@@ -255,6 +255,16 @@ for k in sent retried dropped; do
 	grep -q "^export\.$xpid\.$k: [0-9]" "$work/$name.stats" && ok "$name: userevents stats shows export.$xpid.$k" ||
 		fail "$name: userevents stats has no export.$xpid.$k: $(tr '\n' '|' <"$work/$name.stats")"
 done
+# stats --json: the same export under "exports", its counters numbers.
+"$tool" --tracefs "$mnt" stats --json >"$work/$name.stats.json" 2>&1
+python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+x = [e for e in j["exports"] if e["pid"] == int(sys.argv[2])]
+assert len(x) == 1, j["exports"]
+assert all(isinstance(x[0][k], int) for k in ("sent", "retried", "dropped")), x
+assert x[0]["url"].startswith("http://"), x' "$work/$name.stats.json" "$xpid" &&
+	ok "$name: userevents stats --json shows the export" ||
+	fail "$name: stats --json: $(cat "$work/$name.stats.json")"
 # 20 requests answered in 300 ms each: most are still queued at SIGTERM.
 echo "   ($name: at SIGTERM $(sed -n "s/^export\.$xpid\.sent: //p" "$work/$name.stats") of 200 sent)"
 start=$(now_ms)

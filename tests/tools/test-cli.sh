@@ -90,6 +90,39 @@ while ! grep -q example_message "$mnt/user_events_status" 2>/dev/null && [ $i -l
 	i=$((i + 1))
 done
 
+# One wording for a refused command line, whatever the command (issue 24):
+# "userevents: CMD: what", then CMD's usage line, both on stderr, exit 2.
+# expect_usage CMD EXPECTED-MESSAGE -- ARGS...
+expect_usage() {
+	ucmd=$1
+	umsg=$2
+	shift 3
+	expect_rc 2 "$ucmd $*: refused" -- "$tool" "$ucmd" "$@"
+	[ "$(sed -n 1p "$work/err")" = "userevents: $ucmd: $umsg" ] ||
+		fail "$ucmd $*: first line '$(sed -n 1p "$work/err")', expected 'userevents: $ucmd: $umsg'"
+	sed -n 2p "$work/err" | grep -q "^usage: userevents $ucmd" ||
+		fail "$ucmd $*: no usage line on stderr after the message"
+	[ -s "$work/out" ] && fail "$ucmd $*: something on stdout"
+}
+expect_usage list "unknown option '--bogus'" -- --bogus
+expect_usage list "unknown option '-Z'" -- -Z
+expect_usage stats "unknown option '--bogus'" -- --bogus
+expect_usage stream "unknown option '--bogus'" -- --bogus
+expect_usage stream "unknown option '--bogus'" -- --bogus=1
+expect_usage stream "option '--event' needs a value" -- --event
+expect_usage stream "option '-e' needs a value" -- -e
+expect_usage report "--pid abc: not a pid" -- --pid abc x.dat
+expect_usage run "unknown option '--bogus'" -- --bogus
+expect_usage record "option '-o' needs a value" -- -o
+expect_usage report "unknown option '--bogus'" -- --bogus x.dat
+expect_usage report "one FILE" -- a.dat b.dat
+expect_usage export "unknown option '--bogus'" -- --otlp http://127.0.0.1:1 --bogus
+expect_usage export "option '--otlp' needs a value" -- --otlp
+expect_usage export "--otlp 127.0.0.1:14318: not an http:// or https:// URL" -- \
+	--otlp 127.0.0.1:14318
+expect_usage export "--drop some: not oldest or newest" -- --otlp http://127.0.0.1:1 --drop some
+expect_usage export "no --otlp URL" -- -q
+
 expect_rc 0 "list (auto-detected tracefs)" -- "$tool" list
 grep -q '^user_events:example_tick id=[0-9]* enabled=0 used-by=-$' "$work/out" ||
 	fail "list: no disabled example_tick line"
@@ -98,6 +131,25 @@ grep -q "$(printf '^\tu64 count\toffset:8 size:8 signed:0$')" "$work/out" ||
 grep -q "$(printf '^\t__rel_loc char\\[\\] path\toffset:20 size:4 signed:1$')" "$work/out" ||
 	fail "list: example_request's __rel_loc field"
 expect_rc 4 "list GLOB matching nothing" -- "$tool" list 'nosuch*'
+# list --json: one object a line, read by a JSON parser; the same events as
+# list -n, the same fields as the text above.
+expect_rc 0 "list --json" -- "$tool" list --json
+mv "$work/out" "$work/list.json"
+expect_rc 0 "list -n" -- "$tool" list -n
+python3 - "$work/list.json" "$work/out" <<'PY' || fail "list --json"
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1])]
+names = [l.strip() for l in open(sys.argv[2])]
+assert [e["system"] + ":" + e["name"] for e in evs] == names, "not the events of list -n"
+by = {e["name"]: e for e in evs}
+t = by["example_tick"]
+assert t["enabled"] is False and t["used_by"] == [] and isinstance(t["id"], int), t
+assert {"name": "count", "type": "u64", "offset": 8, "size": 8, "signed": False} in t["fields"], t
+r = by["example_request"]
+assert {"name": "path", "type": "__rel_loc char[]", "offset": 20, "size": 4,
+        "signed": True} in r["fields"], r
+PY
+expect_usage list "--names and --json exclude each other" -- -n --json
 expect_rc 0 "enable example_t*" -- "$tool" enable 'example_t*'
 [ "$(cat "$mnt/events/user_events/example_tick/enable")" = 1 ] || fail "enable: example_tick not enabled"
 [ "$(cat "$mnt/events/user_events/example_request/enable")" = 0 ] || fail "enable: example_request enabled"
@@ -105,6 +157,11 @@ expect_rc 0 "list -n user_events:*tick" -- "$tool" list -n 'user_events:*tick'
 [ "$(cat "$work/out")" = "user_events:example_tick" ] || fail "list -n: $(cat "$work/out")"
 expect_rc 0 "list example_tick, enabled" -- "$tool" list example_tick
 grep -q 'enabled=1 used-by=ftrace$' "$work/out" || fail "list: example_tick not shown as used by ftrace"
+expect_rc 0 "list --json example_tick, enabled" -- "$tool" list --json example_tick
+python3 -c 'import json, sys
+e = [json.loads(l) for l in open(sys.argv[1])]
+assert len(e) == 1 and e[0]["enabled"] is True and e[0]["used_by"] == ["ftrace"], e' \
+	"$work/out" || fail "list --json: example_tick not enabled and used by ftrace"
 expect_rc 4 "disable GLOB matching nothing" -- "$tool" disable 'nosuch'
 # stream -e of an event that does not exist: said at once, exit 4 at the end.
 "$tool" stream -e nosuch > "$work/out" 2> "$work/err" &
@@ -129,6 +186,23 @@ grep -q 'No such process' "$work/err" && fail "stream -f: the raw ESRCH shown"
 expect_rc 0 "stats" -- "$tool" stats
 grep -qx 'events: 3' "$work/out" || fail "stats: events"
 grep -qx 'enabled: 1' "$work/out" || fail "stats: enabled"
+# stats --json: one object, read by a JSON parser: the keys of the text form,
+# the same values where they cannot move between the two runs, numbers as numbers.
+mv "$work/out" "$work/stats.txt"
+expect_rc 0 "stats --json" -- "$tool" stats --json
+python3 - "$work/stats.txt" "$work/out" <<'PY' || fail "stats --json"
+import json, sys
+text = dict(l.rstrip("\n").split(": ", 1) for l in open(sys.argv[1]) if not l.startswith("export."))
+j = json.loads(open(sys.argv[2]).read())
+keys = set(j) - {"exports"}
+assert keys == set(text), (sorted(keys), sorted(text))
+assert isinstance(j["exports"], list) and j["exports"] == [], j["exports"]
+for k in ("tracefs", "events", "enabled", "cpus"):
+    assert str(j[k]) == text[k], (k, j[k], text[k])
+assert all(isinstance(j[k], int) for k in keys - {"tracefs"}), j
+assert j["events"] == 3 and j["enabled"] == 1 and "writes_fuse" in j, j
+PY
+expect_usage stats "unexpected argument 'x'" -- --json x
 expect_rc 0 "disable user_events:*" -- "$tool" disable 'user_events:*'
 [ "$(cat "$mnt/events/enable")" = 0 ] || fail "disable: something still enabled"
 USEREVENTS_TRACEFS=$work/none expect_rc 3 "USEREVENTS_TRACEFS wins over the mount table" -- \
@@ -219,7 +293,18 @@ grep -q ': example_request: ' "$work/out" && fail "run -f: an event with a refus
 # -e of an event the program never registers: said, and exit 4 instead of 0.
 TMPDIR=$runtmp expect_rc 4 "run -q -e nosuch" -- \
 	"$tool" run -q -e nosuch -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
-grep -q "^userevents: run: no event matched 'nosuch'" "$work/err" || fail "run -e nosuch: no message"
+# CMD's daemon is gone: the events it registered are named, not "see userevents list".
+grep -qx "userevents: run: no event matched 'nosuch'; the events seen: user_events:example_message, user_events:example_request, user_events:example_tick" \
+	"$work/err" || fail "run -e nosuch: not the events that registered: $(cat "$work/err")"
+TMPDIR=$runtmp expect_rc 4 "run -q -e nosuch -- true" -- "$tool" run -q -e nosuch -- true
+grep -qx "userevents: run: no event matched 'nosuch'; no other event was seen either" "$work/err" ||
+	fail "run -e nosuch -- true: no word that no event was seen: $(cat "$work/err")"
+# -o FILE whose writes fail: said once, naming the file with the error of the write.
+TMPDIR=$runtmp expect_rc 125 "run -q -o /dev/full" -- \
+	"$tool" run -q -o /dev/full -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
+[ "$(grep -c '^userevents: ' "$work/err")" = 2 ] &&
+	grep -qx 'userevents: run: /dev/full: No space left on device' "$work/err" ||
+	fail "run -o /dev/full: not one message naming the file: $(grep '^userevents' "$work/err")"
 expect_rc 2 "-f before any -e" -- "$tool" run -f 'a == 1' -- true
 expect_rc 2 "two -f for one -e" -- "$tool" run -e x -f 'a == 1' -f 'a == 2' -- true
 

@@ -110,6 +110,60 @@ else
 fi
 grep -q '^userevents: record: command exited with status 0$' "$W/priv.log" ||
 	{ echo "not ok - record -- example: no exit line"; fail=1; }
+
+# 4c. report --stat of that file: per event and per CPU as report --json
+# counts them (lost: its {"cpu","lost"} objects), first and last time as
+# report's first and last lines; trace-cmd report --stat's cpus= and the
+# per-CPU counts of trace-cmd report's [CPU] column.
+"$TOOL" report --stat "$W/priv.dat" > "$W/stat" 2> "$W/stat.err"
+rc=$?
+"$TOOL" report --json "$W/priv.dat" > "$W/priv.json"
+"$TOOL" report "$W/priv.dat" > "$W/priv.txt"
+trace-cmd report "$W/priv.dat" 2>/dev/null > "$W/priv.tc"
+trace-cmd report --stat "$W/priv.dat" 2>/dev/null > "$W/priv.tcstat"
+if [ $rc = 0 ] && python3 - "$W" <<'PY'; then
+import collections, json, re, sys
+w = sys.argv[1]
+lines = open(w + "/stat").read().split("\n")
+ev, cpu, lost, kv = {}, {}, {}, {}
+part = 0
+for l in lines:
+    f = l.split()
+    if not f:
+        continue
+    if f[0] in ("EVENT", "CPU"):
+        part = 1 if f[0] == "EVENT" else 2
+    elif ":" in f[0] and f[0].endswith(":"):
+        kv[f[0][:-1]] = f[1]
+    elif part == 1:
+        ev[f[0]] = int(f[1])
+    elif part == 2:
+        cpu[int(f[0])] = int(f[1])
+        lost[int(f[0])] = int(f[2])
+recs = [json.loads(l) for l in open(w + "/priv.json")]
+want_ev = collections.Counter(r["system"] + ":" + r["event"] for r in recs if "event" in r)
+want_cpu = collections.Counter(r["cpu"] for r in recs if "event" in r)
+want_lost = collections.Counter()
+for r in recs:
+    if "lost" in r:
+        want_lost[r["cpu"]] += r["lost"]
+total = ev.pop("total")
+assert ev == dict(want_ev) and total == len([r for r in recs if "event" in r]), (ev, want_ev)
+assert cpu == dict(want_cpu), (cpu, want_cpu)
+assert all(lost[c] == want_lost[c] for c in lost), (lost, want_lost)
+txt = [re.search(r" (\d+\.\d{6}):", l).group(1) for l in open(w + "/priv.txt")]
+assert kv["first"] == txt[0] and kv["last"] == txt[-1], (kv, txt[0], txt[-1])
+tc_cpus = re.search(r"^cpus=(\d+)", open(w + "/priv.tcstat").read(), re.M).group(1)
+assert kv["cpus"] == tc_cpus, (kv["cpus"], tc_cpus)
+tc = collections.Counter(int(m.group(1)) for m in
+                         (re.search(r"\[(\d+)\]", l) for l in open(w + "/priv.tc")) if m)
+assert dict(tc) == cpu, (tc, cpu)
+print("# report --stat:", total, "events on", len(cpu), "CPUs, first", kv["first"])
+PY
+	echo "ok - report --stat agrees with report and trace-cmd report"
+else
+	echo "not ok - report --stat (exit $rc)"; sed 's/^/#   /' "$W/stat" "$W/stat.err"; fail=1
+fi
 grep -q "^userevents: record: $wrote events, [0-9]* bytes, 0 dropped$" "$W/priv.log" ||
 	{ echo "not ok - record -- example: no closing line of $wrote events, 0 dropped"; fail=1; }
 [ -z "$(ls -A "$W/tmp")" ] || { echo "not ok - record -- CMD left $(ls -A "$W/tmp")"; fail=1; }
