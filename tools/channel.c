@@ -193,6 +193,14 @@ unsigned int uet_chan_ncpus(const struct uet_chan *c)
 	return c->ncpus;
 }
 
+/* Whether the daemon's end of the socket is gone (it exited, or was killed). */
+static bool daemon_gone(struct uet_chan *c)
+{
+	struct pollfd pfd = { .fd = c->sock, .events = POLLIN | POLLRDHUP };
+
+	return poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR));
+}
+
 int uet_chan_pass(struct uet_chan *c, unsigned int max,
 		  int (*fn)(void *arg, unsigned int cpu, const uint8_t *page, size_t len), void *arg)
 {
@@ -217,6 +225,9 @@ int uet_chan_pass(struct uet_chan *c, unsigned int max,
 			pages++;
 		}
 	}
+	/* Nothing more to read and nobody to write it: the end of the trace. */
+	if (!pages && daemon_gone(c))
+		return -ENOTCONN;
 	return pages;
 }
 
@@ -230,7 +241,9 @@ int uet_chan_flush(struct uet_chan *c)
 
 int uet_chan_wait(struct uet_chan *c, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = c->evfd, .events = POLLIN };
+	/* The socket too: the daemon's end closing wakes us. */
+	struct pollfd pfd[2] = { { .fd = c->evfd, .events = POLLIN },
+				 { .fd = c->sock, .events = POLLRDHUP } };
 	uint64_t v;
 	int n;
 
@@ -239,8 +252,8 @@ int uet_chan_wait(struct uet_chan *c, int timeout_ms)
 	for (unsigned int cpu = 0; cpu < c->ncpus; cpu++)
 		if (__atomic_load_n(&chan_cpu(c, cpu)->produced, __ATOMIC_SEQ_CST) > c->next[cpu])
 			return 1;
-	n = poll(&pfd, 1, timeout_ms);
-	if (n > 0)
+	n = poll(pfd, 2, timeout_ms);
+	if (n > 0 && (pfd[0].revents & POLLIN))
 		(void)!read(c->evfd, &v, sizeof(v));
 	return n < 0 ? -errno : n;
 }

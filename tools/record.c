@@ -126,7 +126,8 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 			uet_raw_flush(raw, r->tracefs);
 		got = uet_raw_pass(raw, 64, rec_page, r);
 		if (got < 0) {
-			uet_err("record: trace_pipe_raw: %s", strerror(-got));
+			uet_err("record: %s: %s", raw->chan ? "the trace's channel" : "trace_pipe_raw",
+				strerror(-got));
 			return got;
 		}
 		if (stopping && got == 0)

@@ -51,6 +51,7 @@ struct dat_sink {
 	size_t nfmts;
 	unsigned int changed;		/* UET_DAT_* since the last commit */
 	bool pages;			/* pages since the last commit */
+	bool ending;			/* the last flush: a page of only a loss mark goes out too */
 	struct uet_dat_writer *w;
 	struct dat_pending *pend;	/* per CPU, the file's page being filled */
 };
@@ -178,8 +179,12 @@ static int pending_out(struct dat_sink *d, unsigned int cpu)
 	struct dat_pending *q = &d->pend[cpu];
 	int e;
 
-	/* A page of no record but a loss mark goes out too: the loss may be the last thing. */
-	if (!q->page || (!q->p.events && !q->missed))
+	/*
+	 * A page of no record but a loss mark waits for the CPU's next record
+	 * (trace-cmd tells a loss with the record after it); at the end it goes
+	 * out as it is (our report tells a loss no record followed).
+	 */
+	if (!q->page || (!q->p.events && (!q->missed || !d->ending)))
 		return 0;
 	ue_rbpage_finish(&q->p, q->missed);
 	e = uet_dat_writer_page(d->w, cpu, q->page, DAT_PAGE);
@@ -355,6 +360,9 @@ static int dat_end(struct uet_sink *s, bool ok)
 	struct dat_sink *d = (struct dat_sink *)s;
 	int e = 0;
 
+	/* The last flush commits whatever waits (a loss mark no record followed). */
+	d->ending = true;
+	d->pages = true;
 	if (d->w && ok) {
 		/* Formats and task names while the events are still enabled, so still there. */
 		e = dat_flush(s);

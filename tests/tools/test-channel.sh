@@ -81,13 +81,38 @@ rec_case "interposed, --blocking=2000" 0 --blocking=2000 -- "$BURST_RAW" 2 10000
 # A 256 KiB channel that does not wait for us: losses, each counted and marked.
 # On one CPU, and a record 300 ms after: trace-cmd tells a loss at the next
 # record of its CPU (ours at the end too), so every loss is before one.
-rec_case "native, --no-blocking -b 256" 1 --no-blocking -b 256 -- taskset -c 0 "$BURST" 1 300000 tail
 rec_case "interposed, --no-blocking -b 256" any --no-blocking -b 256 -- taskset -c 0 "$BURST_RAW" 2 150000 tail
 
 # A mounted daemon for the readers that follow.
 mkdir "$W/mnt"
 "$DAEMON" "$W/mnt" || { no "usereventsd did not mount"; exit 1; }
 export USEREVENTS_TRACEFS="$W/mnt"
+
+# Losses forced: a 256 KiB channel that does not wait for its record, stopped
+# through a burst; then one more event on the same CPU, which trace-cmd needs
+# to tell the loss before it.
+"$TOOL" record -o "$W/t.dat" --no-blocking -b 256 -e 'user_events:burst_ev' > "$W/log" 2>&1 &
+rpid=$!
+sleep 0.5
+kill -STOP $rpid
+taskset -c 0 "$BURST" 1 300000 2> "$W/b4.log"
+kill -CONT $rpid
+sleep 0.5
+taskset -c 0 "$BURST" 1 1 2> "$W/b5.log"
+sleep 0.3
+kill -INT $rpid
+wait $rpid
+w=$(( $(written "$W/b4.log") + $(written "$W/b5.log") )) d=$(dropped "$W/log")
+set -- $(in_file "$W/t.dat")
+[ -n "$d" ] && [ "$d" -gt 0 ] && [ "$(($1 + d))" = "$w" ] && [ "$2" = "$d" ] && [ "$3" = 0 ] &&
+	ok "stopped record, --no-blocking -b 256: $1 recorded + $d lost = $w written, all marked" ||
+	{ no "stopped record, --no-blocking -b 256: $1 recorded + ${d:-?} lost (marked $2, $3 without a count) vs $w"; cat "$W/log"; }
+if command -v trace-cmd >/dev/null; then
+	tc=$(trace-cmd report "$W/t.dat" 2>/dev/null |
+	     awk '/EVENTS DROPPED\]/ { gsub(/\[/, "", $2); s += $2 } END { print s + 0 }')
+	[ "$tc" = "${d:-}" ] && ok "stopped record: trace-cmd report prints the $d dropped" ||
+		no "stopped record: trace-cmd report prints $tc dropped, record ${d:-?}"
+fi
 
 # A slow reader, blocking: its pipe is read 2 s late; nothing is lost.
 "$TOOL" stream -e 'user_events:burst_ev' --json --blocking=5000 -b 256 2> "$W/s.err" |
@@ -167,5 +192,22 @@ got=$(dd if="$W/mnt/per_cpu/cpu0/trace_pipe_raw" bs=1M count=1 iflag=nonblock 2>
 [ "$got" -gt 65536 ] && [ $((got % 65536)) = 0 ] &&
 	ok "trace_pipe_raw: one read, $((got / 65536)) pages" ||
 	no "trace_pipe_raw: one 1 MiB read returned $got bytes ($(cat "$W/b3.log"))"
+
+# The daemon killed under a record and a stream: both end, with the error, at once.
+"$TOOL" record -o "$W/k.dat" -e 'user_events:*' > "$W/k.out" 2>&1 &
+rpid=$!
+"$TOOL" stream -e 'user_events:*' > "$W/ks.out" 2>&1 &
+spid=$!
+sleep 1
+pkill -KILL -f "usereventsd $W/mnt"
+i=0
+while { kill -0 $rpid || kill -0 $spid; } 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -0 $rpid 2>/dev/null || kill -0 $spid 2>/dev/null && { kill $rpid $spid; no "killed daemon: a reader still waits"; }
+wait $rpid; rrc=$?
+wait $spid; src=$?
+spid=
+[ $rrc = 1 ] && [ $src = 1 ] && grep -q 'not connected' "$W/k.out" && grep -q 'not connected' "$W/ks.out" &&
+	ok "killed daemon: record and stream end with its error" ||
+	no "killed daemon: record $rrc, stream $src: $(cat "$W/k.out" "$W/ks.out")"
 
 exit $fail
