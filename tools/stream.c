@@ -456,9 +456,12 @@ static int raw_flush(struct raw_stream *rs, uint64_t wm)
 	for (size_t k = i; k < rs->n; k++) {
 		struct raw_rec rec = rs->v[k];
 
-		memcpy(rs->spare + klen, rs->arena + rec.off, rec.len);
-		rec.off = klen;
-		klen += ((size_t)rec.len + 7) & ~(size_t)7;
+		/* A loss mark has no bytes: its off is its count, kept as it is. */
+		if (rec.len) {
+			memcpy(rs->spare + klen, rs->arena + rec.off, rec.len);
+			rec.off = klen;
+			klen += ((size_t)rec.len + 7) & ~(size_t)7;
+		}
 		rs->v[kept++] = rec;
 	}
 	if (kept) {
