@@ -25,7 +25,7 @@ static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-p PROVIDE
 struct rec {
 	char tracefs[4096];
 	struct uet_sinks sinks;		/* the trace.dat */
-	unsigned long long events, bytes, missed;
+	unsigned long long events, missed;
 	struct uet_drops drops;
 	const char *output;
 };
@@ -38,7 +38,6 @@ static int rec_page(void *arg, unsigned int cpu, const uint8_t *page, size_t len
 
 	if (n < 0)
 		return n;
-	r->bytes += len;
 	n = uet_page_records(page, len, &r->missed, NULL, NULL);
 	if (n > 0)
 		r->events += (unsigned long long)n;
