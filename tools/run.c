@@ -88,6 +88,12 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 			   usage);
 	if (e >= 0)
 		return e;
+	/* A usage error, before anything starts: run reads trace_pipe, not a channel. */
+	if (o.block_set) {
+		uet_err("run: --blocking and --no-blocking apply to record, stream and export");
+		uet_opts_free(&o);
+		return UET_EXIT_USAGE;
+	}
 	if (o.rest >= argc) {
 		uet_err("run: no command (usage: " UET_PROG " %s)", usage);
 		uet_opts_free(&o);
@@ -112,10 +118,6 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 			uet_err("run: %s/buffer_size_kb: cannot be set to %s", r.tracefs, kib);
 			goto out;
 		}
-	}
-	if (o.block_ms) {
-		uet_err("run: --blocking applies to record, stream and export (run reads trace_pipe)");
-		goto out;
 	}
 	if (uet_sinks_begin(&sinks, &(struct uet_sink_env){ "run", r.tracefs, 0 }) < 0)
 		goto out;
