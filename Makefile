@@ -48,7 +48,7 @@ deps:
 	scripts/install-deps
 
 test: all
-	meson test -C $(BUILD) --print-errorlogs
+	meson test -C $(BUILD) --print-errorlogs || { scripts/failed-checks $(BUILD); exit 1; }
 
 check: deps
 	$(MAKE) test
@@ -63,7 +63,7 @@ asan-check: $(ASAN_BUILD)/build.ninja
 	scripts/reconfigure-if-deps $(ASAN_BUILD)
 	ninja -C $(ASAN_BUILD)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C $(ASAN_BUILD) --print-errorlogs
+		meson test -C $(ASAN_BUILD) --print-errorlogs || { scripts/failed-checks $(ASAN_BUILD); exit 1; }
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang meson setup $(FUZZ_BUILD) -Dfuzzing=true

@@ -44,6 +44,15 @@ in_file() {	# FILE: "records lost unknown" as our report shows them
 		/LOST EVENTS\]/ { u++ } END { print n + 0, s + 0, u + 0 }'
 }
 
+# Until a reader without CMD says it waits for its event (LOG): it has its
+# channel and has armed the pattern (a sleep is not enough under load).
+armed() {
+	i=0
+	until grep -q 'yet (waiting for one)' "$1" 2>/dev/null || [ $i -ge 200 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+}
+
 # NAME EXPECT_LOSS(0|1|any) RECORD-OPTIONS -- PRODUCER ARGS
 rec_case() {
 	name=$1 loss=$2
@@ -93,7 +102,7 @@ export USEREVENTS_TRACEFS="$W/mnt"
 # to tell the loss before it.
 "$TOOL" record -o "$W/t.dat" --no-blocking -b 256 -e 'user_events:burst_ev' > "$W/log" 2>&1 &
 rpid=$!
-sleep 0.5
+armed "$W/log"
 kill -STOP $rpid
 taskset -c 0 "$BURST" 1 300000 2> "$W/b4.log"
 kill -CONT $rpid
@@ -117,7 +126,7 @@ fi
 # A slow reader, blocking: its pipe is read 2 s late; nothing is lost.
 "$TOOL" stream -e 'user_events:burst_ev' --json --blocking=5000 -b 256 2> "$W/s.err" |
 	{ sleep 2; cat > "$W/s.out"; } &
-sleep 0.5
+armed "$W/s.err"
 "$BURST" 1 200000 2> "$W/b.log"
 n=$(written "$W/b.log")
 i=0
@@ -135,7 +144,7 @@ lines=$(grep -c '"event":"burst_ev"' "$W/s.out")
 # the channel loses, counted), never for the reader's whole stop.
 "$TOOL" stream -e 'user_events:burst_ev' --json --blocking=300 -b 256 > "$W/s2.out" 2> "$W/s2.err" &
 spid=$!
-sleep 0.5
+armed "$W/s2.err"
 kill -STOP $spid
 start=$(date +%s)
 timeout 60 "$BURST" 1 300000 2> "$W/b2.log"
@@ -184,7 +193,7 @@ echo 65536 > "$W/mnt/buffer_size_kb"
 taskset -c 0 "$BURST" 1 20000 2> "$W/b3.log" &
 bpid=$!
 i=0
-until echo 1 > "$W/mnt/events/user_events/burst_ev/enable" 2>/dev/null || [ $i -ge 100 ]; do
+until echo 1 2>/dev/null > "$W/mnt/events/user_events/burst_ev/enable" || [ $i -ge 100 ]; do
 	sleep 0.05; i=$((i + 1))
 done
 wait $bpid
