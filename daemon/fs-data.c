@@ -32,8 +32,13 @@
  * page below 2^47.
  */
 #define USER_ADDR_END ((UINT64_C(1) << 47) - 4096)
-/* How long a deletion waits for releases of files already closed. */
-#define RELEASE_WAIT_MS 50
+/*
+ * How long a deletion or a refused registration waits for the releases of
+ * files already closed.  Only those paths wait, and only while a closed
+ * file's RELEASE has not come; on a loaded machine FUSE's background queue
+ * took longer than 50 ms (a close and a new registration failed).
+ */
+#define RELEASE_WAIT_MS 500
 
 /* Seconds a cached comm is trusted before it is read again. */
 #define TASK_REFRESH_NS 1000000000ull
