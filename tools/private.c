@@ -109,7 +109,13 @@ static int start_daemon(struct uet_private *p, struct uet_child *cmd)
 		/* As we are: the command's world is the tool's (signals, descriptors). */
 		if (cmd)
 			uet_launcher_fork(cmd, p->mnt);
-		/* A ^C is for the traced command; the tool ends the daemon. */
+		/*
+		 * Signals for the group (a ^C, a hang-up, timeout(1)'s SIGTERM) are
+		 * for the command and the tool; the tool ends the daemon once it
+		 * has read what the daemon holds.  The launcher forked above stays
+		 * in the group, and so does the command.
+		 */
+		setpgid(0, 0);
 		signal(SIGINT, SIG_IGN);
 		/*
 		 * It goes with us however we end (SIGKILL included): unmounted,

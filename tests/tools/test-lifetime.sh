@@ -76,6 +76,32 @@ for sig in HUP KILL; do
 	expect_clean "run killed by SIG$sig"
 done
 
+# ---- record -- CMD, its whole process group signaled ----------------------
+# A ^C, a hang-up or timeout(1) signals the group: record, its private
+# daemon and CMD.  The daemon is not in the group: record reads what it
+# holds, closes the file and ends it.
+for sig in INT TERM HUP; do
+	setsid "$tool" record -o "$work/g.dat" -- "$example" /sys/kernel/tracing 30 \
+		> "$work/g.out" 2>&1 &
+	gpid=$!
+	pids="$pids $gpid"
+	wait_private
+	i=0
+	until grep -qx "user_events_exa" /proc/[0-9]*/comm 2>/dev/null || [ $i -ge 100 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	sleep 1
+	pg=$(ps -o pgid= -p "$gpid" | tr -d ' ')
+	[ -n "$pg" ] && kill -s "$sig" -- "-$pg"
+	wait "$gpid" 2>/dev/null
+	grep -q "record: [0-9]* events, .* dropped" "$work/g.out" &&
+	    ! grep -q "not connected" "$work/g.out" &&
+	    [ "$("$tool" report "$work/g.dat" 2>/dev/null | grep -c example_tick)" -gt 0 ] &&
+		ok "record -- CMD, group killed by SIG$sig: the file is closed with its events" ||
+		{ fail "record -- CMD, group killed by SIG$sig: $(tr '\n' '|' < "$work/g.out")"; }
+	expect_clean "record -- CMD, group killed by SIG$sig"
+done
+
 # ---- a mounted daemon: stream's enables end with stream -------------------
 "$daemon" "$mnt" || { echo "FAIL: usereventsd did not mount"; exit 1; }
 "$example" "$mnt" 60 >/dev/null &
