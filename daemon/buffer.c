@@ -52,6 +52,12 @@ struct ring {
 	uint64_t read;
 	uint64_t last_overrun;	/* overrun at the previous consume */
 	_Atomic uint64_t too_big;
+	/*
+	 * What the ring held when the first channel attached, not yet moved
+	 * into it: records of this CPU keep coming here, behind it, until the
+	 * channel has taken the lot (backlog_move()).
+	 */
+	bool backlog;
 } __attribute__((aligned(64)));
 
 struct ue_buffer {
@@ -73,6 +79,8 @@ struct ue_buffer {
 	unsigned int nchans;
 	atomic_uint nblocking;		/* channels in blocking mode */
 	struct ue_chan *chans[UE_BUFFER_MAX_CHANNELS];
+	uint64_t chan_since[UE_BUFFER_MAX_CHANNELS];	/* when each attached (buffer clock) */
+	struct ue_chan *backlog_chan;	/* the channel the rings' backlog is for */
 };
 
 struct snap_ring {
@@ -388,6 +396,28 @@ static void ring_publish(struct ring *r)
 	atomic_store(&r->tail_seq, atomic_load_explicit(&r->tail_seq, memory_order_relaxed));
 }
 
+/*
+ * A record into the ring, with its lock held.  Behind a channel's backlog a
+ * record the ring cannot keep (full, or overwriting its oldest) is lost to
+ * the channels: counted and marked there, as the kernel marks a reader's.
+ */
+static int ring_store(struct ue_buffer *buf, struct ring *r, unsigned int cpu, uint64_t ts,
+		      const struct ue_rec_meta *meta, const struct iovec *iov, int iovcnt,
+		      size_t len)
+{
+	uint64_t overrun = r->overrun;
+	int err = ring_append(r, atomic_load_explicit(&buf->overwrite, memory_order_relaxed), ts,
+			      meta, iov, iovcnt, len);
+
+	if (r->backlog) {
+		uint64_t lost = r->overrun - overrun + (err ? 1 : 0);
+
+		for (unsigned int k = 0; lost && k < buf->nchans; k++)
+			ue_chan_lost(buf->chans[k], cpu, lost);
+	}
+	return err;
+}
+
 int ue_buffer_write(struct ue_buffer *buf, unsigned int cpu, const struct ue_rec_meta *meta,
 		    const struct iovec *iov, int iovcnt, size_t len)
 {
@@ -416,15 +446,14 @@ int ue_buffer_write(struct ue_buffer *buf, unsigned int cpu, const struct ue_rec
 	ts = meta->ts_ns ? meta->ts_ns : ue_buffer_clock_ns();
 
 	pthread_mutex_lock(&r->lock);
-	if (buf->nchans) {
+	if (buf->nchans && !r->backlog) {
 		/* Read at once by the channels' readers, as a reader of trace_pipe_raw consumes. */
 		for (unsigned int k = 0; k < buf->nchans; k++)
 			ue_chan_append(buf->chans[k], cpu, ts, iov, iovcnt, len);
 		pthread_mutex_unlock(&r->lock);
 		return 0;
 	}
-	err = ring_append(r, atomic_load_explicit(&buf->overwrite, memory_order_relaxed), ts, meta,
-			  iov, iovcnt, len);
+	err = ring_store(buf, r, cpu, ts, meta, iov, iovcnt, len);
 	if (!err)
 		ring_publish(r);
 	pthread_mutex_unlock(&r->lock);
@@ -440,7 +469,6 @@ int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct u
 	uint64_t now = 0;
 	unsigned int i, stored = 0, taken = 0;
 	struct ring *r;
-	bool overwrite;
 
 	if (!buf || cpu >= buf->ncpus || (!recs && n) || n > UE_BUFFER_WRITE_MANY_MAX)
 		return -EINVAL;
@@ -450,7 +478,6 @@ int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct u
 	if (!atomic_load_explicit(&buf->on, memory_order_relaxed))
 		return -EAGAIN;
 	r = &buf->rings[cpu];
-	overwrite = atomic_load_explicit(&buf->overwrite, memory_order_relaxed);
 
 	pthread_mutex_lock(&r->lock);
 	for (i = 0; i < n; i++) {
@@ -464,13 +491,13 @@ int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct u
 		/* Read under the lock, unlike ue_buffer_write(): the clamp keeps the order anyway. */
 		if (!w->meta.ts_ns && !now)
 			now = ue_buffer_clock_ns();
-		if (buf->nchans) {
+		if (buf->nchans && !r->backlog) {
 			for (unsigned int k = 0; k < buf->nchans; k++)
 				ue_chan_append(buf->chans[k], cpu,
 					       w->meta.ts_ns ? w->meta.ts_ns : now, &iov, 1, w->len);
 			taken++;
-		} else if (ring_append(r, overwrite, w->meta.ts_ns ? w->meta.ts_ns : now, &w->meta,
-				       &iov, 1, w->len) == 0) {
+		} else if (ring_store(buf, r, cpu, w->meta.ts_ns ? w->meta.ts_ns : now, &w->meta,
+				      &iov, 1, w->len) == 0) {
 			stored++;
 		}
 	}
@@ -927,6 +954,40 @@ static void unlock_rings(struct ue_buffer *buf)
 		pthread_mutex_unlock(&buf->rings[c].lock);
 }
 
+/*
+ * Move CPU @cpu's backlog into the channels while the first has a free
+ * sub-buffer, with the ring's lock held: the records a reader of the ring
+ * would have got, in order, none lost for want of room (the rest waits for
+ * the next tick).  A channel that attached later gets those written since.
+ */
+static void backlog_move(struct ue_buffer *buf, struct ring *r, unsigned int cpu)
+{
+	struct ue_chan *first = buf->backlog_chan;
+	struct slot *sl;
+
+	while ((sl = peek_head(r))) {
+		struct iovec iov = { sl + 1, sl->len };
+
+		if (!ue_chan_can_take(first, cpu))
+			return;
+		for (unsigned int k = 0; k < buf->nchans; k++)
+			if (buf->chans[k] == first || sl->ts_ns >= buf->chan_since[k])
+				ue_chan_append(buf->chans[k], cpu, sl->ts_ns, &iov, 1, sl->len);
+		drop_head(r);
+		r->read++;
+	}
+	r->backlog = false;
+}
+
+/* No ring has a backlog left: nobody owns it. */
+static void backlog_check(struct ue_buffer *buf)
+{
+	for (unsigned int c = 0; c < buf->ncpus; c++)
+		if (buf->rings[c].backlog)
+			return;
+	__atomic_store_n(&buf->backlog_chan, NULL, __ATOMIC_RELAXED);
+}
+
 int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
 {
 	int r = 0;
@@ -936,20 +997,24 @@ int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
 		r = -ENOSPC;
 	} else {
 		lock_rings(buf);
-		/* What the rings hold goes to the first reader, consumed as trace_pipe_raw would. */
-		for (unsigned int c = 0; !buf->nchans && c < buf->ncpus; c++) {
-			struct ring *rg = &buf->rings[c];
-			struct slot *sl;
-
-			while ((sl = peek_head(rg))) {
-				struct iovec iov = { sl + 1, sl->len };
-
-				ue_chan_append(ch, c, sl->ts_ns, &iov, 1, sl->len);
-				drop_head(rg);
-				rg->read++;
-			}
+		/*
+		 * What the rings hold goes to the first reader, consumed as
+		 * trace_pipe_raw would: as much as its channel takes now, the
+		 * rest as the reader makes room.
+		 */
+		if (!buf->nchans) {
+			__atomic_store_n(&buf->backlog_chan, ch, __ATOMIC_RELAXED);
+			for (unsigned int c = 0; c < buf->ncpus; c++)
+				buf->rings[c].backlog = buf->rings[c].used != 0;
 		}
+		buf->chan_since[buf->nchans] = ue_buffer_clock_ns();
 		buf->chans[buf->nchans++] = ch;
+		if (buf->backlog_chan == ch) {
+			for (unsigned int c = 0; c < buf->ncpus; c++)
+				if (buf->rings[c].backlog)
+					backlog_move(buf, &buf->rings[c], c);
+			backlog_check(buf);
+		}
 		unlock_rings(buf);
 		if (ue_chan_blocks(ch))
 			atomic_fetch_add(&buf->nblocking, 1);
@@ -965,7 +1030,16 @@ void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch)
 		if (buf->chans[k] != ch)
 			continue;
 		lock_rings(buf);
-		buf->chans[k] = buf->chans[--buf->nchans];
+		buf->nchans--;
+		buf->chans[k] = buf->chans[buf->nchans];
+		buf->chan_since[k] = buf->chan_since[buf->nchans];
+		if (buf->backlog_chan == ch) {
+			/* The backlog goes on to the next reader, or stays for the ring's. */
+			__atomic_store_n(&buf->backlog_chan, buf->nchans ? buf->chans[0] : NULL,
+					 __ATOMIC_RELAXED);
+			for (unsigned int c = 0; !buf->backlog_chan && c < buf->ncpus; c++)
+				buf->rings[c].backlog = false;
+		}
 		unlock_rings(buf);
 		if (ue_chan_blocks(ch))
 			atomic_fetch_sub(&buf->nblocking, 1);
@@ -976,16 +1050,29 @@ void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch)
 
 void ue_buffer_chan_tick(struct ue_buffer *buf, uint64_t now, const struct ue_chan *only)
 {
+	bool backlog = false;
+
 	if (!__atomic_load_n(&buf->nchans, __ATOMIC_RELAXED))
 		return;
 	for (unsigned int c = 0; c < buf->ncpus; c++) {
 		struct ring *r = &buf->rings[c];
 
 		pthread_mutex_lock(&r->lock);
+		if (r->backlog) {
+			backlog_move(buf, r, c);
+			backlog |= r->backlog;
+		}
 		for (unsigned int k = 0; k < buf->nchans; k++)
 			if (!only || buf->chans[k] == only)
 				ue_chan_tick(buf->chans[k], c, now, only != NULL);
 		pthread_mutex_unlock(&r->lock);
+	}
+	if (!backlog && __atomic_load_n(&buf->backlog_chan, __ATOMIC_RELAXED)) {
+		pthread_mutex_lock(&buf->chan_lock);
+		lock_rings(buf);
+		backlog_check(buf);
+		unlock_rings(buf);
+		pthread_mutex_unlock(&buf->chan_lock);
 	}
 }
 

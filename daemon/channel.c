@@ -282,6 +282,13 @@ bool ue_chan_append(struct ue_chan *ch, unsigned int cpu, uint64_t ts, const str
 	return true;
 }
 
+bool ue_chan_can_take(struct ue_chan *ch, unsigned int cpu)
+{
+	struct chan_cpu *c = &ch->cpus[cpu];
+
+	return in_use(ch, cpu, c->produced) + (c->open ? 1 : 0) < ch->nsubbufs;
+}
+
 void ue_chan_lost(struct ue_chan *ch, unsigned int cpu, uint64_t n)
 {
 	struct chan_cpu *c = &ch->cpus[cpu];

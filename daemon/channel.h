@@ -72,6 +72,12 @@ size_t ue_chan_bytes(const struct ue_chan *ch);
 bool ue_chan_append(struct ue_chan *ch, unsigned int cpu, uint64_t ts, const struct iovec *iov,
 		    int iovcnt, size_t len);
 
+/**
+ * ue_chan_can_take - whether CPU @cpu has a free sub-buffer besides the one
+ * being filled (so the next record cannot be lost), with its buffer lock held
+ */
+bool ue_chan_can_take(struct ue_chan *ch, unsigned int cpu);
+
 /** ue_chan_lost - @n records of CPU @cpu lost before they reached the buffer (a full producer ring) */
 void ue_chan_lost(struct ue_chan *ch, unsigned int cpu, uint64_t n);
 

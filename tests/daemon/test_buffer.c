@@ -2,18 +2,24 @@
 /*
  * Unit tests of daemon/buffer: argument checks and limits, wraparound in
  * overwrite and discard modes with exact counts, merge order, consuming and
- * non-consuming reads, reset, resize, waiting, concurrent writers, and batched
- * writes (ue_buffer_write_many()) against the same single writes.
+ * non-consuming reads, reset, resize, waiting, concurrent writers, batched
+ * writes (ue_buffer_write_many()) against the same single writes, and a
+ * consumer channel taking a backlog larger than itself.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "buffer.h"
+#include "channel.h"
 #include "harness.h"
+#include "native-proto.h"
+#include "rbpage.h"
 
 #define SMALL UE_BUFFER_MIN_BYTES_PER_CPU
 /* The kernel's largest record (4 KiB pages), which the smallest ring holds. */
@@ -1101,6 +1107,90 @@ static void *batch_writer_main(void *arg)
 TEST(concurrent_write_many)
 {
 	concurrent_discard(batch_writer_main);
+}
+
+
+/* Records of a handed-over channel page: each one's number (its first 4 bytes), in @seen. */
+static void chan_page_take(const uint8_t *page, uint32_t *seen, size_t *nseen, uint64_t *missed)
+{
+	struct ue_rbpage_iter it;
+	const void *data;
+	size_t len;
+	uint64_t ts;
+
+	ASSERT_EQ(ue_rbpage_iter_init(&it, page, UE_CHAN_SUBBUF), 0);
+	*missed += it.missed;
+	while (ue_rbpage_next(&it, &ts, &data, &len) == 1)
+		memcpy(&seen[(*nseen)++], data, 4);
+}
+
+/*
+ * A reader that attaches to a buffer holding more than its channel takes:
+ * it gets all of it, in order, as the tick moves it once it has made room,
+ * and the records written meanwhile come after; none is lost.
+ */
+TEST(first_channel_takes_a_larger_backlog)
+{
+	enum { OLD = 40000, NEW = 5000, LEN = 96 };
+	struct ue_chan_opts o = { .kib_per_cpu = UE_CHAN_MIN_KIB, .flush_ms = 1 };
+	struct ue_rec_meta meta = { .tgid = 1, .tid = 1 };
+	static uint32_t seen[OLD + NEW];
+	struct ue_buffer *buf;
+	struct ue_chan *ch;
+	uint64_t missed = 0, consumed = 0;
+	size_t nseen = 0, maplen;
+	unsigned char *map;
+	struct ue_chan_hdr *hdr;
+	struct ue_chan_cpu *cc;
+	int memfd, evfd;
+	uint8_t rec[LEN] = { 0 };
+	struct iovec iov = { rec, LEN };
+
+	ASSERT_EQ(ue_buffer_new(1, 8u << 20, false, &buf), 0);
+	for (uint32_t i = 0; i < OLD; i++) {
+		memcpy(rec, &i, 4);
+		ASSERT_EQ(ue_buffer_write(buf, 0, &meta, &iov, 1, LEN), 0);
+	}
+	ASSERT_EQ(ue_chan_new(1, &o, &ch, &memfd, &evfd), 0);
+	maplen = ue_chan_bytes(ch);
+	map = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	hdr = (struct ue_chan_hdr *)map;
+	cc = (struct ue_chan_cpu *)(map + UE_CHAN_CPU_OFF);
+	ASSERT_EQ(ue_buffer_attach(buf, ch), 0);
+	/* 256 KiB hold about 2,300 of them: the rest stays in the ring for now. */
+	EXPECT_TRUE(__atomic_load_n(&cc->produced, __ATOMIC_ACQUIRE) < hdr->nsubbufs);
+	for (int round = 0; round < 10000 && nseen < OLD + NEW; round++) {
+		uint64_t produced = __atomic_load_n(&cc->produced, __ATOMIC_ACQUIRE);
+
+		for (; consumed < produced; consumed++)
+			chan_page_take(map + hdr->data_offset +
+					       (consumed % hdr->nsubbufs) * UE_CHAN_SUBBUF,
+				       seen, &nseen, &missed);
+		__atomic_store_n(&cc->consumed, consumed, __ATOMIC_RELEASE);
+		/* Written while the backlog is moved: after it. */
+		if (round == 3) {
+			for (uint32_t i = OLD; i < OLD + NEW; i++) {
+				memcpy(rec, &i, 4);
+				ASSERT_EQ(ue_buffer_write(buf, 0, &meta, &iov, 1, LEN), 0);
+			}
+		}
+		ue_buffer_chan_tick(buf, ue_buffer_clock_ns() + 2000000, round > 20 ? ch : NULL);
+	}
+	EXPECT_EQ(nseen, (size_t)(OLD + NEW));
+	EXPECT_EQ(missed, 0);
+	for (size_t i = 0; i < nseen; i++) {
+		if (seen[i] != i) {
+			UE_FAIL_(0, "record %zu is number %u", i, seen[i]);
+			break;
+		}
+	}
+	ue_buffer_detach(buf, ch);
+	munmap(map, maplen);
+	close(memfd);
+	close(evfd);
+	ue_chan_free(ch);
+	ue_buffer_free(buf);
 }
 
 UE_TEST_MAIN()

@@ -138,7 +138,7 @@ wait
 lines=$(grep -c '"event":"burst_ev"' "$W/s.out")
 [ "$lines" = "$n" ] && [ "$n" = 200000 ] && [ "$(refused "$W/b.log")" = 0 ] &&
 	ok "slow blocking reader: $lines of $n" ||
-	{ no "slow blocking reader: $lines of $n"; cat "$W/s.err"; }
+	no "slow blocking reader: $lines of $n (stream: $(tr '\n' ' ' < "$W/s.err"); burst: $(cat "$W/b.log"))"
 
 # A stopped reader, blocking for 300 ms: the producer waits that long (then
 # the channel loses, counted), never for the reader's whole stop.
