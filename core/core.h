@@ -387,9 +387,12 @@ void ue_json_keys_free(struct ue_json_keys *keys);
  * ue_render_json_keys - ue_render_json() of a record of the event @keys were made for
  * @keys: from ue_json_keys_new() for @event
  *
+ * The keys also remember the last record's "cpu", "pid" and "comm" as
+ * rendered (most records repeat them): one renderer at a time per @keys.
+ *
  * Return: as ue_render_json().
  */
-int ue_render_json_keys(const struct ue_json_keys *keys, const struct ue_event *event,
+int ue_render_json_keys(struct ue_json_keys *keys, const struct ue_event *event,
 			const struct ue_record_ctx *ctx, const void *record, size_t ent_size,
 			char *buf, size_t len);
 

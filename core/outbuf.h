@@ -34,10 +34,23 @@ static inline void ob_putn(struct outbuf *ob, const char *s, size_t n)
 	if (ob->pos < ob->len) {
 		size_t room = ob->len - 1 - ob->pos;
 
-		/* Most pieces are a few bytes: no call for them. */
+		/*
+		 * Most pieces are a few bytes: no call for them, two overlapping
+		 * loads and stores of 8 or 4 bytes rather than a loop.
+		 */
 		if (n <= 16 && n <= room) {
-			for (size_t i = 0; i < n; i++)
-				ob->buf[ob->pos + i] = s[i];
+			char *d = ob->buf + ob->pos;
+
+			if (n >= 8) {
+				memcpy(d, s, 8);
+				memcpy(d + n - 8, s + n - 8, 8);
+			} else if (n >= 4) {
+				memcpy(d, s, 4);
+				memcpy(d + n - 4, s + n - 4, 4);
+			} else {
+				for (size_t i = 0; i < n; i++)
+					d[i] = s[i];
+			}
 		} else {
 			memcpy(ob->buf + ob->pos, s, n < room ? n : room);
 		}

@@ -347,6 +347,17 @@ static size_t utf8_seq_len(const unsigned char *s, size_t n)
 	return need;
 }
 
+/* Bytes a JSON string holds as they are: printable ASCII but '"' and '\\'. */
+#define PLAIN16(b) 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+static const unsigned char json_plain[256] = {
+	[0x20] = 1, 1, 0 /* '"' */, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	[0x30] = PLAIN16(3), PLAIN16(4),
+	[0x50] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 /* '\\' */, 1, 1, 1,
+	[0x60] = PLAIN16(6),
+	[0x70] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 /* DEL */,
+};
+#undef PLAIN16
+
 /* @n bytes as a JSON string: well-formed UTF-8 kept, any other byte as \u00XX. */
 static void put_json_string(struct outbuf *ob, const void *str, size_t n)
 {
@@ -357,11 +368,10 @@ static void put_json_string(struct outbuf *ob, const void *str, size_t n)
 	while (i < n) {
 		unsigned char c = s[i];
 
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+		if (json_plain[c]) {
 			/* A run of characters that need no escape: copied at once. */
 			run = i + 1;
-			while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' &&
-			       s[run] != '\\')
+			while (run < n && json_plain[s[run]])
 				run++;
 			ob_putn(ob, (const char *)s + i, run - i);
 			i = run;
@@ -406,56 +416,60 @@ static void put_json_hex(struct outbuf *ob, const unsigned char *p, size_t n)
 	ob_putc(ob, '"');
 }
 
-/* @u in decimal, without a printf per number (a record's JSON has several). */
-static void put_decimal(struct outbuf *ob, uint64_t u)
-{
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+static const char decimal_pairs[] = "00010203040506070809101112131415161718192021222324"
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	static const uint64_t pow10[] = { 10u, 100u, 1000u, 10000u, 100000u, 1000000u,
+
+/* The two digits of @r (below 100) at @d. */
+static inline void put_pair(char *d, uint32_t r)
+{
+	memcpy(d, decimal_pairs + 2 * r, 2);
+}
+
+/* @u in decimal, without a printf per number (a record's JSON has several). */
+static void put_decimal(struct outbuf *ob, uint64_t u)
+{
+	static const uint64_t pow10[] = { 1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u,
 					  10000000u, 100000000u, 1000000000u, 10000000000u,
 					  100000000000u, 1000000000000u, 10000000000000u,
 					  100000000000000u, 1000000000000000u, 10000000000000000u,
 					  100000000000000000u, 1000000000000000000u,
 					  10000000000000000000u };
+	/* floor(bits * log10(2)): the digits are t, or t + 1 from 10^t on. */
+	unsigned int t = ((64u - (unsigned int)__builtin_clzll(u | 1)) * 1233u) >> 12;
+	size_t len = t + (u >= pow10[t]), n;
 	char tmp[20], *d;
-	size_t len = 1, n;
 	uint32_t v;
 
-	while (len < 20 && u >= pow10[len - 1])
-		len++;
+	if (u < 10) {
+		ob_putc(ob, (char)('0' + u));
+		return;
+	}
 	/* Straight into the buffer when it has room, else through tmp (sizing, a short buffer). */
 	d = ob->pos < ob->len && ob->len - 1 - ob->pos >= len ? ob->buf + ob->pos : tmp;
 	n = len;
-	/* Two digits a step in 32-bit arithmetic: the low nine after one 64-bit division. */
-	while (u >= 1000000000u) {
-		uint32_t low = (uint32_t)(u % 1000000000u);
+	/* Two digits a step in 32-bit arithmetic: the low eight after one 64-bit division. */
+	while (u >= 100000000u) {
+		uint32_t low = (uint32_t)(u % 100000000u);
 
-		u /= 1000000000u;
+		u /= 100000000u;
 		for (int k = 0; k < 4; k++) {
-			uint32_t r = low % 100;
-
+			n -= 2;
+			put_pair(d + n, low % 100);
 			low /= 100;
-			d[--n] = pairs[2 * r + 1];
-			d[--n] = pairs[2 * r];
 		}
-		d[--n] = (char)('0' + low);
 	}
 	v = (uint32_t)u;
 	while (v >= 100) {
-		uint32_t r = v % 100;
-
+		n -= 2;
+		put_pair(d + n, v % 100);
 		v /= 100;
-		d[--n] = pairs[2 * r + 1];
-		d[--n] = pairs[2 * r];
 	}
-	if (v >= 10) {
-		d[--n] = pairs[2 * v + 1];
-		d[--n] = pairs[2 * v];
-	} else {
-		d[--n] = (char)('0' + v);
-	}
+	if (v >= 10)
+		put_pair(d + n - 2, v);
+	else
+		d[n - 1] = (char)('0' + v);
 	if (d == tmp)
 		ob_putn(ob, tmp, len);
 	else
@@ -672,24 +686,83 @@ enum ue_value_kind ue_field_value(const struct ue_field *f, const void *record, 
 	return v->kind = f->is_signed ? UE_VAL_INT : UE_VAL_UINT;
 }
 
-/* '{' and the record's context, when given, up to the comma before "system". */
-static void put_json_ctx(struct outbuf *ob, const struct ue_record_ctx *ctx)
+/* ,"cpu":N,"pid":N,"comm":C, as last rendered (a comm of up to 15 bytes, escaped: at most 90). */
+struct json_ctx_memo {
+	bool valid, comm_null;
+	unsigned int cpu;
+	int32_t pid;
+	char comm[16];
+	size_t len;
+	char text[160];
+};
+
+/* ,"cpu":N,"pid":N,"comm":C, */
+static void put_json_cpu_pid_comm(struct outbuf *ob, const struct ue_record_ctx *ctx)
 {
+	ob_puts(ob, ",\"cpu\":");
+	put_decimal(ob, ctx->cpu);
+	ob_puts(ob, ",\"pid\":");
+	if (ctx->pid < 0)
+		ob_putc(ob, '-');
+	put_decimal(ob, ctx->pid < 0 ? (uint64_t)0 - (uint64_t)(int64_t)ctx->pid
+				      : (uint64_t)ctx->pid);
+	ob_puts(ob, ",\"comm\":");
+	put_json_cstr(ob, ctx->comm);
+	ob_putc(ob, ',');
+}
+
+/* Whether @m holds the rendering of @ctx's cpu, pid and comm. */
+static bool memo_hit(const struct json_ctx_memo *m, const struct ue_record_ctx *ctx)
+{
+	if (!m->valid || m->cpu != ctx->cpu || m->pid != ctx->pid)
+		return false;
+	if (!ctx->comm)
+		return m->comm_null;
+	/* m->comm ends within its 16 bytes: equal there is equal. */
+	return !m->comm_null && strncmp(m->comm, ctx->comm, sizeof(m->comm)) == 0;
+}
+
+/*
+ * '{' and the record's context, when given, up to the comma before
+ * "system"; with @m, its cpu, pid and comm from there when they repeat.
+ */
+static void put_json_ctx(struct outbuf *ob, const struct ue_record_ctx *ctx,
+			 struct json_ctx_memo *m)
+{
+	struct outbuf mo;
+
 	ob_putc(ob, '{');
-	if (ctx) {
-		ob_puts(ob, "\"ts\":");
-		put_decimal(ob, ctx->ts_ns);
-		ob_puts(ob, ",\"cpu\":");
-		put_decimal(ob, ctx->cpu);
-		ob_puts(ob, ",\"pid\":");
-		if (ctx->pid < 0)
-			ob_putc(ob, '-');
-		put_decimal(ob, ctx->pid < 0 ? (uint64_t)0 - (uint64_t)(int64_t)ctx->pid
-					      : (uint64_t)ctx->pid);
-		ob_puts(ob, ",\"comm\":");
-		put_json_cstr(ob, ctx->comm);
-		ob_putc(ob, ',');
+	if (!ctx)
+		return;
+	ob_puts(ob, "\"ts\":");
+	put_decimal(ob, ctx->ts_ns);
+	if (!m) {
+		put_json_cpu_pid_comm(ob, ctx);
+		return;
 	}
+	if (!memo_hit(m, ctx)) {
+		m->valid = false;
+		/* A comm of 16 bytes or more is rendered each time (a memo holds 15 and its NUL). */
+		if (ctx->comm && strnlen(ctx->comm, sizeof(m->comm)) == sizeof(m->comm)) {
+			put_json_cpu_pid_comm(ob, ctx);
+			return;
+		}
+		ob_init(&mo, m->text, sizeof(m->text));
+		put_json_cpu_pid_comm(&mo, ctx);
+		if (mo.pos >= sizeof(m->text)) {
+			put_json_cpu_pid_comm(ob, ctx);
+			return;
+		}
+		m->len = mo.pos;
+		m->cpu = ctx->cpu;
+		m->pid = ctx->pid;
+		m->comm_null = !ctx->comm;
+		memset(m->comm, 0, sizeof(m->comm));
+		if (ctx->comm)
+			strcpy(m->comm, ctx->comm);
+		m->valid = true;
+	}
+	ob_putn(ob, m->text, m->len);
 }
 
 /**
@@ -730,7 +803,7 @@ int ue_render_json(const struct ue_event *event, const char *system, const char 
 	if (!ue_event_ok(event) || !tp_name || (!record && ent_size))
 		return -EINVAL;
 	ob_init(&ob, buf, len);
-	put_json_ctx(&ob, ctx);
+	put_json_ctx(&ob, ctx, NULL);
 	ob_puts(&ob, "\"system\":");
 	put_json_cstr(&ob, system);
 	ob_puts(&ob, ",\"event\":");
@@ -753,6 +826,7 @@ int ue_render_json(const struct ue_event *event, const char *system, const char 
 }
 
 struct ue_json_keys {
+	struct json_ctx_memo memo;
 	size_t head_len;	/* "system":S,"event":E,"fields":{ */
 	uint32_t nfields;
 	struct {
@@ -826,7 +900,7 @@ void ue_json_keys_free(struct ue_json_keys *keys)
 	free(keys);
 }
 
-int ue_render_json_keys(const struct ue_json_keys *keys, const struct ue_event *event,
+int ue_render_json_keys(struct ue_json_keys *keys, const struct ue_event *event,
 			const struct ue_record_ctx *ctx, const void *record, size_t ent_size,
 			char *buf, size_t len)
 {
@@ -837,7 +911,7 @@ int ue_render_json_keys(const struct ue_json_keys *keys, const struct ue_event *
 	    (!record && ent_size))
 		return -EINVAL;
 	ob_init(&ob, buf, len);
-	put_json_ctx(&ob, ctx);
+	put_json_ctx(&ob, ctx, &keys->memo);
 	ob_putn(&ob, keys->text, keys->head_len);
 	for (uint32_t i = 0; i < event->nfields; i++) {
 		const struct ue_field *f = &event->fields[i];

@@ -502,7 +502,13 @@ static const char *comm_find(const struct comm_ix *v, size_t n, int32_t pid, cha
 		const struct comm_ix *c = &v[mid];
 
 		if (c->pid == pid) {
-			snprintf(buf, len, "%.*s", (int)(c->len < len ? c->len : len), c->name);
+			size_t k = len && c->len >= len ? len - 1 : c->len;
+
+			/* Once a record: no snprintf (600 instructions where the record takes 2,500). */
+			if (!len)
+				return NULL;
+			memcpy(buf, c->name, k);
+			buf[k] = '\0';
 			return buf;
 		}
 		if (c->pid < pid)

@@ -27,13 +27,6 @@ static const struct {
 
 struct uet_sink *uet_sink_new(const char *name, FILE *out, const char *path)
 {
-	/*
-	 * Not a terminal: a large buffer (a 4 KiB one is a write(2) per ~30
-	 * records); each batch still ends with a flush (uet_sinks_flush()).
-	 * Set before anything is written to it.
-	 */
-	if (out && !isatty(fileno(out)))
-		setvbuf(out, NULL, _IOFBF, 1 << 20);
 	for (size_t i = 0; i < sizeof(uet_sink_types) / sizeof(uet_sink_types[0]); i++) {
 		if (strcmp(uet_sink_types[i].name, name) == 0)
 			return uet_sink_types[i].make(out, path);
@@ -148,12 +141,37 @@ int uet_sink_stream_end(struct uet_sink *s, bool ok)
 		e = uet_sink_stream_flush(s);
 		if (s->path && fclose(s->out) != 0 && e == 0)
 			e = -errno;
+		if (s->path)
+			free(s->outbuf);
 		/* Not ok: the command stopped on an error it said (a write of ours). */
 		if (e < 0 && s->path && ok)
 			uet_err("%s: %s", s->path, strerror(-e));
 	}
 	free(s);
 	return e;
+}
+
+/*
+ * Not a terminal: a 1 MiB buffer (a 4 KiB one is a write(2) per ~25 JSON
+ * records, and a file's page cache costs per write); each batch still ends
+ * with a flush (uet_sinks_flush()).  glibc sizes a buffer it allocates
+ * itself by st_blksize whatever setvbuf() asks, so it is ours: stdout's
+ * lives as long as the process (exit flushes it), a file's until fclose().
+ * Set before anything is written to the stream.
+ */
+#define STREAM_BUFFER (1 << 20)
+static void stream_buffer(struct uet_sink *s)
+{
+	static char *stdout_buf;
+	char **slot = s->out == stdout ? &stdout_buf : &s->outbuf;
+
+	if (*slot || isatty(fileno(s->out)))
+		return;
+	*slot = malloc(STREAM_BUFFER);
+	if (*slot && setvbuf(s->out, *slot, _IOFBF, STREAM_BUFFER) != 0) {
+		free(*slot);
+		*slot = NULL;
+	}
 }
 
 /* Shared by the stream sinks' constructors: @out, or @path opened for writing. */
@@ -171,6 +189,7 @@ int uet_sink_stream_open(struct uet_sink *s, FILE *out, const char *path)
 		}
 		s->path = path;
 	}
+	stream_buffer(s);
 	return 0;
 }
 

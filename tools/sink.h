@@ -68,6 +68,7 @@ struct uet_sink {
 	const struct uet_sink_ops *ops;
 	FILE *out;			/* stream sinks: where they write */
 	const char *path;		/* file sinks: the file */
+	char *outbuf;			/* @out's buffer, when ours to free */
 };
 
 /* The sinks a command writes to, in order (run: the terminal and -o FILE). */
