@@ -22,13 +22,8 @@ static void puts_(struct uo_w *w, const char *s)
 
 static size_t varint_size(uint64_t v)
 {
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
+	/* Seven bits a byte: ceil(bits / 7), at least one. */
+	return ((64u - (unsigned int)__builtin_clzll(v | 1)) + 6u) / 7u;
 }
 
 static size_t varint_enc(uint8_t *out, uint64_t v)
@@ -462,6 +457,42 @@ void uo_kv_begin_prep(struct uo_w *w, const void *key, size_t n)
 {
 	uo_begin(w, 0, NULL);
 	uo_put_prep(w, key, n);
+}
+
+void uo_kv_int_prep(struct uo_w *w, const void *key, size_t n, int64_t v)
+{
+	uint64_t u = (uint64_t)v, tag;
+	size_t any, body, total, at;
+
+	if (w->json || w->overflow || !w->depth || !w->st[w->depth - 1].array || w->any_f) {
+		uo_kv_begin_prep(w, key, n);
+		uo_any_int(w, v);
+		uo_kv_end(w);
+		return;
+	}
+	/*
+	 * Every length is known before the first byte: the element's tag and
+	 * length, the key as prepared, then value = AnyValue { intValue }
+	 * written straight, the same bytes as the nested messages would be.
+	 */
+	tag = ((uint64_t)w->st[w->depth - 1].field << 3) | WT_LEN;
+	any = 1 + varint_size(u);
+	body = n + 1 + varint_size(any) + any;
+	total = varint_size(tag) + varint_size(body) + body;
+	if (total > uo__room(w)) {
+		w->overflow = true;
+		return;
+	}
+	at = w->len;
+	at += varint_enc(w->p + at, tag);
+	at += varint_enc(w->p + at, body);
+	memcpy(w->p + at, key, n);
+	at += n;
+	w->p[at++] = (uint8_t)((UO_KV_VALUE << 3) | WT_LEN);
+	at += varint_enc(w->p + at, any);
+	w->p[at++] = (uint8_t)((UO_AV_INT << 3) | WT_VARINT);
+	at += varint_enc(w->p + at, u);
+	w->len = at;
 }
 
 void uo_kv_begin(struct uo_w *w, const char *k, size_t key_len)

@@ -124,6 +124,14 @@ void uo_put_prep(struct uo_w *w, const void *prep, size_t n);
 /** uo_kv_begin_prep - uo_kv_begin() with the key a uo_prep_str(UO_KV_KEY, "key", ...) made */
 void uo_kv_begin_prep(struct uo_w *w, const void *key, size_t n);
 
+/**
+ * uo_kv_int_prep - a whole attribute of an integer value, its key prepared
+ * as for uo_kv_begin_prep(): the same bytes as uo_kv_begin_prep(),
+ * uo_any_int() and uo_kv_end(), written at once in protobuf (no message
+ * opened and closed: each length is known first)
+ */
+void uo_kv_int_prep(struct uo_w *w, const void *key, size_t n, int64_t v);
+
 /* KeyValue attributes (in a uo_array() of them), AnyValue of each type. */
 void uo_kv_str(struct uo_w *w, const char *key, const void *s, size_t n);
 void uo_kv_int(struct uo_w *w, const char *key, int64_t v);

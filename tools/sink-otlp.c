@@ -321,6 +321,12 @@ static void plain_fields(struct uo_w *w, const struct uet_sink_rec *r, const str
 
 		if (ue_field_value(f, r->data, r->len, &v) == UE_VAL_NULL)
 			continue;	/* outside the record: no value to give */
+		/* Most fields: an integer with its key prepared, encoded in one go. */
+		if (p && (v.kind == UE_VAL_INT || (v.kind == UE_VAL_UINT && v.u <= INT64_MAX))) {
+			uo_kv_int_prep(w, p->buf + p->fld[i].off, p->fld[i].len,
+				       v.kind == UE_VAL_INT ? v.i : (int64_t)v.u);
+			continue;
+		}
 		if (p)
 			uo_kv_begin_prep(w, p->buf + p->fld[i].off, p->fld[i].len);
 		else

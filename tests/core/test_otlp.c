@@ -453,4 +453,50 @@ TEST(eventheader_json_values)
 	uo_init(&w, buf, sizeof(buf), false);
 	EXPECT_ERRNO(uo_any_json(&w, "[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]", 41), EBADMSG);
 }
+/* uo_kv_int_prep() writes what the nested messages would, for any value and key length. */
+TEST(kv_int_prep_is_the_nested_messages)
+{
+	static const int64_t vals[] = { 0, 1, 127, 128, 300, -1, -128, INT64_MAX, INT64_MIN };
+	static uint8_t a[8192], b[8192], key[512];
+	char name[300];
+	struct uo_w w;
+
+	for (int json = 0; json < 2; json++) {
+		for (size_t kl = 1; kl < sizeof(name); kl += 149) {
+			long na, nb, nk;
+
+			memset(name, 'k', kl);
+			nk = uo_prep_str(json, UO_KV_KEY, "key", name, kl, key, sizeof(key));
+			ASSERT_GE(nk, 1);
+			uo_init(&w, a, sizeof(a), json);
+			uo_array(&w, UO_LR_ATTRIBUTES, "attributes");
+			for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+				uo_kv_begin_prep(&w, key, (size_t)nk);
+				uo_any_int(&w, vals[i]);
+				uo_kv_end(&w);
+			}
+			uo_array_end(&w);
+			na = uo_finish(&w);
+			ASSERT_GE(na, 1);
+			uo_init(&w, b, sizeof(b), json);
+			uo_array(&w, UO_LR_ATTRIBUTES, "attributes");
+			for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+				uo_kv_int_prep(&w, key, (size_t)nk, vals[i]);
+			uo_array_end(&w);
+			nb = uo_finish(&w);
+			ASSERT_EQ(nb, na);
+			EXPECT_EQ(memcmp(a, b, (size_t)na), 0);
+			/* Short of room: said, and nothing written past the end. */
+			memset(b, 0xee, sizeof(b));
+			uo_init(&w, b, (size_t)na / 2, json);
+			uo_array(&w, UO_LR_ATTRIBUTES, "attributes");
+			for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+				uo_kv_int_prep(&w, key, (size_t)nk, vals[i]);
+			uo_array_end(&w);
+			EXPECT_ERRNO(uo_finish(&w), E2BIG);
+			EXPECT_EQ(b[na / 2], 0xee);
+		}
+	}
+}
+
 UE_TEST_MAIN()
