@@ -263,7 +263,7 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 		goto out;
 	if (with_cmd && uet_child_start(&child, tracefs) < 0)
 		goto out;
-	e = uet_stream_raw(tracefs, &o, &ae, &sinks, bs.ncpus, with_cmd ? &child : NULL);
+	e = uet_stream_raw(tracefs, &o, &ae, &sinks, bs.ncpus, with_cmd ? &child : NULL, NULL);
 	if (e < 0 && with_cmd) {
 		/* The reading broke: the command is still ours to wait for. */
 		while (!uet_child_poll(&child))

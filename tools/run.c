@@ -15,32 +15,11 @@
 
 static const char usage[] = "run [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-o FILE] [-b KiB] [-q] [--no-preload] -- CMD [ARGS]";
 
-static volatile sig_atomic_t run_stop;
-
 struct run {
 	char tracefs[4096];
 	struct uet_child child;
 	struct uet_autoenable ae;
 };
-
-static void run_tick(void *arg)
-{
-	struct run *r = arg;
-
-	uet_autoenable_tick(&r->ae);
-	if (r->ae.failed) {
-		/* A refused filter: the run cannot trace what was asked. */
-		uet_child_end(&r->child);
-		run_stop = 1;
-		return;
-	}
-	if (!r->child.done && uet_child_poll(&r->child)) {
-		/* Whatever it left in native rings, and what registered last, then drain. */
-		uet_settle(r->tracefs);
-		uet_autoenable_tick(&r->ae);
-		run_stop = 1;
-	}
-}
 
 static int cmp_count(const void *a, const void *b)
 {
@@ -65,14 +44,15 @@ static void summary(struct uet_stream *s, struct uet_drops *d, const char *trace
 	if (d->have)
 		fprintf(stderr,
 			"dropped: %llu (overrun %llu, discarded %llu, native ring full %llu; "
-			"lost lines %llu)\n",
+			"marked lost %llu)\n",
 			dropped, d->overrun, d->discarded, d->ring_full, s->lost);
 }
 
 int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 {
-	struct uet_stream s = { .stop = &run_stop };
+	struct uet_stream s = { 0 };	/* the counts of the summary */
 	struct uet_private *priv = NULL;
+	struct uet_buf_stats st;
 	struct uet_sinks sinks = { 0 };
 	struct uet_drops drops;
 	struct run r = { 0 };
@@ -119,7 +99,11 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (uet_sinks_begin(&sinks, &(struct uet_sink_env){ "run", r.tracefs, 0 }) < 0)
+	if (uet_buf_stats_read(r.tracefs, &st) < 0 || !st.ncpus) {
+		uet_err("run: %s/per_cpu: %s", r.tracefs, strerror(ENOENT));
+		goto out;
+	}
+	if (uet_sinks_begin(&sinks, &(struct uet_sink_env){ "run", r.tracefs, st.ncpus }) < 0)
 		goto out;
 	uet_drops_begin(&drops, r.tracefs);
 	r.ae = (struct uet_autoenable){ .tracefs = r.tracefs, .who = "run", .globs = o.globs,
@@ -127,15 +111,17 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 					.default_globs = o.default_globs };
 	if (uet_autoenable_start(&r.ae, false) < 0)
 		goto out;
-	s.tracefs = r.tracefs;
-	s.globs = o.globs;
-	s.nglobs = o.nglobs;
-	s.sinks = &sinks;
-	s.tick = run_tick;
-	s.tick_arg = &r;
 	if (uet_child_start(&r.child, r.tracefs) < 0)
 		goto out;
-	e = uet_stream_loop(&s);
+	/*
+	 * The records, rendered as stream renders them (EventHeader decoded),
+	 * from a channel that holds the command back rather than lose
+	 * (record's default; run takes no --blocking).
+	 */
+	o.block_ms = UET_BLOCK_DEFAULT_MS;
+	e = uet_stream_raw(r.tracefs, &o, &r.ae, &sinks, st.ncpus, &r.child, &s);
+	if (r.ae.failed)
+		uet_child_end(&r.child);
 	if (e < 0) {
 		/* -o FILE's sink is the last; its error flag says whether the failure was its. */
 		bool file = o.output && sinks.n && ferror(sinks.v[sinks.n - 1]->out);

@@ -230,6 +230,8 @@ struct raw_stream {
 	unsigned long long missed;
 	uint64_t last_ts;		/* of the last record read */
 	struct uet_batch batch;		/* the one raw_flush renders */
+	struct uet_stream *tally;	/* counts of what was shown, or NULL */
+	bool sink_failed;		/* the error is an output's, for the caller to say */
 	unsigned int cpu;		/* of the page being read */
 	char *cmdlines;
 	/* Task names found in cmdlines, by pid (direct-mapped; emptied when it is read again). */
@@ -296,8 +298,10 @@ static int raw_page(void *arg, unsigned int cpu, const uint8_t *page, size_t len
 	struct ue_rbpage_iter it;
 	int n = uet_sinks_page(rs->sinks, cpu, page, len);
 
-	if (n < 0)
+	if (n < 0) {
+		rs->sink_failed = true;
 		return n;
+	}
 	rs->cpu = cpu;
 	/*
 	 * The page's loss mark goes in first, as a record of length 0 (its
@@ -421,6 +425,8 @@ static int raw_flush(struct raw_stream *rs, uint64_t wm)
 
 		if (rec->len == 0) {
 			r = uet_sinks_lost(rs->sinks, rec->cpu, (uint64_t)rec->off);
+			if (rs->tally && rec->off != UINT64_MAX)
+				rs->tally->lost += rec->off;
 			continue;
 		}
 		if (rec->len < sizeof(hdr))
@@ -444,6 +450,8 @@ static int raw_flush(struct raw_stream *rs, uint64_t wm)
 			.comm = raw_comm(rs, hdr.pid, comm, sizeof(comm), &reread),
 			.pid = hdr.pid, .cpu = rec->cpu, .ts_ns = rec->ts };
 		r = uet_sinks_record(rs->sinks, &sr);
+		if (r == 0 && rs->tally)
+			r = count(rs->tally, sr.format->desc->name, rec->len);
 	}
 	if (r < 0)
 		i = rs->n;
@@ -475,7 +483,12 @@ static int raw_flush(struct raw_stream *rs, uint64_t wm)
 	}
 	rs->n = kept;
 	rs->alen = klen;
-	return r < 0 ? r : uet_sinks_flush(rs->sinks);
+	if (r == 0)
+		r = uet_sinks_flush(rs->sinks);
+	/* Only the sinks fail here but for memory. */
+	if (r < 0 && r != -ENOMEM)
+		rs->sink_failed = true;
+	return r;
 }
 
 static int formats_seen(void *arg, const struct uet_format *f)
@@ -484,10 +497,11 @@ static int formats_seen(void *arg, const struct uet_format *f)
 }
 
 int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_autoenable *ae,
-		   struct uet_sinks *sinks, unsigned int ncpus, struct uet_child *child)
+		   struct uet_sinks *sinks, unsigned int ncpus, struct uet_child *child,
+		   struct uet_stream *tally)
 {
 	struct raw_stream rs = { .tracefs = tracefs, .globs = o->globs, .nglobs = o->nglobs,
-				 .sinks = sinks };
+				 .sinks = sinks, .tally = tally };
 	struct uet_raw raw = { 0 };
 	int r;
 
@@ -523,8 +537,11 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 		}
 		if (got < 0) {
 			r = got;
-			/* A reader that went away (| head): the end, as for trace_pipe's copy. */
-			if (got != -EPIPE)
+			/*
+			 * A reader that went away (| head): the end, as for
+			 * trace_pipe's copy.  An output's error is the caller's to say.
+			 */
+			if (got != -EPIPE && !rs.sink_failed)
 				uet_err("%s: %s/per_cpu: %s", ae->who, tracefs, strerror(-got));
 			break;
 		}
@@ -621,7 +638,9 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	 * EventHeader events decoded); --fields copies the tracefs's own text.
 	 */
 	if (r == 0 && (o.format_opt || strcmp(o.format, "fields") != 0)) {
-		r = uet_stream_raw(tracefs, &o, &ae, &sinks, st.ncpus, NULL);
+		r = uet_stream_raw(tracefs, &o, &ae, &sinks, st.ncpus, NULL, NULL);
+		if (r < 0 && r != -EPIPE && ferror(stdout))
+			uet_err("stream: output: %s", strerror(-r));
 	} else if (r == 0) {
 		s.globs = o.globs;
 		s.nglobs = o.nglobs;

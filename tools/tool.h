@@ -390,11 +390,14 @@ struct uet_autoenable;
  * @o's globs name handed to @sinks in time order within each pass, until a
  * signal (without @child) or until @child has exited and what it wrote is
  * read; @ae ticks every 200 ms
+ * @tally: when not NULL, its counts gain each record shown (bytes: the
+ *         record's) and its lost the losses marked
  *
  * Return: 0, or -errno (said, but for -EPIPE).
  */
 int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_autoenable *ae,
-		   struct uet_sinks *sinks, unsigned int ncpus, struct uet_child *child);
+		   struct uet_sinks *sinks, unsigned int ncpus, struct uet_child *child,
+		   struct uet_stream *tally);
 
 /** uet_stream_free - release the counts */
 void uet_stream_free(struct uet_stream *s);

@@ -8,7 +8,8 @@
 #    output for the same events, see meson.build), time/cpu/pid/tid aside;
 #  - the two plain events print with perf-decode's conventions for
 #    tracepoint fields (our expectation, from its perf.data.linux.json);
-#  - report's trace lines show Provider:Event and fields by name;
+#  - report's trace lines show Provider:Event and fields by name, and
+#    `run -- CMD` prints the same lines;
 #  - report --json has "eventheader" with the name, fields and header, and
 #    the otlp_metrics buffer in base64;
 #  - live: stream --format=text and --format=perf-decode on a mounted
@@ -64,6 +65,16 @@ grep -a '"n": "user_events:' "$W/ours" | diff "$W/plain" - && ok "plain events i
 grep -aq ' EhTest:Ints: u8=200 i8=-128 u16=60000 ' "$W/text" &&
 	grep -aq ' EhTestBE:Strings: z8="hello ' "$W/text" &&
 	ok "trace lines: Provider:Event: name=value" || { no "trace lines"; head -5 "$W/text"; }
+
+# run renders as report and stream do (one renderer): the same lines, EventHeader decoded.
+"$tool" run -- "$provider" write > "$W/run.text" 2> "$W/run.err" ||
+	{ no "run -- eh-provider write"; cat "$W/run.err"; }
+sed -E -n 's/^.* [0-9]+\.[0-9]{6}: //p' "$W/text" > "$W/text.cut"
+sed -E -n 's/^.* [0-9]+\.[0-9]{6}: //p' "$W/run.text" > "$W/run.cut"
+grep -aq ' EhTest:Ints: u8=200 i8=-128 u16=60000 ' "$W/run.text" &&
+	diff "$W/text.cut" "$W/run.cut" > "$W/run.diff" &&
+	ok "run prints report's lines (EventHeader decoded)" ||
+	{ no "run's lines differ from report's"; head -5 "$W/run.diff"; }
 
 "$tool" report --json "$W/eh.dat" > "$W/json"
 grep -aq '"event":"EhTest_L5K8","fields":{"eventheader_flags":7,.*"eventheader":{"provider":"EhTest","name":"Structs","level":5,"keyword":"0x8",.*"fields":{"five": 5, "S1;tag=0xBEEF": {' "$W/json" &&
