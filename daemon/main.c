@@ -25,6 +25,7 @@
 #include "fs.h"
 #include "native.h"
 #include "proc-events.h"
+#include "tasks.h"
 
 #define DEFAULT_MAX_THREADS 16
 /* How often enablers of exited processes are looked for. */
@@ -515,6 +516,7 @@ int main(int argc, char **argv)
 	struct fuse_loop_config *loop = NULL;
 	char fuse_opts[4096] = "", *all_opts = NULL;
 	struct ue_daemon *d = NULL;
+	struct ue_native_server *nat = NULL;
 	struct sweeper sweeper;
 	bool sweeping = false, mounted = false, signals = false;
 	bool replace = false, with_parent = false, remove_dir = false;
@@ -610,7 +612,7 @@ int main(int argc, char **argv)
 	r = ue_sessions_new(d);
 	if (r < 0)
 		goto fail_errno;
-	r = ue_raw_new(&d->raw);
+	r = ue_cmdlines_new(&d->cmdlines);
 	if (r < 0)
 		goto fail_errno;
 
@@ -662,9 +664,13 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto fail_errno;
 	/* The native path of libuserevents is an offer: the daemon serves without it. */
-	r = ue_native_start(d, mountpoint);
+	r = ue_native_start(&(struct ue_native_deps){ .reg = d->reg, .buf = d->buf,
+						      .cmdlines = d->cmdlines },
+			    mountpoint, &nat);
 	if (r < 0)
 		fprintf(stderr, UE_DAEMON_NAME ": native path off: %s\n", strerror(-r));
+	else	/* before the FUSE loop runs: getxattr and the stats read it */
+		__atomic_store_n(&d->native, nat, __ATOMIC_RELEASE);
 
 	loop = fuse_loop_cfg_create();
 	if (!loop)
@@ -691,7 +697,9 @@ out:
 			fuse_remove_signal_handlers(d->se);
 		if (mounted)
 			fuse_session_unmount(d->se);
-		ue_native_stop(d);
+		nat = d->native;
+		__atomic_store_n(&d->native, NULL, __ATOMIC_RELEASE);
+		ue_native_stop(nat);
 		ue_fs_cleanup(d);
 		ue_sessions_free(d);
 		/* Enablers hold event references: they go before the registry. */
@@ -701,7 +709,7 @@ out:
 			fuse_session_destroy(d->se);
 		ue_buffer_free(d->buf);
 		ue_tasks_free(d->tasks);
-		ue_raw_free(d->raw);
+		ue_cmdlines_free(d->cmdlines);
 		pthread_mutex_destroy(&d->release_lock);
 		pthread_mutex_destroy(&d->fh_lock);
 		pthread_cond_destroy(&d->release_cond);

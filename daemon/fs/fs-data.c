@@ -3,7 +3,7 @@
  * fs-data: user_events_data.  The three ioctls (their arguments read from
  * the caller's memory, since FUSE only passes the raw pointer), the per-file
  * write_index table and writes: [u32 write_index][payload] becomes a record
- * in the trace buffer.  Also the tid -> comm/tgid cache records carry.
+ * in the trace buffer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +21,7 @@
 #include "native-proto.h"
 #include "proc-events.h"
 #include "procmem.h"
+#include "tasks.h"
 
 /* Bytes of struct user_reg / user_unreg up to their last mandatory field. */
 #define REG_MIN_SIZE 28
@@ -39,112 +40,6 @@
  * took longer than 50 ms (a close and a new registration failed).
  */
 #define RELEASE_WAIT_MS 500
-
-/* Seconds a cached comm is trusted before it is read again. */
-#define TASK_REFRESH_NS 1000000000ull
-#define TASK_SLOTS 1024
-
-struct task_slot {
-	pid_t tid;
-	pid_t tgid;
-	uint64_t stamp_ns;
-	char comm[16];
-};
-
-struct ue_tasks {
-	pthread_mutex_t lock;
-	struct task_slot slots[TASK_SLOTS];
-};
-
-int ue_tasks_new(struct ue_tasks **ret)
-{
-	struct ue_tasks *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	pthread_mutex_init(&t->lock, NULL);
-	*ret = t;
-	return 0;
-}
-
-void ue_tasks_free(struct ue_tasks *tasks)
-{
-	if (!tasks)
-		return;
-	pthread_mutex_destroy(&tasks->lock);
-	free(tasks);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return n;
-}
-
-void ue_task_lookup(struct ue_tasks *tasks, pid_t tid, struct ue_rec_meta *meta)
-{
-	struct task_slot *slot = &tasks->slots[(unsigned int)tid % TASK_SLOTS];
-	uint64_t now = now_ns();
-	char path[64], buf[1024];
-	struct task_slot fresh;
-	const char *p;
-
-	meta->tid = tid;
-	meta->tgid = tid;
-	meta->comm[0] = '\0';
-	if (tid <= 0)
-		return;
-	pthread_mutex_lock(&tasks->lock);
-	if (slot->tid == tid && now - slot->stamp_ns < TASK_REFRESH_NS) {
-		meta->tgid = slot->tgid;
-		memcpy(meta->comm, slot->comm, sizeof(meta->comm));
-		pthread_mutex_unlock(&tasks->lock);
-		return;
-	}
-	pthread_mutex_unlock(&tasks->lock);
-
-	memset(&fresh, 0, sizeof(fresh));
-	fresh.tid = tid;
-	fresh.tgid = tid;
-	fresh.stamp_ns = now;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
-	if (read_small(path, buf, sizeof(buf)) > 0) {
-		size_t n = strcspn(buf, "\n");
-
-		if (n > sizeof(fresh.comm) - 1)
-			n = sizeof(fresh.comm) - 1;
-		memcpy(fresh.comm, buf, n);
-	}
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (read_small(path, buf, sizeof(buf)) > 0) {
-		p = strstr(buf, "\nTgid:");
-		if (p)
-			fresh.tgid = (pid_t)strtol(p + 6, NULL, 10);
-	}
-	pthread_mutex_lock(&tasks->lock);
-	*slot = fresh;
-	pthread_mutex_unlock(&tasks->lock);
-	meta->tgid = fresh.tgid;
-	memcpy(meta->comm, fresh.comm, sizeof(meta->comm));
-}
 
 void ue_data_open(struct ue_daemon *d, struct ue_fh *fh)
 {
@@ -717,7 +612,7 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 		iov.iov_base = rec;
 		iov.iov_len = sizeof(hdr) + payload;
 		if (ue_buffer_write(d->buf, fctx.cpu, &meta, &iov, 1, iov.iov_len) == 0)
-			ue_raw_remember(d->raw, &meta);
+			ue_cmdlines_remember(d->cmdlines, &meta);
 	}
 	if (verdict & UE_COMMIT_THEN_TRIGGER)
 		ue_commit_trigger(&commit);
@@ -740,7 +635,7 @@ static int data_getxattr(struct ue_daemon *d, const char *name, const char **ret
 	const char *val = NULL;
 
 	if (strcmp(name, UE_NATIVE_XATTR) == 0)
-		val = ue_native_name(d);
+		val = ue_native_name(ue_daemon_native(d));
 	if (!val)
 		return -EOPNOTSUPP;
 	*ret_value = val;

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * fs-helpers: what the files of the mount share, as the kernel's seq_file,
- * kstrtoul_from_user() and perfmon_capable() serve tracefs: text snapshots
- * built on open or at offset 0 and served by offset, numbers written to
- * control files, and whether the caller may see other users' events.
+ * fs-helpers: what the files of the mount share, as the kernel's seq_file
+ * and kstrtoul_from_user() serve tracefs: text snapshots built on open or
+ * at offset 0 and served by offset, and numbers written to control files.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -209,46 +208,4 @@ int ue_parse_ulong(const char *buf, size_t size, unsigned long *ret)
 		return -EINVAL;
 	*ret = v;
 	return 0;
-}
-
-/*
- * Whether @tid is in our user namespace: capabilities count in the
- * namespace that holds them, and perfmon_capable() asks for them in the
- * initial one, so the root of a user namespace (a rootless container) has
- * none over us.
- */
-static bool same_user_ns(pid_t tid)
-{
-	struct stat ours, theirs;
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
-	if (stat("/proc/self/ns/user", &ours) < 0 || stat(path, &theirs) < 0)
-		return false;
-	return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
-}
-
-bool ue_caller_capable(pid_t tid)
-{
-	/* CAP_SYS_ADMIN (21) or CAP_PERFMON (38), as perfmon_capable(). */
-	const unsigned long long mask = (1ULL << 21) | (1ULL << 38);
-	unsigned long long caps = 0;
-	char path[64], line[256];
-	bool found = false;
-	FILE *f;
-
-	if (tid <= 0 || !same_user_ns(tid))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
-			found = true;
-			break;
-		}
-	}
-	fclose(f);
-	return found && (caps & mask);
 }

@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 
 #include "fs.h"
+#include "tasks.h"
 
 /*
  * The kernel stores the address of its write function in a print record's
@@ -74,7 +75,7 @@ static void marker_write(fuse_req_t req, const char *buf, size_t size, bool raw)
 		fuse_reply_err(req, EBADF);
 		return;
 	}
-	ue_raw_remember(d->raw, &meta);
+	ue_cmdlines_remember(d->cmdlines, &meta);
 	fuse_reply_write(req, taken);
 }
 

@@ -12,6 +12,7 @@
 
 #include "fs.h"
 #include "rbpage.h"
+#include "tasks.h"
 
 /* The kernel's clock names; usereventsd stamps with CLOCK_MONOTONIC: "mono". */
 static const char *const clocks[] = { "local", "global", "counter", "uptime", "perf", "mono",
@@ -20,8 +21,6 @@ static const char *const clocks[] = { "local", "global", "counter", "uptime", "p
 
 /* saved_cmdlines_size as Linux 6.12 reports it by default. */
 #define CMDLINES_SIZE 6552
-/* Slots of the pid table (a power of two above CMDLINES_SIZE); a pid maps to one. */
-#define CMD_SLOTS 8192
 /* Most saved_cmdlines_size takes (PID_MAX_DEFAULT), as the kernel. */
 #define SAVED_CMDLINES_MAX 32768
 
@@ -41,17 +40,6 @@ static const char ftrace_print_format[] =
 	"\n"
 	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
 
-struct cmd_slot {
-	int32_t pid;		/* 0: free */
-	int32_t tgid;
-	char comm[16];
-};
-
-struct ue_raw {
-	pthread_mutex_t lock;
-	struct cmd_slot slots[CMD_SLOTS];
-};
-
 /*
  * A trace_pipe_raw reader: the page being read, a record that did not fit,
  * and records dropped as larger than its pages (the next page's missed count).
@@ -68,40 +56,6 @@ struct ue_raw_reader {
 
 _Static_assert(UE_BUFFER_MAX_RECORD == UE_RB_PAGE_SIZE_MAX - UE_RB_PAGE_HDR - 8,
 	       "the largest record fills a large page");
-
-int ue_raw_new(struct ue_raw **ret)
-{
-	struct ue_raw *r = calloc(1, sizeof(*r));
-
-	if (!r)
-		return -ENOMEM;
-	pthread_mutex_init(&r->lock, NULL);
-	*ret = r;
-	return 0;
-}
-
-void ue_raw_free(struct ue_raw *raw)
-{
-	if (!raw)
-		return;
-	pthread_mutex_destroy(&raw->lock);
-	free(raw);
-}
-
-void ue_raw_remember(struct ue_raw *raw, const struct ue_rec_meta *m)
-{
-	struct cmd_slot *s;
-
-	if (m->tid <= 0 || !m->comm[0])
-		return;
-	s = &raw->slots[(unsigned int)m->tid % CMD_SLOTS];
-	pthread_mutex_lock(&raw->lock);
-	s->pid = m->tid;
-	s->tgid = m->tgid;
-	memcpy(s->comm, m->comm, sizeof(s->comm));
-	s->comm[sizeof(s->comm) - 1] = '\0';
-	pthread_mutex_unlock(&raw->lock);
-}
 
 static int pipe_raw_open(fuse_req_t req, struct ue_fh *fh)
 {
@@ -139,7 +93,7 @@ static size_t fill_page(struct ue_daemon *d, unsigned int cpu, struct ue_raw_rea
 			if (n < 0)
 				break;
 			rr->have_rec = true;
-			ue_raw_remember(d->raw, &rr->rec.meta);
+			ue_cmdlines_remember(d->cmdlines, &rr->rec.meta);
 		}
 		if (rr->rec.lost && p.events)
 			break;	/* the loss belongs at the head of the next page */
@@ -245,25 +199,26 @@ static void remember_buffered(struct ue_daemon *d)
 	if (ue_buffer_snapshot(d->buf, -1, &snap) < 0)
 		return;
 	while (ue_buffer_snap_next(snap, &rec) == 1)
-		ue_raw_remember(d->raw, &rec.meta);
+		ue_cmdlines_remember(d->cmdlines, &rec.meta);
 	ue_buffer_snap_free(snap);
+}
+
+static void add_cmdline(void *arg, pid_t pid, pid_t tgid, const char *comm)
+{
+	(void)tgid;
+	ue_text_printf(arg, "%d %s\n", pid, comm);
+}
+
+static void add_tgid(void *arg, pid_t pid, pid_t tgid, const char *comm)
+{
+	(void)comm;
+	ue_text_printf(arg, "%d %d\n", pid, tgid);
 }
 
 static int generate_cmdlines(struct ue_daemon *d, struct ue_text *t, bool tgids)
 {
 	remember_buffered(d);
-	pthread_mutex_lock(&d->raw->lock);
-	for (unsigned int i = 0; i < CMD_SLOTS; i++) {
-		const struct cmd_slot *s = &d->raw->slots[i];
-
-		if (!s->pid)
-			continue;
-		if (tgids)
-			ue_text_printf(t, "%d %d\n", s->pid, s->tgid);
-		else
-			ue_text_printf(t, "%d %s\n", s->pid, s->comm);
-	}
-	pthread_mutex_unlock(&d->raw->lock);
+	ue_cmdlines_foreach(d->cmdlines, tgids ? add_tgid : add_cmdline, t);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "fs.h"
 #include "native.h"
 #include "proc-events.h"
+#include "procmem.h"
 
 /* Our own help text; the kernel's README is its own and not copied. */
 static const char readme_text[] =
@@ -149,7 +150,7 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       (unsigned long long)ps.overruns, (unsigned long long)ps.sync_timeouts,
 		       (unsigned long long)ps.passes);
 	/* libuserevents' shared-memory rings: records, and drops of full rings. */
-	ue_native_stats_text(d, native, sizeof(native));
+	ue_native_stats_text(ue_daemon_native(d), native, sizeof(native));
 	ue_text_printf(t, "%sfuse_writes: %llu\n", native, __atomic_load_n(&d->fuse_writes, __ATOMIC_RELAXED));
 	ue_sessions_stats_text(d, t);
 }

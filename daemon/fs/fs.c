@@ -94,7 +94,7 @@ static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		       struct fuse_file_info *fi)
 {
 	/* Native writes that returned before this request are in the buffer first. */
-	ue_native_sync(ue_req_daemon(req));
+	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 	ue_tree_setattr(ue_req_daemon(req), ino, attr, to_set);
 	fs_getattr(req, ino, fi);
 }
@@ -324,7 +324,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct ue_node n;
 	int err;
 	/* Native writes that returned before this request are in the buffer first. */
-	ue_native_sync(ue_req_daemon(req));
+	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 
 	err = ue_tree_resolve(d, ino, &n);
 	if (err < 0) {
@@ -367,7 +367,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	struct ue_fh *fh = get_fh(fi);
 	/* Native writes that returned before this request are in the buffer first. */
-	ue_native_sync(ue_req_daemon(req));
+	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 
 	(void)ino;
 	if (fh->ops->read)
@@ -388,7 +388,7 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	int err;
 
 	/* Native writes that returned before this request are in the buffer first. */
-	ue_native_sync(ue_req_daemon(req));
+	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 
 	(void)ino;
 	if (fh->ops->write) {
@@ -418,7 +418,7 @@ static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	/* Native writes that returned before this request are in the buffer first. */
-	ue_native_sync(ue_req_daemon(req));
+	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 
 	(void)ino;
 	fh_close(ue_req_daemon(req), get_fh(fi));
@@ -431,7 +431,7 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg
 {
 	struct ue_fh *fh = get_fh(fi);
 	/* Native writes that returned before this request are in the buffer first. */
-	ue_native_sync(ue_req_daemon(req));
+	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 
 	(void)ino;
 	(void)in_buf;

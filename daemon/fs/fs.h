@@ -315,33 +315,11 @@ void ue_fs_reply_write(fuse_req_t req, int err, size_t size);
  */
 int ue_parse_ulong(const char *buf, size_t size, unsigned long *ret);
 
-/**
- * ue_caller_capable - perfmon_capable() for the thread that sent a request
- * @tid: the thread (fuse_req_ctx()->pid)
- *
- * Return: true when its effective capabilities hold CAP_PERFMON or CAP_SYS_ADMIN
- * and it is in the daemon's user namespace (a user namespace's root has no
- * capability over the daemon's, as perfmon_capable() checks the initial one).
- */
-bool ue_caller_capable(pid_t tid);
-
 /*
  * fs-data.c: user_events_data.  Each function below answers its request
  * (or, for the others, runs on the request's thread) and returns nothing.
  */
 
-/** ue_tasks_new - the tid -> comm/tgid cache written records carry */
-int ue_tasks_new(struct ue_tasks **ret);
-/** ue_tasks_free - free the cache (NULL is ignored) */
-void ue_tasks_free(struct ue_tasks *tasks);
-/**
- * ue_task_lookup - the comm and tgid a record of @tid carries, as the
- * kernel's saved_cmdlines/tgid maps would say (cached up to 1 s)
- * @tasks: the cache
- * @tid: the writing thread
- * @meta: its tid, tgid and comm are set ("" when unknown)
- */
-void ue_task_lookup(struct ue_tasks *tasks, pid_t tid, struct ue_rec_meta *meta);
 /** ue_data_open - a new open of user_events_data: an empty write_index table */
 void ue_data_open(struct ue_daemon *d, struct ue_fh *fh);
 /** ue_data_write - a write(): [u32 write_index][payload] into the trace buffer */
@@ -399,13 +377,6 @@ void ue_trace_render_record(struct ue_daemon *d, struct ue_ev_cache *c,
 	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"        \
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-
-/* fs-raw.c: per_cpu/cpuN/trace_pipe_raw, saved_cmdlines, saved_tgids */
-
-/** ue_raw_new - the pid table behind saved_cmdlines and saved_tgids */
-int ue_raw_new(struct ue_raw **ret);
-/** ue_raw_free - free it (NULL is ignored) */
-void ue_raw_free(struct ue_raw *raw);
 
 /* fs-session.c: usereventsd_session's sessions and their armed patterns */
 

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +25,10 @@
 
 #include "channel.h"
 #include "commit.h"
-#include "daemon.h"
 #include "native.h"
 #include "native-proto.h"
+#include "registry.h"
+#include "tasks.h"
 
 #define MAX_SESSIONS 1024
 #define MAX_EVENTS 4096		/* per session */
@@ -81,11 +83,11 @@ struct drain_stage {
 	_Alignas(8) unsigned char bytes[DRAIN_STAGE_BYTES];
 };
 
-struct ue_native;
+struct ue_native_server;
 
 struct nsession {
 	struct nsession *next;
-	struct ue_native *nat;
+	struct ue_native_server *nat;
 	int sock;
 	bool hello;		/* the peer showed a writable user_events_data */
 	bool preload;		/* the peer is libuserevents-preload.so */
@@ -101,8 +103,10 @@ struct nsession {
 };
 
 /* The native path of one daemon (ue_daemon.native). */
-struct ue_native {
-	struct ue_daemon *d;
+struct ue_native_server {
+	struct ue_registry *reg;
+	struct ue_buffer *buf;
+	struct ue_cmdlines *cmdlines;
 	struct sockaddr_un addr;	/* abstract: sun_path[0] is NUL, the name follows */
 	socklen_t addr_len;
 	char data_path[PATH_MAX];	/* MOUNTPOINT/user_events_data, as /proc shows it */
@@ -126,7 +130,7 @@ struct ue_native {
 	bool blocked;			/* a pass stopped for a blocking channel (under lock) */
 };
 
-static void drain_wake(struct ue_native *nat);
+static void drain_wake(struct ue_native_server *nat);
 
 /* MOUNTPOINT/user_events_data as /proc shows a descriptor of it. */
 static int find_data_path(const char *mountpoint, char *ret_data_path)
@@ -207,7 +211,7 @@ static bool mountinfo_dev(pid_t pid, int key_field, const char *key, char *dev, 
 }
 
 /* Our mount point: data_path without its "/user_events_data". */
-static size_t mount_len(const struct ue_native *nat)
+static size_t mount_len(const struct ue_native_server *nat)
 {
 	return strlen(nat->data_path) - strlen("/user_events_data");
 }
@@ -217,7 +221,7 @@ static size_t mount_len(const struct ue_native *nat)
  * ours (record -- CMD binds the mount over /sys/kernel/tracing).  Ours when
  * the link ends with "/@rel" and its mount (fdinfo's mnt_id) shows our device.
  */
-static bool bound_file(struct ue_native *nat, pid_t pid, const char *link, const char *rel,
+static bool bound_file(struct ue_native_server *nat, pid_t pid, const char *link, const char *rel,
 		       const char *fdinfo)
 {
 	const char *m = strstr(fdinfo, "mnt_id:");
@@ -243,7 +247,7 @@ static bool bound_file(struct ue_native *nat, pid_t pid, const char *link, const
  */
 static int peer_file(struct nsession *s, int fdnum, const char *rel, unsigned long *ret_flags)
 {
-	struct ue_native *nat = s->nat;
+	struct ue_native_server *nat = s->nat;
 	char path[96], link[PATH_MAX], buf[512];
 	size_t ml = mount_len(nat);
 	ssize_t n;
@@ -297,7 +301,7 @@ static int hello(struct nsession *s, int fdnum)
  */
 static int open_channel(struct nsession *s, struct ue_native_msg *m, int *fds)
 {
-	struct ue_native *nat = s->nat;
+	struct ue_native_server *nat = s->nat;
 	struct ue_chan_opts o = { .kib_per_cpu = m->chan.kib_per_cpu, .flags = m->chan.flags,
 				  .block_ms = m->chan.block_ms, .flush_ms = m->chan.flush_ms };
 	unsigned long flags = 0;
@@ -313,7 +317,7 @@ static int open_channel(struct nsession *s, struct ue_native_msg *m, int *fds)
 	if ((flags & O_ACCMODE) == O_WRONLY)
 		return -EBADF;
 	/* The memory is counted before it is made (and populated): the limit holds at every moment. */
-	bytes = ue_chan_bytes_for(ue_buffer_ncpus(nat->d->buf), &o);
+	bytes = ue_chan_bytes_for(ue_buffer_ncpus(nat->buf), &o);
 	pthread_mutex_lock(&nat->lock);
 	if (nat->chan_bytes + bytes > CHAN_BYTES_ALL) {
 		pthread_mutex_unlock(&nat->lock);
@@ -321,9 +325,9 @@ static int open_channel(struct nsession *s, struct ue_native_msg *m, int *fds)
 	}
 	nat->chan_bytes += bytes;
 	pthread_mutex_unlock(&nat->lock);
-	r = ue_chan_new(ue_buffer_ncpus(nat->d->buf), &o, &ch, &fds[0], &fds[1]);
+	r = ue_chan_new(ue_buffer_ncpus(nat->buf), &o, &ch, &fds[0], &fds[1]);
 	if (r == 0) {
-		r = ue_buffer_attach(nat->d->buf, ch);
+		r = ue_buffer_attach(nat->buf, ch);
 		if (r < 0) {
 			ue_chan_free(ch);
 			close(fds[0]);
@@ -346,8 +350,8 @@ static int flush_channel(struct nsession *s)
 {
 	if (!s->chan)
 		return -EBADF;
-	ue_native_sync(s->nat->d);
-	ue_buffer_chan_tick(s->nat->d->buf, now_ns(), s->chan);
+	ue_native_sync(s->nat);
+	ue_buffer_chan_tick(s->nat->buf, now_ns(), s->chan);
 	return 0;
 }
 
@@ -370,7 +374,7 @@ static int end_ring(struct nsession *s, struct ue_native_msg *m)
 
 static int add_event(struct nsession *s, struct ue_native_msg *m)
 {
-	struct ue_native *nat = s->nat;
+	struct ue_native_server *nat = s->nat;
 	struct ue_revent *ev;
 	const char *args;
 	char name[UE_NATIVE_NAME_MAX];
@@ -392,7 +396,7 @@ static int add_event(struct nsession *s, struct ue_native_msg *m)
 	 * library registered this one through its file first.  The fields must
 	 * be the event's, so that both sides validate the same layout.
 	 */
-	ev = ue_registry_find_tp(nat->d->reg, false, name);
+	ev = ue_registry_find_tp(nat->reg, false, name);
 	if (!ev)
 		return -ENOENT;
 	if (ue_revent_dead(ev) || !ue_event_match_args(ue_revent_desc(ev), args)) {
@@ -445,7 +449,7 @@ static bool thread_of(pid_t tid, pid_t pid)
 
 static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 {
-	struct ue_native *nat = s->nat;
+	struct ue_native_server *nat = s->nat;
 	size_t map_len = UE_NATIVE_RING_HDR + RING_BYTES;
 	struct nring *r;
 	int fd;
@@ -501,7 +505,7 @@ fail:
 static void *session_main(void *arg)
 {
 	struct nsession *s = arg;
-	struct ue_native *nat = s->nat;
+	struct ue_native_server *nat = s->nat;
 	struct ue_native_msg m;
 	char cbuf[CMSG_SPACE(sizeof(int))];
 
@@ -574,7 +578,7 @@ static void *session_main(void *arg)
 }
 
 /* One connection: a session and its thread, within MAX_SESSIONS. */
-static void accept_one(struct ue_native *nat)
+static void accept_one(struct ue_native_server *nat)
 {
 	struct nsession *s;
 	struct ucred cred;
@@ -613,7 +617,7 @@ static void accept_one(struct ue_native *nat)
 
 static void *listener_main(void *arg)
 {
-	struct ue_native *nat = arg;
+	struct ue_native_server *nat = arg;
 
 	while (!nat->stop) {
 		struct pollfd pfd = { .fd = nat->lsock, .events = POLLIN };
@@ -625,14 +629,14 @@ static void *listener_main(void *arg)
 }
 
 /* Hands the staged records to their CPU ring, with one lock round trip. */
-static void stage_flush(struct ue_native *nat, struct drain_stage *st,
+static void stage_flush(struct ue_native_server *nat, struct drain_stage *st,
 			const struct nsession *s)
 {
 	int r;
 
 	if (!st->n)
 		return;
-	r = ue_buffer_write_many(nat->d->buf, st->cpu, st->w, st->n);
+	r = ue_buffer_write_many(nat->buf, st->cpu, st->w, st->n);
 	if (r > 0) {
 		nat->records += (uint64_t)r;
 		if (s->preload)
@@ -643,24 +647,24 @@ static void stage_flush(struct ue_native *nat, struct drain_stage *st,
 }
 
 /* Writes @r's producer refused (a full ring) since we looked: lost on the way, marked in the channels' pages. */
-static void ring_note_dropped(struct ue_native *nat, struct nring *r)
+static void ring_note_dropped(struct ue_native_server *nat, struct nring *r)
 {
 	uint64_t dropped = __atomic_load_n(&r->hdr->dropped, __ATOMIC_RELAXED);
 
 	if (dropped == r->dropped_seen)
 		return;
 	if (dropped > r->dropped_seen)
-		ue_buffer_chan_lost(nat->d->buf, r->cpu, dropped - r->dropped_seen);
+		ue_buffer_chan_lost(nat->buf, r->cpu, dropped - r->dropped_seen);
 	r->dropped_seen = dropped;
 }
 
 /* Move up to DRAIN_BATCH records of @r into the trace buffer; returns how many. */
 static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain_stage *st)
 {
-	struct ue_native *nat = s->nat;
+	struct ue_native_server *nat = s->nat;
 	struct ue_native_ring *h = r->hdr;
 	uint64_t tail = h->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE), now;
-	unsigned int ncpus = ue_buffer_ncpus(nat->d->buf), n = 0;
+	unsigned int ncpus = ue_buffer_ncpus(nat->buf), n = 0;
 
 	/*
 	 * The producer reads the heartbeat's line and the tail's at every
@@ -676,7 +680,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 	if (tail == head)
 		return 0;
 	/* A blocking reader's channel is full: the records wait in the ring, the producer for room. */
-	if (ue_buffer_chan_room(nat->d->buf, now)) {
+	if (ue_buffer_chan_room(nat->buf, now)) {
 		nat->blocked = true;
 		return 0;
 	}
@@ -726,7 +730,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			continue;
 		}
 		ev = &s->ev[hdr.id];
-		if (ue_revent_dead(ev->ev) || !ue_commit_begin(&commit, ev->ev, nat->d->buf))
+		if (ue_revent_dead(ev->ev) || !ue_commit_begin(&commit, ev->ev, nat->buf))
 			continue;
 		cpu = hdr.cpu < ncpus ? hdr.cpu : hdr.cpu % ncpus;
 		len = UE_ENTRY_HDR_SIZE + hdr.payload_len;
@@ -772,7 +776,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			stage_flush(nat, st, s);
 			/* Copied out: the producer may reuse the space already. */
 			__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
-			if (ue_buffer_chan_room(nat->d->buf, now_ns())) {
+			if (ue_buffer_chan_room(nat->buf, now_ns())) {
 				nat->blocked = true;
 				break;
 			}
@@ -785,17 +789,17 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		struct ue_rec_meta who = { .tgid = s->pid, .tid = r->tid };
 
 		memcpy(who.comm, r->comm, sizeof(who.comm));
-		ue_raw_remember(nat->d->raw, &who);
+		ue_cmdlines_remember(nat->cmdlines, &who);
 	}
 	return n;
 }
 
 static void session_free(struct nsession *s)
 {
-	struct ue_native *nat = s->nat;
+	struct ue_native_server *nat = s->nat;
 	pthread_join(s->thread, NULL);
 	if (s->chan) {
-		ue_buffer_detach(nat->d->buf, s->chan);
+		ue_buffer_detach(nat->buf, s->chan);
 		pthread_mutex_lock(&nat->lock);
 		nat->chan_bytes -= ue_chan_bytes(s->chan);
 		nat->nchans--;
@@ -822,7 +826,7 @@ static void session_free(struct nsession *s)
 }
 
 /* Sleep @us, or less when a ring is made (its producer is about to fill it). */
-static void drain_sleep(struct ue_native *nat, unsigned int us)
+static void drain_sleep(struct ue_native_server *nat, unsigned int us)
 {
 	struct timespec until;
 
@@ -838,7 +842,7 @@ static void drain_sleep(struct ue_native *nat, unsigned int us)
 	pthread_mutex_unlock(&nat->wake_lock);
 }
 
-static void drain_wake(struct ue_native *nat)
+static void drain_wake(struct ue_native_server *nat)
 {
 	pthread_mutex_lock(&nat->wake_lock);
 	nat->woken = true;
@@ -848,7 +852,7 @@ static void drain_wake(struct ue_native *nat)
 
 static void *drain_main(void *arg)
 {
-	struct ue_native *nat = arg;
+	struct ue_native_server *nat = arg;
 	unsigned int sleep_us = IDLE_SLEEP_MIN_US;
 
 	/* Named, so that top -H and /proc/PID/task/TID/schedstat show what the drain costs. */
@@ -856,7 +860,7 @@ static void *drain_main(void *arg)
 	while (!nat->stop) {
 		struct nsession *gone = NULL;
 		unsigned int moved = 0;
-		uint64_t block = ue_buffer_chan_block_ns(nat->d->buf);
+		uint64_t block = ue_buffer_chan_block_ns(nat->buf);
 		bool blocked;
 
 		pthread_mutex_lock(&nat->lock);
@@ -899,7 +903,7 @@ static void *drain_main(void *arg)
 		blocked = nat->blocked;
 		pthread_mutex_unlock(&nat->lock);
 		/* Pages of the channels that hold records flush_ms old go to their readers. */
-		ue_buffer_chan_tick(nat->d->buf, now_ns(), NULL);
+		ue_buffer_chan_tick(nat->buf, now_ns(), NULL);
 		/* Joining a session thread: not under the lock it may wait for. */
 		while (gone) {
 			struct nsession *s = gone;
@@ -934,10 +938,8 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
-void ue_native_sync(struct ue_daemon *d)
+void ue_native_sync(struct ue_native_server *nat)
 {
-	struct ue_native *nat = __atomic_load_n(&d->native, __ATOMIC_ACQUIRE);
-
 	if (!nat ||
 	    !__atomic_load_n(&nat->nsessions, __ATOMIC_RELAXED))
 		return;
@@ -963,7 +965,7 @@ void ue_native_sync(struct ue_daemon *d)
  * cannot be taken first either.  Clients learn it from the mount itself
  * (UE_NATIVE_XATTR on user_events_data).
  */
-static int bind_unique(struct ue_native *nat)
+static int bind_unique(struct ue_native_server *nat)
 {
 	for (int tries = 0; tries < 16; tries++) {
 		unsigned long long rnd;
@@ -985,7 +987,7 @@ static int bind_unique(struct ue_native *nat)
 }
 
 /* The listener's socket closed and @nat freed: a start that failed, or the stop. */
-static void native_free(struct ue_native *nat)
+static void native_free(struct ue_native_server *nat)
 {
 	if (nat->lsock >= 0)
 		close(nat->lsock);
@@ -996,9 +998,10 @@ static void native_free(struct ue_native *nat)
 	free(nat);
 }
 
-int ue_native_start(struct ue_daemon *d, const char *mountpoint)
+int ue_native_start(const struct ue_native_deps *deps, const char *mountpoint,
+		    struct ue_native_server **ret)
 {
-	struct ue_native *nat;
+	struct ue_native_server *nat;
 	int r;
 
 	nat = calloc(1, sizeof(*nat));
@@ -1018,7 +1021,9 @@ int ue_native_start(struct ue_daemon *d, const char *mountpoint)
 	r = find_data_path(mountpoint, nat->data_path);
 	if (r < 0)
 		goto fail;
-	nat->d = d;
+	nat->reg = deps->reg;
+	nat->buf = deps->buf;
+	nat->cmdlines = deps->cmdlines;
 	nat->addr.sun_family = AF_UNIX;
 	nat->lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (nat->lsock < 0) {
@@ -1043,18 +1048,15 @@ int ue_native_start(struct ue_daemon *d, const char *mountpoint)
 		r = -EAGAIN;
 		goto fail;
 	}
-	/* Published before the FUSE loop runs: getxattr and the stats read it. */
-	__atomic_store_n(&d->native, nat, __ATOMIC_RELEASE);
+	*ret = nat;
 	return 0;
 fail:
 	native_free(nat);
 	return r;
 }
 
-void ue_native_stop(struct ue_daemon *d)
+void ue_native_stop(struct ue_native_server *nat)
 {
-	struct ue_native *nat = d->native;
-
 	if (!nat)
 		return;
 	nat->stop = true;
@@ -1071,20 +1073,16 @@ void ue_native_stop(struct ue_daemon *d)
 		nat->sessions = s->next;
 		session_free(s);
 	}
-	__atomic_store_n(&d->native, NULL, __ATOMIC_RELEASE);
 	native_free(nat);
 }
 
-const char *ue_native_name(struct ue_daemon *d)
+const char *ue_native_name(const struct ue_native_server *nat)
 {
-	struct ue_native *nat = __atomic_load_n(&d->native, __ATOMIC_ACQUIRE);
-
 	return nat ? nat->addr.sun_path + 1 : NULL;
 }
 
-int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
+int ue_native_stats_text(struct ue_native_server *nat, char *buf, size_t len)
 {
-	struct ue_native *nat = __atomic_load_n(&d->native, __ATOMIC_ACQUIRE);
 	uint64_t rings = 0, dropped = 0, pending = 0, total = 0, records = 0, invalid = 0;
 	uint64_t interposed = 0, chan_bytes = 0;
 	unsigned int sessions = 0, chans = 0;

@@ -164,6 +164,9 @@ void ue_en_proc_kill_locked(struct ue_enablers *set, struct proc *p, bool dead);
 /* The live handle with identity @id, or NULL. */
 struct proc *ue_en_proc_find_locked(struct ue_enablers *set, const struct ue_procmem_id *id);
 
+/* The live handle of process @tgid (the youngest, if a stale one lingers), or NULL. */
+struct proc *ue_en_find_tgid_locked(struct ue_enablers *set, pid_t tgid);
+
 /* The enabler of @p at @addr and @bit (a link to it, for unlinking), or NULL. */
 struct enabler **ue_en_enabler_find_locked(struct proc *p, uint64_t addr, unsigned int bit);
 
@@ -190,6 +193,9 @@ void ue_en_schedule_locked(struct ue_enablers *set, struct proc *p);
 int ue_en_spawn_worker_locked(struct ue_enablers *set);
 
 /* fork.c: fork records. */
+
+/* The record of a fork of @child in @list, not cancelled, or NULL. */
+struct fork_rec *ue_en_fork_find(struct fork_rec *list, pid_t child);
 
 /* The child @tgid exec'd or exited: whatever it would inherit is void. */
 void ue_en_forks_cancel_locked(struct ue_enablers *set, pid_t tgid);

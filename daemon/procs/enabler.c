@@ -2,7 +2,8 @@
 /*
  * enabler: the set of process handles and their enablers, the caller of a
  * request (proven once) and its registrations, the graveyard of dead
- * handles, sweeps and counters.  The writer threads are enabler-write.c;
+ * handles, sweeps, counters, and what the proc-events listener asks of the
+ * set (the processes it knows).  The writer threads are enabler-write.c;
  * fork records and their proofs are fork.c.
  */
 #include "enabler-int.h"
@@ -106,6 +107,17 @@ struct proc *ue_en_proc_find_locked(struct ue_enablers *set, const struct ue_pro
 		if (ue_procmem_id_equal(&p->id, id))
 			return p;
 	return NULL;
+}
+
+struct proc *ue_en_find_tgid_locked(struct ue_enablers *set, pid_t tgid)
+{
+	struct proc *p, *best = NULL;
+
+	for (p = set->procs; p; p = p->next)
+		if (p->id.tgid == tgid && !p->gone &&
+		    (!best || p->id.start_time > best->id.start_time))
+			best = p;
+	return best;
 }
 
 /* Put the references of every parked process and dropped fork; called with no lock held. */
@@ -640,6 +652,73 @@ int ue_enablers_sweep(struct ue_enablers *set)
 	if (!set)
 		return -EINVAL;
 	return drop_dead(set, 0);
+}
+
+/* What the proc-events listener asks of the set, and tells it. */
+
+size_t ue_enablers_known(struct ue_enablers *set, pid_t *buf, size_t max)
+{
+	struct fork_rec *f;
+	struct proc *p;
+	size_t n = 0;
+
+	if (!set)
+		return 0;
+	pthread_mutex_lock(&set->lock);
+	for (p = set->procs; p && n < max; p = p->next)
+		if (!p->gone)
+			buf[n++] = p->id.tgid;
+	for (f = set->forks; f && n < max; f = f->next)
+		buf[n++] = f->child;
+	for (f = set->claimed; f && n < max; f = f->next)
+		buf[n++] = f->child;
+	pthread_mutex_unlock(&set->lock);
+	return n;
+}
+
+size_t ue_enablers_unreported(struct ue_enablers *set, pid_t *buf, size_t max)
+{
+	size_t n = 0;
+
+	if (!set)
+		return 0;
+	pthread_mutex_lock(&set->lock);
+	for (struct proc *p = set->graveyard; p && n < max; p = p->next)
+		if (p->unreported)
+			buf[n++] = p->id.tgid;
+	for (struct fork_rec *f = set->exec_forks; f && n < max; f = f->next)
+		buf[n++] = f->child;
+	pthread_mutex_unlock(&set->lock);
+	return n;
+}
+
+void ue_enablers_keep_exec_forks(struct ue_enablers *set)
+{
+	pthread_mutex_lock(&set->lock);
+	set->keep_exec_forks = true;
+	pthread_mutex_unlock(&set->lock);
+}
+
+bool ue_enablers_knows(struct ue_enablers *set, pid_t tgid)
+{
+	bool found;
+
+	if (!set)
+		return false;
+	pthread_mutex_lock(&set->lock);
+	found = ue_en_find_tgid_locked(set, tgid) || ue_en_fork_find(set->forks, tgid) ||
+		ue_en_fork_find(set->claimed, tgid) || ue_en_fork_find(set->exec_forks, tgid);
+	for (struct proc *p = set->graveyard; p && !found; p = p->next)
+		found = p->unreported && p->id.tgid == tgid;
+	pthread_mutex_unlock(&set->lock);
+	return found;
+}
+
+void ue_enablers_track_reports(struct ue_enablers *set)
+{
+	pthread_mutex_lock(&set->lock);
+	set->reports = true;
+	pthread_mutex_unlock(&set->lock);
 }
 
 void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_stats)

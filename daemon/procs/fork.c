@@ -83,19 +83,7 @@ static bool child_matches(struct ue_procmem *parent, struct ue_procmem *child,
 	return true;
 }
 
-/* The live handle of process @tgid (the youngest, if a stale one lingers), or NULL. */
-static struct proc *find_tgid_locked(struct ue_enablers *set, pid_t tgid)
-{
-	struct proc *p, *best = NULL;
-
-	for (p = set->procs; p; p = p->next)
-		if (p->id.tgid == tgid && !p->gone &&
-		    (!best || p->id.start_time > best->id.start_time))
-			best = p;
-	return best;
-}
-
-static struct fork_rec *fork_find(struct fork_rec *list, pid_t child)
+struct fork_rec *ue_en_fork_find(struct fork_rec *list, pid_t child)
 {
 	while (list && (list->child != child || list->cancelled))
 		list = list->next;
@@ -139,7 +127,7 @@ void ue_en_forks_cancel_locked(struct ue_enablers *set, pid_t tgid)
 {
 	struct fork_rec *f;
 
-	while ((f = fork_find(set->forks, tgid))) {
+	while ((f = ue_en_fork_find(set->forks, tgid))) {
 		fork_unlink_locked(set, &set->forks, f);
 		set->gone_forks++;
 		fork_drop_locked(set, f);
@@ -178,7 +166,7 @@ int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgi
 
 	pthread_mutex_lock(&set->lock);
 	f->seq = ++set->fork_seq;
-	parent = find_tgid_locked(set, parent_tgid);
+	parent = ue_en_find_tgid_locked(set, parent_tgid);
 	if (!parent) {
 		/*
 		 * Found dead (by a writer, say) after it forked and exec'd or
@@ -195,12 +183,12 @@ int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgi
 		f->parent_start_time = parent->id.start_time;
 	} else {
 		/* A child of a child not verified yet inherits what its parent will. */
-		struct fork_rec *pf = fork_find(set->forks, parent_tgid);
+		struct fork_rec *pf = ue_en_fork_find(set->forks, parent_tgid);
 
 		if (!pf)
-			pf = fork_find(set->claimed, parent_tgid);
+			pf = ue_en_fork_find(set->claimed, parent_tgid);
 		if (!pf)
-			pf = fork_find(set->exec_forks, parent_tgid);
+			pf = ue_en_fork_find(set->exec_forks, parent_tgid);
 		if (pf) {
 			src = pf->enablers;
 			f->parent_stack = pf->parent_stack;
@@ -323,7 +311,7 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 	in = calloc(f->nenablers, sizeof(*in));
 	pthread_mutex_lock(&set->lock);
 	/* The parent's handle, if it still has the memory the child was forked from. */
-	parent = find_tgid_locked(set, f->parent_tgid);
+	parent = ue_en_find_tgid_locked(set, f->parent_tgid);
 	if (parent && parent->id.start_stack != f->parent_stack)
 		parent = NULL;
 	if (parent)
@@ -477,11 +465,11 @@ static int verify_forks(struct ue_enablers *set, pid_t child)
 
 	pthread_mutex_lock(&set->lock);
 	for (;;) {
-		struct fork_rec *f = child > 0 ? fork_find(set->forks, child) : set->forks;
+		struct fork_rec *f = child > 0 ? ue_en_fork_find(set->forks, child) : set->forks;
 
 		if (f) {
 			fork_unlink_locked(set, &set->forks, f);
-		} else if (child > 0 && (f = fork_find(set->claimed, child))) {
+		} else if (child > 0 && (f = ue_en_fork_find(set->claimed, child))) {
 			/*
 			 * The listener is on it, perhaps slowed down: the child's
 			 * request does not wait for it but proves a copy itself
@@ -583,71 +571,6 @@ int ue_enablers_prove_caller(struct ue_enablers *set, struct ue_proc *caller, ui
 		return 1;
 	confirm(set, tgid, read_ns);
 	return 0;
-}
-
-size_t ue_enablers_known(struct ue_enablers *set, pid_t *buf, size_t max)
-{
-	struct fork_rec *f;
-	struct proc *p;
-	size_t n = 0;
-
-	if (!set)
-		return 0;
-	pthread_mutex_lock(&set->lock);
-	for (p = set->procs; p && n < max; p = p->next)
-		if (!p->gone)
-			buf[n++] = p->id.tgid;
-	for (f = set->forks; f && n < max; f = f->next)
-		buf[n++] = f->child;
-	for (f = set->claimed; f && n < max; f = f->next)
-		buf[n++] = f->child;
-	pthread_mutex_unlock(&set->lock);
-	return n;
-}
-
-size_t ue_enablers_unreported(struct ue_enablers *set, pid_t *buf, size_t max)
-{
-	size_t n = 0;
-
-	if (!set)
-		return 0;
-	pthread_mutex_lock(&set->lock);
-	for (struct proc *p = set->graveyard; p && n < max; p = p->next)
-		if (p->unreported)
-			buf[n++] = p->id.tgid;
-	for (struct fork_rec *f = set->exec_forks; f && n < max; f = f->next)
-		buf[n++] = f->child;
-	pthread_mutex_unlock(&set->lock);
-	return n;
-}
-
-void ue_enablers_keep_exec_forks(struct ue_enablers *set)
-{
-	pthread_mutex_lock(&set->lock);
-	set->keep_exec_forks = true;
-	pthread_mutex_unlock(&set->lock);
-}
-
-bool ue_enablers_knows(struct ue_enablers *set, pid_t tgid)
-{
-	bool found;
-
-	if (!set)
-		return false;
-	pthread_mutex_lock(&set->lock);
-	found = find_tgid_locked(set, tgid) || fork_find(set->forks, tgid) ||
-		fork_find(set->claimed, tgid) || fork_find(set->exec_forks, tgid);
-	for (struct proc *p = set->graveyard; p && !found; p = p->next)
-		found = p->unreported && p->id.tgid == tgid;
-	pthread_mutex_unlock(&set->lock);
-	return found;
-}
-
-void ue_enablers_track_reports(struct ue_enablers *set)
-{
-	pthread_mutex_lock(&set->lock);
-	set->reports = true;
-	pthread_mutex_unlock(&set->lock);
 }
 
 int ue_enablers_refuse_unconfirmed(struct ue_enablers *set)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * procmem: process identity from /proc/<pid>/{status,stat}, and a pinned
+ * procmem: process identity from /proc/<pid>/{status,stat}, a pinned
  * handle on a process's memory (/proc/<tid>/mem for bytes, /proc/<tid>/maps
- * for protections) that stops working when the process exits or execs.
+ * for protections) that stops working when the process exits or execs, and
+ * a caller's capabilities (/proc/<tid>/status).
  */
 #include "procmem.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -601,4 +603,46 @@ ssize_t ue_procmem_read_user(struct ue_procmem *pm, uint64_t addr, void *buf, si
 void ue_procmem_use_text_maps(struct ue_procmem *pm)
 {
 	pm->text_maps = true;
+}
+
+/*
+ * Whether @tid is in our user namespace: capabilities count in the
+ * namespace that holds them, and perfmon_capable() asks for them in the
+ * initial one, so the root of a user namespace (a rootless container) has
+ * none over us.
+ */
+static bool same_user_ns(pid_t tid)
+{
+	struct stat ours, theirs;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
+	if (stat("/proc/self/ns/user", &ours) < 0 || stat(path, &theirs) < 0)
+		return false;
+	return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+}
+
+bool ue_caller_capable(pid_t tid)
+{
+	/* CAP_SYS_ADMIN (21) or CAP_PERFMON (38), as perfmon_capable(). */
+	const unsigned long long mask = (1ULL << 21) | (1ULL << 38);
+	unsigned long long caps = 0;
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	if (tid <= 0 || !same_user_ns(tid))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found && (caps & mask);
 }

@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * procmem: a handle on the memory of one process that cannot follow its pid
- * to another program, plus the identity (tgid, start time) that lets threads
- * of one process share a handle.  Used by the enablers to flip enable bits.
+ * procmem: what the daemon learns of another process through /proc.  A
+ * handle on the memory of one process that cannot follow its pid to another
+ * program, the identity (tgid, start time) that lets threads of one process
+ * share a handle, and whether a caller holds the capabilities
+ * perfmon_capable() asks for.  Used by the enablers to flip enable bits and
+ * by the request handlers to read their callers' arguments.
+ *
+ * A seam: procmem.c is a library of its own (procs/meson.build), which the
+ * request-handler fuzzers replace with an image in a buffer
+ * (fuzz/handler-fakes.c implements every function declared here).
  */
 #ifndef UE_DAEMON_PROCMEM_H
 #define UE_DAEMON_PROCMEM_H
@@ -237,5 +244,15 @@ int ue_procmem_vma(struct ue_procmem *pm, uint64_t addr, struct ue_procmem_vma *
  * (Linux before 6.11); lets tests cover that path on newer kernels.
  */
 void ue_procmem_use_text_maps(struct ue_procmem *pm);
+
+/**
+ * ue_caller_capable - perfmon_capable() for the thread that sent a request
+ * @tid: the thread (fuse_req_ctx()->pid)
+ *
+ * Return: true when its effective capabilities hold CAP_PERFMON or CAP_SYS_ADMIN
+ * and it is in the daemon's user namespace (a user namespace's root has no
+ * capability over the daemon's, as perfmon_capable() checks the initial one).
+ */
+bool ue_caller_capable(pid_t tid);
 
 #endif /* UE_DAEMON_PROCMEM_H */
