@@ -21,6 +21,7 @@
 
 #include "buffer.h"
 #include "enabler.h"
+#include "lock.h"
 #include "registry.h"
 
 #define UE_DAEMON_NAME "usereventsd"
@@ -88,11 +89,11 @@ struct ue_daemon {
 	struct ue_native_server *native; /* libuserevents' rings (native/); NULL: the path is off */
 	struct ue_sessions *sessions;	/* usereventsd_session: holds, armed patterns (fs-session.c) */
 	/* Data files closed (flushed) whose release has not arrived yet. */
-	pthread_mutex_t release_lock;
+	struct ue_mutex release_lock;
 	pthread_cond_t release_cond;
 	unsigned int flushed_files;
 	/* Every open file and directory, freed at exit if never released. */
-	pthread_mutex_t fh_lock;
+	struct ue_mutex fh_lock;
 	struct ue_fh *fh_list;
 	/*
 	 * chmod/chown of the fixed nodes (fs-tree.c), as tracefs keeps them; each is
@@ -164,7 +165,7 @@ static inline struct ue_native_server *ue_daemon_native(struct ue_daemon *d)
 
 /**
  * ue_deadline_ms - the CLOCK_MONOTONIC time @ms milliseconds from now
- * @ret: the deadline, for pthread_cond_timedwait() on a monotonic condition
+ * @ret: the deadline, for ue_cond_timedwait() on a monotonic condition
  * @ms: how far, below 1000
  */
 static inline void ue_deadline_ms(struct timespec *ret, unsigned int ms)

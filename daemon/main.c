@@ -411,7 +411,7 @@ static void mount_failed(const char *mountpoint)
 
 struct sweeper {
 	struct ue_daemon *d;
-	pthread_mutex_t lock;
+	struct ue_mutex lock;
 	pthread_cond_t cond;
 	bool stop;
 	pthread_t thread;
@@ -423,7 +423,7 @@ static void *sweep_thread(void *arg)
 	struct sweeper *s = arg;
 	struct timespec t;
 
-	pthread_mutex_lock(&s->lock);
+	ue_mutex_lock(&s->lock);
 	while (!s->stop) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		t.tv_nsec += SWEEP_INTERVAL_MS * 1000000L;
@@ -431,14 +431,14 @@ static void *sweep_thread(void *arg)
 			t.tv_sec++;
 			t.tv_nsec -= 1000000000L;
 		}
-		pthread_cond_timedwait(&s->cond, &s->lock, &t);
+		ue_cond_timedwait(&s->cond, &s->lock, &t);
 		if (s->stop)
 			break;
-		pthread_mutex_unlock(&s->lock);
+		ue_mutex_unlock(&s->lock);
 		ue_enablers_sweep(s->d->enablers);
-		pthread_mutex_lock(&s->lock);
+		ue_mutex_lock(&s->lock);
 	}
-	pthread_mutex_unlock(&s->lock);
+	ue_mutex_unlock(&s->lock);
 	return NULL;
 }
 
@@ -449,7 +449,7 @@ static int sweeper_start(struct sweeper *s, struct ue_daemon *d)
 
 	s->d = d;
 	s->stop = false;
-	pthread_mutex_init(&s->lock, NULL);
+	ue_mutex_init(&s->lock, UE_LOCK_SWEEPER);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cond, &ca);
@@ -460,12 +460,12 @@ static int sweeper_start(struct sweeper *s, struct ue_daemon *d)
 
 static void sweeper_stop(struct sweeper *s)
 {
-	pthread_mutex_lock(&s->lock);
+	ue_mutex_lock(&s->lock);
 	s->stop = true;
 	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
+	ue_mutex_unlock(&s->lock);
 	pthread_join(s->thread, NULL);
-	pthread_mutex_destroy(&s->lock);
+	ue_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
 }
 
@@ -576,8 +576,8 @@ int main(int argc, char **argv)
 	d->opts = opts;
 	atomic_init(&d->buffer_kb, opts.buffer_kb);
 	atomic_init(&d->trace_flags, ue_trace_flags_default());
-	pthread_mutex_init(&d->release_lock, NULL);
-	pthread_mutex_init(&d->fh_lock, NULL);
+	ue_mutex_init(&d->release_lock, UE_LOCK_RELEASE);
+	ue_mutex_init(&d->fh_lock, UE_LOCK_FH_LIST);
 	{
 		pthread_condattr_t ca;
 
@@ -710,8 +710,8 @@ out:
 		ue_buffer_free(d->buf);
 		ue_tasks_free(d->tasks);
 		ue_cmdlines_free(d->cmdlines);
-		pthread_mutex_destroy(&d->release_lock);
-		pthread_mutex_destroy(&d->fh_lock);
+		ue_mutex_destroy(&d->release_lock);
+		ue_mutex_destroy(&d->fh_lock);
 		pthread_cond_destroy(&d->release_cond);
 		free(d);
 	}

@@ -281,8 +281,8 @@ struct ue_daemon *fz_daemon_new(void)
 	if (!d)
 		abort();
 	d->opts.max_events = 64;
-	pthread_mutex_init(&d->release_lock, NULL);
-	pthread_mutex_init(&d->fh_lock, NULL);
+	ue_mutex_init(&d->release_lock, UE_LOCK_RELEASE);
+	ue_mutex_init(&d->fh_lock, UE_LOCK_FH_LIST);
 	pthread_cond_init(&d->release_cond, NULL);
 	if (ue_registry_new(&ropts, &d->reg) < 0 ||
 	    ue_buffer_new(1, 64 << 10, true, &d->buf) < 0 || ue_tasks_new(&d->tasks) < 0 ||
@@ -302,8 +302,8 @@ void fz_daemon_free(struct ue_daemon *d)
 	ue_buffer_free(d->buf);
 	ue_tasks_free(d->tasks);
 	ue_cmdlines_free(d->cmdlines);
-	pthread_mutex_destroy(&d->release_lock);
-	pthread_mutex_destroy(&d->fh_lock);
+	ue_mutex_destroy(&d->release_lock);
+	ue_mutex_destroy(&d->fh_lock);
 	pthread_cond_destroy(&d->release_cond);
 	free(d);
 }
@@ -334,7 +334,7 @@ struct ue_fh *fz_fh_open(struct ue_daemon *d, const char *name, int flags)
 	fh->d = d;
 	fh->ops = root_file(name)->ops;
 	fh->open_flags = flags;
-	pthread_mutex_init(&fh->lock, NULL);
+	ue_mutex_init(&fh->lock, UE_LOCK_FH);
 	if (fh->ops->open)
 		fh->ops->open(&req, fh);
 	return fh;
@@ -346,7 +346,7 @@ void fz_fh_close(struct ue_daemon *d, struct ue_fh *fh)
 		fh->ops->flush(d, fh);
 	if (fh->ops->release)
 		fh->ops->release(d, fh);
-	pthread_mutex_destroy(&fh->lock);
+	ue_mutex_destroy(&fh->lock);
 	free(fh);
 }
 

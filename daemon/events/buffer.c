@@ -16,6 +16,7 @@
 
 #include "buffer.h"
 #include "channel.h"
+#include "lock.h"
 
 /* slot.len of the padding that fills a ring from its tail to its end. */
 #define SLOT_PAD UINT32_MAX
@@ -37,7 +38,7 @@ _Static_assert(UE_BUFFER_MIN_BYTES_PER_CPU >= UE_BUFFER_REC_OVERHEAD + 4072 + 8,
 	       "the smallest ring must hold the kernel's largest record");
 
 struct ring {
-	pthread_mutex_t lock;
+	struct ue_mutex lock;
 	unsigned char *data;
 	size_t size;
 	size_t head;		/* offset of the oldest slot */
@@ -54,14 +55,29 @@ struct ring {
 	_Atomic uint64_t too_big;
 } __attribute__((aligned(64)));
 
+/*
+ * A ring's lock is on every record's path: its order checks run only in
+ * debug and sanitizer builds (UE_LOCKDEP_HOT, lock.h), not in the
+ * debugoptimized build that make bench measures.
+ */
+static inline void ring_lock(struct ring *r)
+{
+	ue_mutex_lock_hot(&r->lock);
+}
+
+static inline void ring_unlock(struct ring *r)
+{
+	ue_mutex_unlock_hot(&r->lock);
+}
+
 struct ue_buffer {
 	unsigned int ncpus;
 	_Atomic size_t size;
 	atomic_bool overwrite;
 	atomic_bool on;
 	atomic_bool wake_needed;
-	pthread_mutex_t resize_lock;
-	pthread_mutex_t wait_lock;
+	struct ue_mutex resize_lock;
+	struct ue_mutex wait_lock;
 	pthread_cond_t wait_cond;
 	uint64_t wake_gen;	/* under wait_lock */
 	struct ring *rings;
@@ -69,7 +85,7 @@ struct ue_buffer {
 	 * Consumer channels: changed under chan_lock and every ring's lock,
 	 * so a writer holding its ring's lock reads them as they are.
 	 */
-	pthread_mutex_t chan_lock;
+	struct ue_mutex chan_lock;
 	unsigned int nchans;
 	atomic_uint nblocking;		/* channels in blocking mode */
 	struct ue_chan *chans[UE_BUFFER_MAX_CHANNELS];
@@ -228,11 +244,11 @@ int ue_buffer_new(unsigned int ncpus, size_t bytes_per_cpu, bool overwrite,
 		if (!buf->rings[i].data)
 			break;
 		buf->rings[i].size = size;
-		pthread_mutex_init(&buf->rings[i].lock, NULL);
+		ue_mutex_init(&buf->rings[i].lock, UE_LOCK_BUF_RING);
 	}
 	if (i < ncpus) {
 		while (i--) {
-			pthread_mutex_destroy(&buf->rings[i].lock);
+			ue_mutex_destroy(&buf->rings[i].lock);
 			munmap(buf->rings[i].data, size);
 		}
 		free(buf->rings);
@@ -245,10 +261,10 @@ int ue_buffer_new(unsigned int ncpus, size_t bytes_per_cpu, bool overwrite,
 	atomic_init(&buf->overwrite, overwrite);
 	atomic_init(&buf->on, true);
 	atomic_init(&buf->wake_needed, false);
-	pthread_mutex_init(&buf->resize_lock, NULL);
-	pthread_mutex_init(&buf->chan_lock, NULL);
+	ue_mutex_init(&buf->resize_lock, UE_LOCK_BUF_RESIZE);
+	ue_mutex_init(&buf->chan_lock, UE_LOCK_BUF_CHANNELS);
 	atomic_init(&buf->nblocking, 0);
-	pthread_mutex_init(&buf->wait_lock, NULL);
+	ue_mutex_init(&buf->wait_lock, UE_LOCK_BUF_WAIT);
 	pthread_condattr_init(&cattr);
 	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
 	pthread_cond_init(&buf->wait_cond, &cattr);
@@ -264,13 +280,13 @@ void ue_buffer_free(struct ue_buffer *buf)
 	if (!buf)
 		return;
 	for (i = 0; i < buf->ncpus; i++) {
-		pthread_mutex_destroy(&buf->rings[i].lock);
+		ue_mutex_destroy(&buf->rings[i].lock);
 		munmap(buf->rings[i].data, buf->rings[i].size);
 	}
 	pthread_cond_destroy(&buf->wait_cond);
-	pthread_mutex_destroy(&buf->wait_lock);
-	pthread_mutex_destroy(&buf->resize_lock);
-	pthread_mutex_destroy(&buf->chan_lock);
+	ue_mutex_destroy(&buf->wait_lock);
+	ue_mutex_destroy(&buf->resize_lock);
+	ue_mutex_destroy(&buf->chan_lock);
 	free(buf->rings);
 	free(buf);
 }
@@ -324,9 +340,9 @@ static void notify(struct ue_buffer *buf)
 {
 	if (!atomic_load(&buf->wake_needed) || !atomic_exchange(&buf->wake_needed, false))
 		return;
-	pthread_mutex_lock(&buf->wait_lock);
+	ue_mutex_lock(&buf->wait_lock);
 	pthread_cond_broadcast(&buf->wait_cond);
-	pthread_mutex_unlock(&buf->wait_lock);
+	ue_mutex_unlock(&buf->wait_lock);
 }
 
 /*
@@ -415,19 +431,19 @@ int ue_buffer_write(struct ue_buffer *buf, unsigned int cpu, const struct ue_rec
 	/* Read the clock before locking; ring_append()'s clamp keeps the ring's order anyway. */
 	ts = meta->ts_ns ? meta->ts_ns : ue_buffer_clock_ns();
 
-	pthread_mutex_lock(&r->lock);
+	ring_lock(r);
 	if (buf->nchans) {
 		/* Read at once by the channels' readers, as a reader of trace_pipe_raw consumes. */
 		for (unsigned int k = 0; k < buf->nchans; k++)
 			ue_chan_append(buf->chans[k], cpu, ts, iov, iovcnt, len);
-		pthread_mutex_unlock(&r->lock);
+		ring_unlock(r);
 		return 0;
 	}
 	err = ring_append(r, atomic_load_explicit(&buf->overwrite, memory_order_relaxed), ts, meta,
 			  iov, iovcnt, len);
 	if (!err)
 		ring_publish(r);
-	pthread_mutex_unlock(&r->lock);
+	ring_unlock(r);
 	if (err)
 		return err;
 	notify(buf);
@@ -452,7 +468,7 @@ int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct u
 	r = &buf->rings[cpu];
 	overwrite = atomic_load_explicit(&buf->overwrite, memory_order_relaxed);
 
-	pthread_mutex_lock(&r->lock);
+	ring_lock(r);
 	for (i = 0; i < n; i++) {
 		const struct ue_buffer_wrec *w = &recs[i];
 		struct iovec iov = { (void *)w->data, w->len };
@@ -476,7 +492,7 @@ int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct u
 	}
 	if (stored)
 		ring_publish(r);
-	pthread_mutex_unlock(&r->lock);
+	ring_unlock(r);
 	if (stored)
 		notify(buf);
 	return (int)(stored + taken);
@@ -509,14 +525,14 @@ static int oldest_ring(struct ue_buffer *buf, uint64_t *ret_seq)
 
 		if (!ring_has_data(r))
 			continue;
-		pthread_mutex_lock(&r->lock);
+		ring_lock(r);
 		s = peek_head(r);
 		if (s && (best < 0 || s->ts_ns < best_ts)) {
 			best = (int)c;
 			best_ts = s->ts_ns;
 			*ret_seq = atomic_load_explicit(&r->head_seq, memory_order_relaxed);
 		}
-		pthread_mutex_unlock(&r->lock);
+		ring_unlock(r);
 	}
 	return best;
 }
@@ -543,10 +559,10 @@ int ue_buffer_consume(struct ue_buffer *buf, int cpu, struct ue_buffer_rec *ret,
 				return -EAGAIN;
 		}
 		r = &buf->rings[c];
-		pthread_mutex_lock(&r->lock);
+		ring_lock(r);
 		s = peek_head(r);
 		if (!s) {
-			pthread_mutex_unlock(&r->lock);
+			ring_unlock(r);
 			if (cpu >= 0)
 				return -EAGAIN;
 			continue;
@@ -557,11 +573,11 @@ int ue_buffer_consume(struct ue_buffer *buf, int cpu, struct ue_buffer_rec *ret,
 		 */
 		if (cpu < 0 && atomic_load_explicit(&r->head_seq, memory_order_relaxed) != seq &&
 		    tries < CONSUME_RETRIES) {
-			pthread_mutex_unlock(&r->lock);
+			ring_unlock(r);
 			continue;
 		}
 		if (s->len > size) {
-			pthread_mutex_unlock(&r->lock);
+			ring_unlock(r);
 			return -EMSGSIZE;
 		}
 		memcpy(data, s + 1, s->len);
@@ -572,7 +588,7 @@ int ue_buffer_consume(struct ue_buffer *buf, int cpu, struct ue_buffer_rec *ret,
 		len = (int)s->len;
 		drop_head(r);
 		r->read++;
-		pthread_mutex_unlock(&r->lock);
+		ring_unlock(r);
 		return len;
 	}
 }
@@ -607,7 +623,7 @@ int ue_buffer_wait(struct ue_buffer *buf, int cpu, int timeout_ms)
 		}
 	}
 
-	pthread_mutex_lock(&buf->wait_lock);
+	ue_mutex_lock(&buf->wait_lock);
 	gen = buf->wake_gen;
 	for (;;) {
 		atomic_store(&buf->wake_needed, true);
@@ -620,23 +636,23 @@ int ue_buffer_wait(struct ue_buffer *buf, int cpu, int timeout_ms)
 			break;
 		}
 		if (timeout_ms < 0) {
-			pthread_cond_wait(&buf->wait_cond, &buf->wait_lock);
-		} else if (pthread_cond_timedwait(&buf->wait_cond, &buf->wait_lock, &deadline) ==
+			ue_cond_wait(&buf->wait_cond, &buf->wait_lock);
+		} else if (ue_cond_timedwait(&buf->wait_cond, &buf->wait_lock, &deadline) ==
 			   ETIMEDOUT) {
 			ret = ue_buffer_has_data(buf, cpu) ? 0 : -ETIMEDOUT;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&buf->wait_lock);
+	ue_mutex_unlock(&buf->wait_lock);
 	return ret;
 }
 
 void ue_buffer_wakeup(struct ue_buffer *buf)
 {
-	pthread_mutex_lock(&buf->wait_lock);
+	ue_mutex_lock(&buf->wait_lock);
 	buf->wake_gen++;
 	pthread_cond_broadcast(&buf->wait_cond);
-	pthread_mutex_unlock(&buf->wait_lock);
+	ue_mutex_unlock(&buf->wait_lock);
 }
 
 /* Copies one ring's slots, oldest first, into a fresh allocation. */
@@ -647,11 +663,11 @@ static int snap_copy(struct ring *r, struct snap_ring *sr)
 	for (;;) {
 		size_t first;
 
-		pthread_mutex_lock(&r->lock);
+		ring_lock(r);
 		if (r->used > cap) {
 			/* Allocate unlocked; the ring may grow meanwhile, hence the loop. */
 			cap = r->used;
-			pthread_mutex_unlock(&r->lock);
+			ring_unlock(r);
 			free(sr->mem);
 			sr->mem = malloc(cap);
 			if (!sr->mem)
@@ -667,7 +683,7 @@ static int snap_copy(struct ring *r, struct snap_ring *sr)
 		sr->wrap_at = first;
 		sr->first_seq = atomic_load_explicit(&r->head_seq, memory_order_relaxed);
 		ring_stats(r, &sr->stats);
-		pthread_mutex_unlock(&r->lock);
+		ring_unlock(r);
 		sr->seq = sr->first_seq;
 		sr->pos = 0;
 		return 0;
@@ -775,9 +791,9 @@ int ue_buffer_stats(struct ue_buffer *buf, unsigned int cpu, struct ue_buffer_st
 	if (!buf || !ret || cpu >= buf->ncpus)
 		return -EINVAL;
 	r = &buf->rings[cpu];
-	pthread_mutex_lock(&r->lock);
+	ring_lock(r);
 	ring_stats(r, ret);
-	pthread_mutex_unlock(&r->lock);
+	ring_unlock(r);
 	return 0;
 }
 
@@ -788,13 +804,13 @@ int ue_buffer_reset_cpu(struct ue_buffer *buf, unsigned int cpu)
 	if (!buf || cpu >= buf->ncpus)
 		return -EINVAL;
 	r = &buf->rings[cpu];
-	pthread_mutex_lock(&r->lock);
+	ring_lock(r);
 	r->head = r->tail = r->used = 0;
 	/* Sequence numbers go on counting, so a reader never sees one twice. */
 	atomic_store(&r->head_seq, atomic_load_explicit(&r->tail_seq, memory_order_relaxed));
 	r->overrun = r->dropped = r->read = r->last_overrun = 0;
 	atomic_store_explicit(&r->too_big, 0, memory_order_relaxed);
-	pthread_mutex_unlock(&r->lock);
+	ring_unlock(r);
 	return 0;
 }
 
@@ -857,15 +873,15 @@ int ue_buffer_resize(struct ue_buffer *buf, size_t bytes_per_cpu)
 	if ((uint64_t)buf->ncpus * size > UE_BUFFER_MAX_TOTAL_BYTES)
 		return -ENOMEM;
 
-	pthread_mutex_lock(&buf->resize_lock);
+	ue_mutex_lock(&buf->resize_lock);
 	old_size = atomic_load(&buf->size);
 	if (size == old_size) {
-		pthread_mutex_unlock(&buf->resize_lock);
+		ue_mutex_unlock(&buf->resize_lock);
 		return 0;
 	}
 	maps = calloc(buf->ncpus, sizeof(*maps));
 	if (!maps) {
-		pthread_mutex_unlock(&buf->resize_lock);
+		ue_mutex_unlock(&buf->resize_lock);
 		return -ENOMEM;
 	}
 	for (i = 0; i < buf->ncpus; i++) {
@@ -874,7 +890,7 @@ int ue_buffer_resize(struct ue_buffer *buf, size_t bytes_per_cpu)
 			while (i--)
 				munmap(maps[i], size);
 			free(maps);
-			pthread_mutex_unlock(&buf->resize_lock);
+			ue_mutex_unlock(&buf->resize_lock);
 			return -ENOMEM;
 		}
 	}
@@ -882,14 +898,14 @@ int ue_buffer_resize(struct ue_buffer *buf, size_t bytes_per_cpu)
 		struct ring *r = &buf->rings[i];
 		unsigned char *old;
 
-		pthread_mutex_lock(&r->lock);
+		ring_lock(r);
 		old = r->data;
 		ring_move(r, maps[i], size);
-		pthread_mutex_unlock(&r->lock);
+		ring_unlock(r);
 		munmap(old, old_size);
 	}
 	atomic_store(&buf->size, size);
-	pthread_mutex_unlock(&buf->resize_lock);
+	ue_mutex_unlock(&buf->resize_lock);
 	free(maps);
 	return 0;
 }
@@ -918,20 +934,20 @@ bool ue_buffer_get_on(struct ue_buffer *buf)
 static void lock_rings(struct ue_buffer *buf)
 {
 	for (unsigned int c = 0; c < buf->ncpus; c++)
-		pthread_mutex_lock(&buf->rings[c].lock);
+		ring_lock(&buf->rings[c]);
 }
 
 static void unlock_rings(struct ue_buffer *buf)
 {
 	for (unsigned int c = buf->ncpus; c-- > 0;)
-		pthread_mutex_unlock(&buf->rings[c].lock);
+		ring_unlock(&buf->rings[c]);
 }
 
 int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
 {
 	int r = 0;
 
-	pthread_mutex_lock(&buf->chan_lock);
+	ue_mutex_lock(&buf->chan_lock);
 	if (buf->nchans == UE_BUFFER_MAX_CHANNELS) {
 		r = -ENOSPC;
 	} else {
@@ -954,13 +970,13 @@ int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
 		if (ue_chan_blocks(ch))
 			atomic_fetch_add(&buf->nblocking, 1);
 	}
-	pthread_mutex_unlock(&buf->chan_lock);
+	ue_mutex_unlock(&buf->chan_lock);
 	return r;
 }
 
 void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch)
 {
-	pthread_mutex_lock(&buf->chan_lock);
+	ue_mutex_lock(&buf->chan_lock);
 	for (unsigned int k = 0; k < buf->nchans; k++) {
 		if (buf->chans[k] != ch)
 			continue;
@@ -971,7 +987,7 @@ void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch)
 			atomic_fetch_sub(&buf->nblocking, 1);
 		break;
 	}
-	pthread_mutex_unlock(&buf->chan_lock);
+	ue_mutex_unlock(&buf->chan_lock);
 }
 
 void ue_buffer_chan_tick(struct ue_buffer *buf, uint64_t now, const struct ue_chan *only)
@@ -981,11 +997,11 @@ void ue_buffer_chan_tick(struct ue_buffer *buf, uint64_t now, const struct ue_ch
 	for (unsigned int c = 0; c < buf->ncpus; c++) {
 		struct ring *r = &buf->rings[c];
 
-		pthread_mutex_lock(&r->lock);
+		ring_lock(r);
 		for (unsigned int k = 0; k < buf->nchans; k++)
 			if (!only || buf->chans[k] == only)
 				ue_chan_tick(buf->chans[k], c, now, only != NULL);
-		pthread_mutex_unlock(&r->lock);
+		ring_unlock(r);
 	}
 }
 
@@ -996,10 +1012,10 @@ void ue_buffer_chan_lost(struct ue_buffer *buf, unsigned int cpu, uint64_t n)
 	if (!n || cpu >= buf->ncpus || !__atomic_load_n(&buf->nchans, __ATOMIC_RELAXED))
 		return;
 	r = &buf->rings[cpu];
-	pthread_mutex_lock(&r->lock);
+	ring_lock(r);
 	for (unsigned int k = 0; k < buf->nchans; k++)
 		ue_chan_lost(buf->chans[k], cpu, n);
-	pthread_mutex_unlock(&r->lock);
+	ring_unlock(r);
 }
 
 uint64_t ue_buffer_chan_room(struct ue_buffer *buf, uint64_t now)
@@ -1008,11 +1024,11 @@ uint64_t ue_buffer_chan_room(struct ue_buffer *buf, uint64_t now)
 
 	if (!atomic_load_explicit(&buf->nblocking, memory_order_relaxed))
 		return 0;
-	pthread_mutex_lock(&buf->chan_lock);
+	ue_mutex_lock(&buf->chan_lock);
 	for (unsigned int k = 0; k < buf->nchans; k++)
 		if (!ue_chan_room(buf->chans[k], now) && ue_chan_blocks(buf->chans[k]) > wait)
 			wait = ue_chan_blocks(buf->chans[k]);
-	pthread_mutex_unlock(&buf->chan_lock);
+	ue_mutex_unlock(&buf->chan_lock);
 	return wait;
 }
 
@@ -1031,10 +1047,10 @@ uint64_t ue_buffer_chan_block_ns(struct ue_buffer *buf)
 
 	if (!atomic_load_explicit(&buf->nblocking, memory_order_relaxed))
 		return 0;
-	pthread_mutex_lock(&buf->chan_lock);
+	ue_mutex_lock(&buf->chan_lock);
 	for (unsigned int k = 0; k < buf->nchans; k++)
 		if (ue_chan_blocks(buf->chans[k]) > most)
 			most = ue_chan_blocks(buf->chans[k]);
-	pthread_mutex_unlock(&buf->chan_lock);
+	ue_mutex_unlock(&buf->chan_lock);
 	return most;
 }

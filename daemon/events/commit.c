@@ -40,10 +40,10 @@ static __attribute__((noinline)) bool filter_match(struct ue_revent *ev, const v
 {
 	bool pass = true;
 
-	pthread_rwlock_rdlock(&ev->filter_lock);
+	ue_rwlock_rdlock(&ev->filter_lock);
 	if (ev->filter)
 		pass = ue_filter_match(ev->filter, record, len, ctx);
-	pthread_rwlock_unlock(&ev->filter_lock);
+	ue_rwlock_unlock(&ev->filter_lock);
 	return pass;
 }
 

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "lock.h"
 #include "registry.h"
 
 #define NAME_BUCKETS 4096
@@ -51,7 +52,7 @@ struct ue_revent {
 	 * read lock only when filtered is set, so unfiltered events pay one
 	 * load per record.
 	 */
-	pthread_rwlock_t filter_lock;
+	struct ue_rwlock filter_lock;
 	struct ue_filter *filter;
 	char *filter_shown;
 	atomic_bool filtered;
@@ -61,7 +62,7 @@ struct ue_revent {
 	 * and trig_lock; writers run it under trig_lock only.  tflags
 	 * (UE_TF_*) is all an untriggered write loads.
 	 */
-	pthread_mutex_t trig_lock;
+	struct ue_mutex trig_lock;
 	struct rtrigger *triggers;	/* newest first, as the kernel lists them */
 	unsigned int ntriggers;
 	unsigned int sm_ref;		/* under state_lock */
@@ -70,8 +71,8 @@ struct ue_revent {
 };
 
 struct ue_registry {
-	pthread_mutex_t lock;		/* the tables, refs, counts */
-	pthread_mutex_t state_lock;	/* enable changes, held across enabler updates */
+	struct ue_mutex lock;		/* the tables, refs, counts */
+	struct ue_mutex state_lock;	/* enable changes, held across enabler updates */
 	unsigned int max_events;
 	unsigned int first_id;
 	unsigned int nevents;

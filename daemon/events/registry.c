@@ -104,8 +104,8 @@ int ue_registry_new(const struct ue_registry_opts *opts, struct ue_registry **re
 		return -EINVAL;
 	}
 	reg->next_seq = 1;
-	pthread_mutex_init(&reg->lock, NULL);
-	pthread_mutex_init(&reg->state_lock, NULL);
+	ue_mutex_init(&reg->lock, UE_LOCK_REGISTRY);
+	ue_mutex_init(&reg->state_lock, UE_LOCK_REG_STATE);
 	*ret = reg;
 	return 0;
 }
@@ -130,10 +130,10 @@ void ue_registry_set_register_hook(struct ue_registry *reg,
 
 static void revent_free(struct ue_revent *ev)
 {
-	pthread_mutex_destroy(&ev->trig_lock);
+	ue_mutex_destroy(&ev->trig_lock);
 	ue_filter_free(ev->filter);
 	free(ev->filter_shown);
-	pthread_rwlock_destroy(&ev->filter_lock);
+	ue_rwlock_destroy(&ev->filter_lock);
 	ue_check_free(ev->check);
 	ue_event_free(ev->desc);
 	free(ev->tp_name);
@@ -155,6 +155,8 @@ void ue_revent_release(struct ue_revent *ev)
 static void destroy_locked(struct ue_registry *reg, struct ue_revent *ev)
 {
 	struct ue_revent **pp;
+
+	ue_mutex_assert_held(&reg->lock);
 
 	for (pp = &reg->names[name_bucket(ev->desc->name)]; *pp; pp = &(*pp)->name_next) {
 		if (*pp == ev) {
@@ -192,12 +194,12 @@ void ue_registry_free(struct ue_registry *reg)
 {
 	if (!reg)
 		return;
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	while (reg->head)
 		destroy_locked(reg, reg->head);
-	pthread_mutex_unlock(&reg->lock);
-	pthread_mutex_destroy(&reg->lock);
-	pthread_mutex_destroy(&reg->state_lock);
+	ue_mutex_unlock(&reg->lock);
+	ue_mutex_destroy(&reg->lock);
+	ue_mutex_destroy(&reg->state_lock);
 	free(reg->by_id);
 	free(reg);
 }
@@ -210,9 +212,9 @@ static bool last_ref(const struct ue_revent *ev)
 
 void ue_revent_get(struct ue_revent *ev)
 {
-	pthread_mutex_lock(&ev->reg->lock);
+	ue_mutex_lock(&ev->reg->lock);
 	ev->refs++;
-	pthread_mutex_unlock(&ev->reg->lock);
+	ue_mutex_unlock(&ev->reg->lock);
 }
 
 void ue_revent_put(struct ue_revent *ev)
@@ -222,7 +224,7 @@ void ue_revent_put(struct ue_revent *ev)
 	if (!ev)
 		return;
 	reg = ev->reg;
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	if (ev->refs > 0)
 		ev->refs--;
 	/*
@@ -232,7 +234,7 @@ void ue_revent_put(struct ue_revent *ev)
 	 */
 	if (ev->refs == 0 && !ev->persist && !atomic_load(&ev->dead))
 		destroy_locked(reg, ev);
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 }
 
 static void en_get(void *event)
@@ -280,6 +282,8 @@ static struct ue_revent *find_locked(struct ue_registry *reg, const char *name, 
 {
 	struct ue_revent *ev;
 
+	ue_mutex_assert_held(&reg->lock);
+
 	*err = 0;
 	for (ev = reg->names[name_bucket(name)]; ev; ev = ev->name_next) {
 		if (ev->multi != multi || strcmp(ev->desc->name, name) != 0)
@@ -296,6 +300,8 @@ static struct ue_revent *find_locked(struct ue_registry *reg, const char *name, 
 
 static int alloc_id_locked(struct ue_registry *reg)
 {
+	ue_mutex_assert_held(&reg->lock);
+
 	for (unsigned int id = reg->first_id; id <= UE_REGISTRY_MAX_ID; id++) {
 		if (!reg->by_id[id])
 			return (int)id;
@@ -330,7 +336,7 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 	if (!name)
 		return -ENOMEM;
 
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	ev = find_locked(reg, name, args, multi, &err);
 	if (ev && !may_touch(reg, ev, who)) {
 		err = -EPERM;
@@ -338,7 +344,7 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 	}
 	if (ev) {
 		ev->refs++;
-		pthread_mutex_unlock(&reg->lock);
+		ue_mutex_unlock(&reg->lock);
 		free(name);
 		*ret = ev;
 		return 0;
@@ -351,8 +357,8 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 		err = -ENOMEM;
 		goto out_unlock;
 	}
-	pthread_rwlock_init(&ev->filter_lock, NULL);
-	pthread_mutex_init(&ev->trig_lock, NULL);
+	ue_rwlock_init(&ev->filter_lock, UE_LOCK_FILTER);
+	ue_mutex_init(&ev->trig_lock, UE_LOCK_TRIGGERS);
 	if (multi) {
 		/* As the kernel, a multi-format id is used up even if the rest fails. */
 		if (asprintf(&ev->tp_name, "%s.%" PRIx64, name, reg->multi_id) < 0) {
@@ -409,20 +415,20 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 	reg->nevents++;
 	if (multi)
 		reg->nmulti++;
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	free(name);
 	*ret = ev;
 	return 0;
 
 out_free:
-	pthread_rwlock_destroy(&ev->filter_lock);
-	pthread_mutex_destroy(&ev->trig_lock);
+	ue_rwlock_destroy(&ev->filter_lock);
+	ue_mutex_destroy(&ev->trig_lock);
 	ue_check_free(ev->check);
 	ue_event_free(ev->desc);
 	free(ev->tp_name);
 	free(ev);
 out_unlock:
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	free(name);
 	return err;
 }
@@ -482,9 +488,9 @@ static bool run_busy_hook(struct ue_registry *reg, bool *tried)
 	if (*tried || !reg->busy_hook)
 		return false;
 	*tried = true;
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	reg->busy_hook(reg->busy_arg);
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	return true;
 }
 
@@ -500,7 +506,7 @@ static int delete_matching(struct ue_registry *reg, const char *name,
 	bool tried = false;
 	int err = -ENOENT;
 
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 again:
 	for (ev = name ? reg->names[name_bucket(name)] : reg->head; ev; ev = next) {
 		next = name ? ev->name_next : ev->next;
@@ -515,7 +521,7 @@ again:
 			break;
 		destroy_locked(reg, ev);
 	}
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	return err;
 }
 
@@ -536,13 +542,13 @@ int ue_registry_delete_all(struct ue_registry *reg, const struct ue_who *who)
 	bool tried = false;
 	int err = 0;
 
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 again:
 	for (ev = reg->head; ev; ev = ev->next) {
 		if (!last_ref(ev)) {
 			if (run_busy_hook(reg, &tried))
 				goto again;
-			pthread_mutex_unlock(&reg->lock);
+			ue_mutex_unlock(&reg->lock);
 			return -EBUSY;
 		}
 	}
@@ -552,7 +558,7 @@ again:
 			break;
 		destroy_locked(reg, reg->head);
 	}
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	return err;
 }
 
@@ -560,10 +566,10 @@ bool ue_registry_take_clear_trace(struct ue_registry *reg)
 {
 	bool clear;
 
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	clear = reg->clear_trace;
 	reg->clear_trace = false;
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	return clear;
 }
 
@@ -578,6 +584,8 @@ int ue_registry_enable_locked(struct ue_registry *reg, struct ue_revent *ev, boo
 			      bool soft)
 {
 	bool change, dead, unreg = false;
+
+	ue_mutex_assert_held(&reg->state_lock);
 
 	if (!enable) {
 		if (soft) {
@@ -611,7 +619,7 @@ int ue_registry_enable_locked(struct ue_registry *reg, struct ue_revent *ev, boo
 	}
 	if (ev->enabled)
 		return 0;
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	dead = atomic_load(&ev->dead);
 	change = !dead;
 	if (change) {
@@ -619,7 +627,7 @@ int ue_registry_enable_locked(struct ue_registry *reg, struct ue_revent *ev, boo
 		ev->refs++;
 		ev->was_enabled = true;
 	}
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	if (dead) {
 		if (soft) {
 			ev->sm_ref--;
@@ -644,9 +652,9 @@ int ue_revent_set_enabled(struct ue_registry *reg, struct ue_revent *ev, bool on
 	/* Writing the enable file of a deleted event fails, whatever it would change. */
 	if (atomic_load(&ev->dead))
 		return -ENODEV;
-	pthread_mutex_lock(&reg->state_lock);
+	ue_mutex_lock(&reg->state_lock);
 	err = ue_registry_enable_locked(reg, ev, on, false);
-	pthread_mutex_unlock(&reg->state_lock);
+	ue_mutex_unlock(&reg->state_lock);
 	return err;
 }
 
@@ -657,10 +665,10 @@ int ue_registry_set_enabled_match(struct ue_registry *reg, const char *match, co
 	unsigned int n = 0, i;
 	int err = 0, r;
 
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	list = calloc(reg->nevents ? reg->nevents : 1, sizeof(*list));
 	if (!list) {
-		pthread_mutex_unlock(&reg->lock);
+		ue_mutex_unlock(&reg->lock);
 		return -ENOMEM;
 	}
 	for (ev = reg->tail; ev; ev = ev->prev) {
@@ -675,7 +683,7 @@ int ue_registry_set_enabled_match(struct ue_registry *reg, const char *match, co
 		ue_revent_hold(ev);
 		list[n++] = ev;
 	}
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	for (i = 0; i < n; i++) {
 		r = ue_revent_set_enabled(reg, list[i], on);
 		if (r < 0 && !err)
@@ -690,14 +698,14 @@ struct ue_revent *ue_registry_find_seq(struct ue_registry *reg, uint64_t seq)
 {
 	struct ue_revent *ev;
 
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	for (ev = reg->seqs[seq % SEQ_BUCKETS]; ev; ev = ev->seq_next) {
 		if (ev->seq == seq) {
 			ue_revent_hold(ev);
 			break;
 		}
 	}
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	return ev;
 }
 
@@ -705,14 +713,14 @@ struct ue_revent *ue_registry_find_tp(struct ue_registry *reg, bool multi, const
 {
 	struct ue_revent *ev;
 
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	for (ev = reg->head; ev; ev = ev->next) {
 		if (ev->multi == multi && strcmp(ev->tp_name, tp_name) == 0) {
 			ue_revent_hold(ev);
 			break;
 		}
 	}
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	return ev;
 }
 
@@ -722,11 +730,11 @@ struct ue_revent *ue_registry_find_id(struct ue_registry *reg, unsigned int id)
 
 	if (id > UE_REGISTRY_MAX_ID)
 		return NULL;
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	ev = reg->by_id[id];
 	if (ev)
 		ue_revent_hold(ev);
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	return ev;
 }
 
@@ -748,7 +756,7 @@ int ue_registry_foreach(struct ue_registry *reg, enum ue_registry_order order,
 	unsigned int n = 0;
 	int r = 0;
 
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	switch (order) {
 	case UE_ORDER_CREATED:
 		for (ev = reg->head; ev && !r; ev = ev->next)
@@ -772,7 +780,7 @@ int ue_registry_foreach(struct ue_registry *reg, enum ue_registry_order order,
 		free(list);
 		break;
 	}
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	return r;
 }
 
@@ -780,9 +788,9 @@ unsigned int ue_registry_count(struct ue_registry *reg, bool multi)
 {
 	unsigned int n;
 
-	pthread_mutex_lock(&reg->lock);
+	ue_mutex_lock(&reg->lock);
 	n = multi ? reg->nmulti : reg->nevents - reg->nmulti;
-	pthread_mutex_unlock(&reg->lock);
+	ue_mutex_unlock(&reg->lock);
 	return n;
 }
 
@@ -846,13 +854,13 @@ void ue_revent_set_filter(struct ue_revent *ev, struct ue_filter *filter, char *
 	struct ue_filter *old;
 	char *old_shown;
 
-	pthread_rwlock_wrlock(&ev->filter_lock);
+	ue_rwlock_wrlock(&ev->filter_lock);
 	old = ev->filter;
 	old_shown = ev->filter_shown;
 	ev->filter = filter;
 	ev->filter_shown = shown;
 	atomic_store_explicit(&ev->filtered, filter != NULL, memory_order_release);
-	pthread_rwlock_unlock(&ev->filter_lock);
+	ue_rwlock_unlock(&ev->filter_lock);
 	ue_filter_free(old);
 	free(old_shown);
 }
@@ -861,9 +869,9 @@ char *ue_revent_filter_text(struct ue_revent *ev)
 {
 	char *t;
 
-	pthread_rwlock_rdlock(&ev->filter_lock);
+	ue_rwlock_rdlock(&ev->filter_lock);
 	t = ev->filter_shown ? strdup(ev->filter_shown) : strdup("none");
-	pthread_rwlock_unlock(&ev->filter_lock);
+	ue_rwlock_unlock(&ev->filter_lock);
 	return t;
 }
 
@@ -873,9 +881,9 @@ const char *ue_revent_enable_text(struct ue_revent *ev)
 	unsigned int tf = atomic_load(&ev->tflags);
 	bool soft_mode, on;
 
-	pthread_mutex_lock(&ev->reg->state_lock);
+	ue_mutex_lock(&ev->reg->state_lock);
 	soft_mode = ev->soft_mode;
 	on = ev->enabled && !(tf & UE_TF_SOFT_DISABLED);
-	pthread_mutex_unlock(&ev->reg->state_lock);
+	ue_mutex_unlock(&ev->reg->state_lock);
 	return texts[(on ? 1 : 0) + ((soft_mode || (tf & UE_TF_SOFT_DISABLED)) ? 2 : 0)];
 }

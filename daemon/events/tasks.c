@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lock.h"
 #include "tasks.h"
 
 /* Seconds a cached comm is trusted before it is read again. */
@@ -28,17 +29,17 @@ struct task_slot {
 };
 
 struct ue_tasks {
-	pthread_mutex_t lock;
+	struct ue_mutex lock;
 	struct task_slot slots[TASK_SLOTS];
 };
 
 /* A table whose first member is its lock, zeroed; NULL: no memory. */
-static void *table_new(size_t size)
+static void *table_new(size_t size, enum ue_lock_rank rank)
 {
-	pthread_mutex_t *lock = calloc(1, size);
+	struct ue_mutex *lock = calloc(1, size);
 
 	if (lock)
-		pthread_mutex_init(lock, NULL);
+		ue_mutex_init(lock, rank);
 	return lock;
 }
 
@@ -46,7 +47,7 @@ static void table_free(void *table)
 {
 	if (!table)
 		return;
-	pthread_mutex_destroy(table);
+	ue_mutex_destroy(table);
 	free(table);
 }
 
@@ -54,7 +55,7 @@ _Static_assert(offsetof(struct ue_tasks, lock) == 0, "a table's lock comes first
 
 int ue_tasks_new(struct ue_tasks **ret)
 {
-	struct ue_tasks *t = table_new(sizeof(*t));
+	struct ue_tasks *t = table_new(sizeof(*t), UE_LOCK_TASKS);
 
 	if (t)
 		*ret = t;
@@ -103,14 +104,14 @@ void ue_task_lookup(struct ue_tasks *tasks, pid_t tid, struct ue_rec_meta *meta)
 	meta->comm[0] = '\0';
 	if (tid <= 0)
 		return;
-	pthread_mutex_lock(&tasks->lock);
+	ue_mutex_lock(&tasks->lock);
 	if (slot->tid == tid && now - slot->stamp_ns < TASK_REFRESH_NS) {
 		meta->tgid = slot->tgid;
 		memcpy(meta->comm, slot->comm, sizeof(meta->comm));
-		pthread_mutex_unlock(&tasks->lock);
+		ue_mutex_unlock(&tasks->lock);
 		return;
 	}
-	pthread_mutex_unlock(&tasks->lock);
+	ue_mutex_unlock(&tasks->lock);
 
 	memset(&fresh, 0, sizeof(fresh));
 	fresh.tid = tid;
@@ -130,9 +131,9 @@ void ue_task_lookup(struct ue_tasks *tasks, pid_t tid, struct ue_rec_meta *meta)
 		if (p)
 			fresh.tgid = (pid_t)strtol(p + 6, NULL, 10);
 	}
-	pthread_mutex_lock(&tasks->lock);
+	ue_mutex_lock(&tasks->lock);
 	*slot = fresh;
-	pthread_mutex_unlock(&tasks->lock);
+	ue_mutex_unlock(&tasks->lock);
 	meta->tgid = fresh.tgid;
 	memcpy(meta->comm, fresh.comm, sizeof(meta->comm));
 }
@@ -144,7 +145,7 @@ struct cmd_slot {
 };
 
 struct ue_cmdlines {
-	pthread_mutex_t lock;
+	struct ue_mutex lock;
 	struct cmd_slot slots[UE_CMDLINES_SLOTS];
 };
 
@@ -152,7 +153,7 @@ _Static_assert(offsetof(struct ue_cmdlines, lock) == 0, "a table's lock comes fi
 
 int ue_cmdlines_new(struct ue_cmdlines **ret)
 {
-	struct ue_cmdlines *c = table_new(sizeof(*c));
+	struct ue_cmdlines *c = table_new(sizeof(*c), UE_LOCK_CMDLINES);
 
 	if (c)
 		*ret = c;
@@ -171,23 +172,23 @@ void ue_cmdlines_remember(struct ue_cmdlines *c, const struct ue_rec_meta *m)
 	if (m->tid <= 0 || !m->comm[0])
 		return;
 	s = &c->slots[(unsigned int)m->tid % UE_CMDLINES_SLOTS];
-	pthread_mutex_lock(&c->lock);
+	ue_mutex_lock(&c->lock);
 	s->pid = m->tid;
 	s->tgid = m->tgid;
 	memcpy(s->comm, m->comm, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
-	pthread_mutex_unlock(&c->lock);
+	ue_mutex_unlock(&c->lock);
 }
 
 void ue_cmdlines_foreach(struct ue_cmdlines *c,
 			 void (*fn)(void *arg, pid_t pid, pid_t tgid, const char *comm), void *arg)
 {
-	pthread_mutex_lock(&c->lock);
+	ue_mutex_lock(&c->lock);
 	for (unsigned int i = 0; i < UE_CMDLINES_SLOTS; i++) {
 		const struct cmd_slot *s = &c->slots[i];
 
 		if (s->pid)
 			fn(arg, s->pid, s->tgid, s->comm);
 	}
-	pthread_mutex_unlock(&c->lock);
+	ue_mutex_unlock(&c->lock);
 }

@@ -40,7 +40,7 @@ void ue_revent_triggers_free(struct ue_revent *ev)
 	 * here with some: their targets' memory goes now, or two events
 	 * targeting each other would keep each other.
 	 */
-	pthread_mutex_lock(&ev->trig_lock);
+	ue_mutex_lock(&ev->trig_lock);
 	while (ev->triggers) {
 		struct rtrigger *t = ev->triggers;
 
@@ -49,7 +49,7 @@ void ue_revent_triggers_free(struct ue_revent *ev)
 	}
 	ev->ntriggers = 0;
 	atomic_store(&ev->tflags, 0);
-	pthread_mutex_unlock(&ev->trig_lock);
+	ue_mutex_unlock(&ev->trig_lock);
 }
 
 /* Whether the event still needs the record for its triggers (the kernel's TRIGGER_COND). */
@@ -67,6 +67,9 @@ static void update_tflags_locked(struct ue_revent *ev)
 {
 	unsigned int set = 0;
 
+	ue_mutex_assert_held(&ev->reg->state_lock);
+	ue_mutex_assert_held(&ev->trig_lock);
+
 	if (ev->triggers)
 		set |= UE_TF_MODE;
 	if (needs_record(ev))
@@ -81,11 +84,13 @@ static void trigger_unlink_locked(struct ue_registry *reg, struct ue_revent *ev,
 {
 	struct rtrigger *t = *pp;
 
-	pthread_mutex_lock(&ev->trig_lock);
+	ue_mutex_assert_held(&reg->state_lock);
+
+	ue_mutex_lock(&ev->trig_lock);
 	*pp = t->next;
 	ev->ntriggers--;
 	update_tflags_locked(ev);
-	pthread_mutex_unlock(&ev->trig_lock);
+	ue_mutex_unlock(&ev->trig_lock);
 	if (!ev->triggers)
 		ue_registry_enable_locked(reg, ev, false, true);
 	if (t->target)
@@ -97,7 +102,7 @@ static int trigger_add(struct ue_registry *reg, struct ue_revent *ev, struct rtr
 	struct rtrigger *it;
 	int err;
 
-	pthread_mutex_lock(&reg->state_lock);
+	ue_mutex_lock(&reg->state_lock);
 	if (atomic_load(&ev->dead)) {
 		err = -ENODEV;
 		goto out;
@@ -125,15 +130,15 @@ static int trigger_add(struct ue_registry *reg, struct ue_revent *ev, struct rtr
 			goto out;
 		}
 	}
-	pthread_mutex_lock(&ev->trig_lock);
+	ue_mutex_lock(&ev->trig_lock);
 	t->next = ev->triggers;
 	ev->triggers = t;
 	ev->ntriggers++;
 	update_tflags_locked(ev);
-	pthread_mutex_unlock(&ev->trig_lock);
+	ue_mutex_unlock(&ev->trig_lock);
 	err = 0;
 out:
-	pthread_mutex_unlock(&reg->state_lock);
+	ue_mutex_unlock(&reg->state_lock);
 	return err;
 }
 
@@ -142,7 +147,7 @@ static void trigger_remove(struct ue_registry *reg, struct ue_revent *ev, enum u
 {
 	struct rtrigger **pp, *t = NULL;
 
-	pthread_mutex_lock(&reg->state_lock);
+	ue_mutex_lock(&reg->state_lock);
 	for (pp = &ev->triggers; *pp; pp = &(*pp)->next) {
 		if (ue_trigger_same_kind((*pp)->cmd, cmd) && (*pp)->target == target) {
 			t = *pp;
@@ -150,7 +155,7 @@ static void trigger_remove(struct ue_registry *reg, struct ue_revent *ev, enum u
 			break;
 		}
 	}
-	pthread_mutex_unlock(&reg->state_lock);
+	ue_mutex_unlock(&reg->state_lock);
 	if (t)
 		rtrigger_free(t);
 }
@@ -233,7 +238,7 @@ char *ue_revent_triggers_text(struct ue_revent *ev)
 	size_t len = 0;
 	int n;
 
-	pthread_mutex_lock(&ev->trig_lock);
+	ue_mutex_lock(&ev->trig_lock);
 	if (!ev->triggers) {
 		text = strdup(UE_TRIGGER_AVAILABLE);
 		goto out;
@@ -258,7 +263,7 @@ char *ue_revent_triggers_text(struct ue_revent *ev)
 		len += (size_t)n;
 	}
 out:
-	pthread_mutex_unlock(&ev->trig_lock);
+	ue_mutex_unlock(&ev->trig_lock);
 	return text;
 }
 
@@ -307,10 +312,10 @@ bool ue_revent_triggers_pre(struct ue_revent *ev, unsigned int tf, struct ue_buf
 	if (tf & UE_TF_COND)
 		return false;
 	if (tf & UE_TF_MODE) {
-		pthread_mutex_lock(&ev->trig_lock);
+		ue_mutex_lock(&ev->trig_lock);
 		for (struct rtrigger *t = ev->triggers; t; t = t->next)
 			trigger_act(t, buf);
-		pthread_mutex_unlock(&ev->trig_lock);
+		ue_mutex_unlock(&ev->trig_lock);
 	}
 	return tf & UE_TF_SOFT_DISABLED;
 }
@@ -320,7 +325,7 @@ bool ue_revent_triggers_rec(struct ue_revent *ev, const void *record, size_t len
 {
 	bool post = false;
 
-	pthread_mutex_lock(&ev->trig_lock);
+	ue_mutex_lock(&ev->trig_lock);
 	for (struct rtrigger *t = ev->triggers; t; t = t->next) {
 		if (t->filter && !ue_filter_match(t->filter, record, len, ctx))
 			continue;
@@ -331,16 +336,16 @@ bool ue_revent_triggers_rec(struct ue_revent *ev, const void *record, size_t len
 		}
 		trigger_act(t, buf);
 	}
-	pthread_mutex_unlock(&ev->trig_lock);
+	ue_mutex_unlock(&ev->trig_lock);
 	return post;
 }
 
 void ue_revent_triggers_post(struct ue_revent *ev, struct ue_buffer *buf)
 {
-	pthread_mutex_lock(&ev->trig_lock);
+	ue_mutex_lock(&ev->trig_lock);
 	for (struct rtrigger *t = ev->triggers; t; t = t->next) {
 		if (t->cmd == UE_TRIGGER_TRACEOFF)
 			trigger_act(t, buf);
 	}
-	pthread_mutex_unlock(&ev->trig_lock);
+	ue_mutex_unlock(&ev->trig_lock);
 }

@@ -52,22 +52,22 @@ static void data_unflush(struct ue_daemon *d, struct ue_fh *fh)
 {
 	if (!__atomic_load_n(&fh->data.flushed, __ATOMIC_RELAXED))
 		return;
-	pthread_mutex_lock(&d->release_lock);
+	ue_mutex_lock(&d->release_lock);
 	if (fh->data.flushed) {
 		fh->data.flushed = false;
 		d->flushed_files--;
 	}
-	pthread_mutex_unlock(&d->release_lock);
+	ue_mutex_unlock(&d->release_lock);
 }
 
 void ue_data_flush(struct ue_daemon *d, struct ue_fh *fh)
 {
-	pthread_mutex_lock(&d->release_lock);
+	ue_mutex_lock(&d->release_lock);
 	if (!fh->data.flushed) {
 		fh->data.flushed = true;
 		d->flushed_files++;
 	}
-	pthread_mutex_unlock(&d->release_lock);
+	ue_mutex_unlock(&d->release_lock);
 }
 
 void ue_data_release(struct ue_daemon *d, struct ue_fh *fh)
@@ -80,13 +80,13 @@ void ue_data_release(struct ue_daemon *d, struct ue_fh *fh)
 	free(df->events);
 	df->events = NULL;
 	df->count = 0;
-	pthread_mutex_lock(&d->release_lock);
+	ue_mutex_lock(&d->release_lock);
 	if (df->flushed) {
 		df->flushed = false;
 		d->flushed_files--;
 	}
 	pthread_cond_broadcast(&d->release_cond);
-	pthread_mutex_unlock(&d->release_lock);
+	ue_mutex_unlock(&d->release_lock);
 }
 
 /*
@@ -99,13 +99,13 @@ static void wait_for_releases(struct ue_daemon *d)
 	struct timespec deadline;
 
 	ue_deadline_ms(&deadline, RELEASE_WAIT_MS);
-	pthread_mutex_lock(&d->release_lock);
+	ue_mutex_lock(&d->release_lock);
 	while (d->flushed_files > 0) {
-		if (pthread_cond_timedwait(&d->release_cond, &d->release_lock, &deadline) ==
+		if (ue_cond_timedwait(&d->release_cond, &d->release_lock, &deadline) ==
 		    ETIMEDOUT)
 			break;
 	}
-	pthread_mutex_unlock(&d->release_lock);
+	ue_mutex_unlock(&d->release_lock);
 }
 
 void ue_data_busy_hook(void *arg)
@@ -122,9 +122,9 @@ static bool releases_pending(struct ue_daemon *d)
 {
 	bool pending;
 
-	pthread_mutex_lock(&d->release_lock);
+	ue_mutex_lock(&d->release_lock);
 	pending = d->flushed_files > 0;
-	pthread_mutex_unlock(&d->release_lock);
+	ue_mutex_unlock(&d->release_lock);
 	return pending;
 }
 
@@ -232,7 +232,7 @@ static int ref_add(struct ue_daemon *d, struct ue_fh *fh, struct ue_revent *ev)
 	uint32_t max = file_events_max(d);
 	int idx = -1;
 
-	pthread_mutex_lock(&fh->lock);
+	ue_mutex_lock(&fh->lock);
 	for (uint32_t i = 0; i < df->count; i++) {
 		if (df->events[i] == ev) {
 			idx = (int)i;
@@ -240,7 +240,7 @@ static int ref_add(struct ue_daemon *d, struct ue_fh *fh, struct ue_revent *ev)
 		}
 	}
 	if (idx < 0 && df->count >= max) {
-		pthread_mutex_unlock(&fh->lock);
+		ue_mutex_unlock(&fh->lock);
 		return -ENOMEM;
 	}
 	if (idx < 0) {
@@ -249,7 +249,7 @@ static int ref_add(struct ue_daemon *d, struct ue_fh *fh, struct ue_revent *ev)
 			struct ue_revent **n = realloc(df->events, ncap * sizeof(*n));
 
 			if (!n) {
-				pthread_mutex_unlock(&fh->lock);
+				ue_mutex_unlock(&fh->lock);
 				return -ENOMEM;
 			}
 			df->events = n;
@@ -261,7 +261,7 @@ static int ref_add(struct ue_daemon *d, struct ue_fh *fh, struct ue_revent *ev)
 		df->events[idx] = ev;
 		__atomic_store_n(&df->count, df->count + 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&fh->lock);
+	ue_mutex_unlock(&fh->lock);
 	return idx;
 }
 
@@ -272,11 +272,11 @@ static bool ref_fits(struct ue_daemon *d, struct ue_fh *fh, struct ue_revent *ev
 	uint32_t max = file_events_max(d);
 	bool fits;
 
-	pthread_mutex_lock(&fh->lock);
+	ue_mutex_lock(&fh->lock);
 	fits = df->count < max;
 	for (uint32_t i = 0; i < df->count && !fits; i++)
 		fits = df->events[i] == ev;
-	pthread_mutex_unlock(&fh->lock);
+	ue_mutex_unlock(&fh->lock);
 	return fits;
 }
 
@@ -516,11 +516,11 @@ static bool split_piece(struct ue_daemon *d, struct ue_fh *fh, size_t size, off_
 
 	if (d->stream_pos)
 		return off != 0;
-	pthread_mutex_lock(&fh->lock);
+	ue_mutex_lock(&fh->lock);
 	cont = df->split && (uint64_t)off == df->split_next;
 	df->split = d->max_write > 4096 && size >= d->max_write - 4096;
 	df->split_next = (uint64_t)off + size;
-	pthread_mutex_unlock(&fh->lock);
+	ue_mutex_unlock(&fh->lock);
 	return cont;
 }
 
@@ -560,9 +560,9 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 	}
 	/* Slots are only ever appended: the count is published after its slot. */
 	if ((uint32_t)idx < __atomic_load_n(&df->count, __ATOMIC_ACQUIRE)) {
-		pthread_mutex_lock(&fh->lock);
+		ue_mutex_lock(&fh->lock);
 		ev = df->events[idx];
-		pthread_mutex_unlock(&fh->lock);
+		ue_mutex_unlock(&fh->lock);
 	}
 	if (!ev) {
 		fuse_reply_err(req, ENOENT);

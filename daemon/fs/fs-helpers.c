@@ -20,7 +20,7 @@ void ue_fs_serve_text(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off,
 	char *slice = NULL;
 	int r = 0;
 
-	pthread_mutex_lock(&fh->lock);
+	ue_mutex_lock(&fh->lock);
 	/* Like seq_file: reading from the start shows the current state. */
 	if (o == 0 || !fh->have_text)
 		r = generate(ue_req_daemon(req), fh);
@@ -35,7 +35,7 @@ void ue_fs_serve_text(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off,
 	} else {
 		size = 0;
 	}
-	pthread_mutex_unlock(&fh->lock);
+	ue_mutex_unlock(&fh->lock);
 	/*
 	 * Replied only now: once the reply is out the caller may close the
 	 * file, and its release may free @fh on another thread at once.

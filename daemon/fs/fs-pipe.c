@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "fs.h"
+#include "lock.h"
 
 /* Where a parked read is; changes under ue_pipe.lock. */
 enum waiter_state {
@@ -32,7 +33,7 @@ struct waiter {
 
 struct ue_pipe {
 	struct ue_daemon *d;
-	pthread_mutex_t lock;
+	struct ue_mutex lock;
 	pthread_cond_t cond;
 	pthread_t thread;
 	bool started;
@@ -62,9 +63,9 @@ static int pipe_open(fuse_req_t req, struct ue_fh *fh)
 	int r = 0;
 
 	ue_deadline_ms(&deadline, PIPE_RELEASE_WAIT_MS);
-	pthread_mutex_lock(&p->lock);
+	ue_mutex_lock(&p->lock);
 	while (p->owner && p->owner_closed) {
-		if (pthread_cond_timedwait(&p->owner_cond, &p->lock, &deadline) == ETIMEDOUT)
+		if (ue_cond_timedwait(&p->owner_cond, &p->lock, &deadline) == ETIMEDOUT)
 			break;
 	}
 	if (p->owner) {
@@ -73,7 +74,7 @@ static int pipe_open(fuse_req_t req, struct ue_fh *fh)
 		p->owner = fh;
 		p->owner_closed = false;
 	}
-	pthread_mutex_unlock(&p->lock);
+	ue_mutex_unlock(&p->lock);
 	return r;
 }
 
@@ -81,10 +82,10 @@ static void pipe_flush(struct ue_daemon *d, struct ue_fh *fh)
 {
 	struct ue_pipe *p = d->pipe;
 
-	pthread_mutex_lock(&p->lock);
+	ue_mutex_lock(&p->lock);
 	if (p->owner == fh)
 		p->owner_closed = true;
-	pthread_mutex_unlock(&p->lock);
+	ue_mutex_unlock(&p->lock);
 }
 
 /*
@@ -199,13 +200,13 @@ static void pipe_interrupted(fuse_req_t req, void *data)
 	struct waiter *w = data;
 	bool mine;
 
-	pthread_mutex_lock(&p->lock);
+	ue_mutex_lock(&p->lock);
 	mine = w->state == W_QUEUED;
 	if (mine)
 		waiter_unlink(p, w);
 	else if (w->state == W_NEW)
 		w->state = W_INTERRUPTED;
-	pthread_mutex_unlock(&p->lock);
+	ue_mutex_unlock(&p->lock);
 	if (mine) {
 		fuse_reply_err(req, EINTR);
 		free(w);
@@ -217,22 +218,22 @@ static void *pipe_thread(void *arg)
 	struct ue_pipe *p = arg;
 	struct ue_daemon *d = p->d;
 
-	pthread_mutex_lock(&p->lock);
+	ue_mutex_lock(&p->lock);
 	while (!p->stop) {
 		struct waiter *w;
 		char *out;
 		size_t n;
 
 		if (!p->head && !p->npollers) {
-			pthread_cond_wait(&p->cond, &p->lock);
+			ue_cond_wait(&p->cond, &p->lock);
 			continue;
 		}
-		pthread_mutex_unlock(&p->lock);
+		ue_mutex_unlock(&p->lock);
 		if (ue_buffer_wait(d->buf, -1, 1000) != 0) {
-			pthread_mutex_lock(&p->lock);
+			ue_mutex_lock(&p->lock);
 			continue;
 		}
-		pthread_mutex_lock(&p->lock);
+		ue_mutex_lock(&p->lock);
 		for (size_t i = 0; i < p->npollers; i++) {
 			struct ue_fh *fh = p->pollers[i];
 
@@ -245,16 +246,16 @@ static void *pipe_thread(void *arg)
 		if (!w)
 			continue;
 		waiter_unlink(p, w);
-		pthread_mutex_unlock(&p->lock);
+		ue_mutex_unlock(&p->lock);
 
 		/* Waits for a running interrupt callback; none comes after. */
 		fuse_req_interrupt_func(w->req, NULL, NULL);
 		out = malloc(w->size ? w->size : 1);
 		n = 0;
 		if (out) {
-			pthread_mutex_lock(&w->fh->lock);
+			ue_mutex_lock(&w->fh->lock);
 			n = pipe_fill(d, w->fh, out, w->size);
-			pthread_mutex_unlock(&w->fh->lock);
+			ue_mutex_unlock(&w->fh->lock);
 		}
 		if (!out) {
 			fuse_reply_err(w->req, ENOMEM);
@@ -264,15 +265,15 @@ static void *pipe_thread(void *arg)
 			free(w);
 		} else {
 			/* Another reader was faster: wait again, first in line. */
-			pthread_mutex_lock(&p->lock);
+			ue_mutex_lock(&p->lock);
 			waiter_queue(p, w, true);
-			pthread_mutex_unlock(&p->lock);
+			ue_mutex_unlock(&p->lock);
 			fuse_req_interrupt_func(w->req, pipe_interrupted, w);
 		}
 		free(out);
-		pthread_mutex_lock(&p->lock);
+		ue_mutex_lock(&p->lock);
 	}
-	pthread_mutex_unlock(&p->lock);
+	ue_mutex_unlock(&p->lock);
 	return NULL;
 }
 
@@ -285,7 +286,7 @@ int ue_pipe_start(struct ue_daemon *d)
 	if (!p)
 		return -ENOMEM;
 	p->d = d;
-	pthread_mutex_init(&p->lock, NULL);
+	ue_mutex_init(&p->lock, UE_LOCK_PIPE);
 	pthread_cond_init(&p->cond, NULL);
 	{
 		pthread_condattr_t ca;
@@ -313,29 +314,29 @@ void ue_pipe_stop(struct ue_daemon *d)
 
 	if (!p)
 		return;
-	pthread_mutex_lock(&p->lock);
+	ue_mutex_lock(&p->lock);
 	p->stop = true;
 	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
+	ue_mutex_unlock(&p->lock);
 	ue_buffer_wakeup(d->buf);
 	if (p->started)
 		pthread_join(p->thread, NULL);
-	pthread_mutex_lock(&p->lock);
+	ue_mutex_lock(&p->lock);
 	while ((w = p->head)) {
 		waiter_unlink(p, w);
-		pthread_mutex_unlock(&p->lock);
+		ue_mutex_unlock(&p->lock);
 		fuse_req_interrupt_func(w->req, NULL, NULL);
 		fuse_reply_err(w->req, EINTR);
 		free(w);
-		pthread_mutex_lock(&p->lock);
+		ue_mutex_lock(&p->lock);
 	}
 	for (size_t i = 0; i < p->npollers; i++) {
 		fuse_pollhandle_destroy(p->pollers[i]->pipe.ph);
 		p->pollers[i]->pipe.ph = NULL;
 	}
-	pthread_mutex_unlock(&p->lock);
+	ue_mutex_unlock(&p->lock);
 	free(p->pollers);
-	pthread_mutex_destroy(&p->lock);
+	ue_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
 	pthread_cond_destroy(&p->owner_cond);
 	free(p);
@@ -354,23 +355,23 @@ static void pipe_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off, 
 
 	(void)off;
 	/* Read again after a close: another descriptor still uses the file. */
-	pthread_mutex_lock(&p->lock);
+	ue_mutex_lock(&p->lock);
 	if (p->owner == fh)
 		p->owner_closed = false;
-	pthread_mutex_unlock(&p->lock);
+	ue_mutex_unlock(&p->lock);
 	out = malloc(size ? size : 1);
 	if (!out) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	pthread_mutex_lock(&fh->lock);
+	ue_mutex_lock(&fh->lock);
 	n = pipe_fill(d, fh, out, size);
 	/*
 	 * tracing_wait_pipe(): a reader that got something before sees the
 	 * end of the file once tracing is off and nothing is left.
 	 */
 	eof = !n && fh->pipe.has_read && !ue_buffer_get_on(d->buf);
-	pthread_mutex_unlock(&fh->lock);
+	ue_mutex_unlock(&fh->lock);
 	if (n || !size || eof) {
 		fuse_reply_buf(req, out, n);
 		free(out);
@@ -398,9 +399,9 @@ static void pipe_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off, 
 	 * marks it.
 	 */
 	fuse_req_interrupt_func(req, pipe_interrupted, w);
-	pthread_mutex_lock(&p->lock);
+	ue_mutex_lock(&p->lock);
 	if (w->state == W_INTERRUPTED) {
-		pthread_mutex_unlock(&p->lock);
+		ue_mutex_unlock(&p->lock);
 		fuse_req_interrupt_func(req, NULL, NULL);
 		fuse_reply_err(req, EINTR);
 		free(w);
@@ -408,7 +409,7 @@ static void pipe_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off, 
 	}
 	waiter_queue(p, w, false);
 	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
+	ue_mutex_unlock(&p->lock);
 }
 
 static void pipe_poll(fuse_req_t req, struct ue_fh *fh, struct fuse_pollhandle *ph)
@@ -417,9 +418,9 @@ static void pipe_poll(fuse_req_t req, struct ue_fh *fh, struct fuse_pollhandle *
 	struct ue_pipe *p = d->pipe;
 	bool ready;
 
-	pthread_mutex_lock(&fh->lock);
+	ue_mutex_lock(&fh->lock);
 	ready = fh->pipe.left != NULL;
-	pthread_mutex_unlock(&fh->lock);
+	ue_mutex_unlock(&fh->lock);
 	if (!ready)
 		ready = ue_buffer_has_data(d->buf, -1);
 	if (ready || !ph) {
@@ -428,7 +429,7 @@ static void pipe_poll(fuse_req_t req, struct ue_fh *fh, struct fuse_pollhandle *
 		fuse_reply_poll(req, ready ? POLLIN | POLLRDNORM : 0);
 		return;
 	}
-	pthread_mutex_lock(&p->lock);
+	ue_mutex_lock(&p->lock);
 	if (fh->pipe.ph) {
 		fuse_pollhandle_destroy(fh->pipe.ph);
 	} else {
@@ -437,7 +438,7 @@ static void pipe_poll(fuse_req_t req, struct ue_fh *fh, struct fuse_pollhandle *
 			struct ue_fh **n = realloc(p->pollers, ncap * sizeof(*n));
 
 			if (!n) {
-				pthread_mutex_unlock(&p->lock);
+				ue_mutex_unlock(&p->lock);
 				fuse_pollhandle_destroy(ph);
 				fuse_reply_err(req, ENOMEM);
 				return;
@@ -449,7 +450,7 @@ static void pipe_poll(fuse_req_t req, struct ue_fh *fh, struct fuse_pollhandle *
 	}
 	fh->pipe.ph = ph;
 	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
+	ue_mutex_unlock(&p->lock);
 	fuse_reply_poll(req, 0);
 }
 
@@ -458,7 +459,7 @@ static void pipe_release(struct ue_daemon *d, struct ue_fh *fh)
 	struct ue_pipe *p = d->pipe;
 
 	if (p) {
-		pthread_mutex_lock(&p->lock);
+		ue_mutex_lock(&p->lock);
 		for (size_t i = 0; i < p->npollers; i++) {
 			if (p->pollers[i] == fh) {
 				p->pollers[i] = p->pollers[--p->npollers];
@@ -469,7 +470,7 @@ static void pipe_release(struct ue_daemon *d, struct ue_fh *fh)
 			p->owner = NULL;
 			pthread_cond_broadcast(&p->owner_cond);
 		}
-		pthread_mutex_unlock(&p->lock);
+		ue_mutex_unlock(&p->lock);
 	}
 	if (fh->pipe.ph)
 		fuse_pollhandle_destroy(fh->pipe.ph);

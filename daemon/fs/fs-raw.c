@@ -132,7 +132,7 @@ static void pipe_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t o
 	size_t n;
 
 	(void)off;
-	pthread_mutex_lock(&fh->lock);
+	ue_mutex_lock(&fh->lock);
 	for (;;) {
 		if (rr->page_off < rr->page_len)
 			break;
@@ -141,7 +141,7 @@ static void pipe_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t o
 		if (rr->page_len)
 			break;
 		if (flags & O_NONBLOCK) {
-			pthread_mutex_unlock(&fh->lock);
+			ue_mutex_unlock(&fh->lock);
 			fuse_reply_err(req, EAGAIN);
 			return;
 		}
@@ -149,14 +149,14 @@ static void pipe_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t o
 		 * Blocking readers wait on this request's thread: trace-cmd keeps
 		 * one per CPU, well within the FUSE thread limit.
 		 */
-		pthread_mutex_unlock(&fh->lock);
+		ue_mutex_unlock(&fh->lock);
 		int r = ue_buffer_wait(d->buf, (int)fh->option, RAW_WAIT_SLICE_MS);
 
 		if (fuse_req_interrupted(req) || r == -EINTR) {
 			fuse_reply_err(req, EINTR);
 			return;
 		}
-		pthread_mutex_lock(&fh->lock);
+		ue_mutex_lock(&fh->lock);
 	}
 	n = rr->page_len - rr->page_off;
 	if (n > size)
@@ -176,7 +176,7 @@ static void pipe_raw_read(fuse_req_t req, struct ue_fh *fh, size_t size, off_t o
 		n += rr->page_len;
 		rr->page_off = rr->page_len;
 	}
-	pthread_mutex_unlock(&fh->lock);
+	ue_mutex_unlock(&fh->lock);
 	fuse_reply_buf(req, (const char *)out, n);
 	if (out != one)
 		free(out);

@@ -16,6 +16,7 @@
 
 #include "userevents/abi.h"
 #include "fs.h"
+#include "lock.h"
 
 /* What one session set on one event. */
 struct hold {
@@ -40,7 +41,7 @@ struct ue_session {
 
 /* Every open session of the daemon (ue_daemon.sessions). */
 struct ue_sessions {
-	pthread_mutex_t lock;		/* the list, every session's holds and arms */
+	struct ue_mutex lock;		/* the list, every session's holds and arms */
 	struct ue_session *list;
 	atomic_uint narms;		/* of all sessions: registrations look without the lock */
 	atomic_ullong arm_enables;	/* events enabled by an armed pattern, ever */
@@ -209,7 +210,7 @@ static void arm_on_register(void *arg, struct ue_revent *ev)
 
 	if (!atomic_load_explicit(&all->narms, memory_order_acquire))
 		return;
-	pthread_mutex_lock(&all->lock);
+	ue_mutex_lock(&all->lock);
 	for (struct ue_session *s = all->list; s; s = s->next) {
 		const struct hold *h = s->narms ? find_hold(s, ev) : NULL;
 		const struct arm *a = s->narms && !(h && h->enable) ? arm_find(s, ev) : NULL;
@@ -217,7 +218,7 @@ static void arm_on_register(void *arg, struct ue_revent *ev)
 		if (a)
 			arm_apply(d, s, a, ev);
 	}
-	pthread_mutex_unlock(&all->lock);
+	ue_mutex_unlock(&all->lock);
 }
 
 static int collect_event(struct ue_revent *ev, void *arg)
@@ -379,12 +380,12 @@ static int session_open(fuse_req_t req, struct ue_fh *fh)
 
 	if (!s)
 		return -ENOMEM;
-	pthread_mutex_lock(&all->lock);
+	ue_mutex_lock(&all->lock);
 	s->next = all->list;
 	if (all->list)
 		all->list->prev = s;
 	all->list = s;
-	pthread_mutex_unlock(&all->lock);
+	ue_mutex_unlock(&all->lock);
 	fh->session = s;
 	return 0;
 }
@@ -396,9 +397,9 @@ static void session_write(fuse_req_t req, struct ue_fh *fh, const char *buf, siz
 	int r;
 
 	(void)off;
-	pthread_mutex_lock(&d->sessions->lock);
+	ue_mutex_lock(&d->sessions->lock);
 	r = session_command(d, fh->session, buf, size);
-	pthread_mutex_unlock(&d->sessions->lock);
+	ue_mutex_unlock(&d->sessions->lock);
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else
@@ -410,7 +411,7 @@ static int session_show(struct ue_daemon *d, struct ue_fh *fh)
 	struct ue_session *s = fh->session;
 	struct ue_text t = { 0 };
 
-	pthread_mutex_lock(&d->sessions->lock);
+	ue_mutex_lock(&d->sessions->lock);
 	for (size_t i = 0; i < s->narms; i++)
 		ue_text_printf(&t, "%s %s%s%s\n",
 			       s->arms[i].pat.kind == UE_ARM_GLOB ? "arm" : "arm-provider",
@@ -428,7 +429,7 @@ static int session_show(struct ue_daemon *d, struct ue_fh *fh)
 			ue_text_printf(&t, "filter %s/%s\n", ue_revent_system(ev),
 				       ue_revent_tp_name(ev));
 	}
-	pthread_mutex_unlock(&d->sessions->lock);
+	ue_mutex_unlock(&d->sessions->lock);
 	return ue_text_to_fh(&t, fh);
 }
 
@@ -438,7 +439,7 @@ static void session_release(struct ue_daemon *d, struct ue_fh *fh)
 
 	if (!s)
 		return;
-	pthread_mutex_lock(&d->sessions->lock);
+	ue_mutex_lock(&d->sessions->lock);
 	/* The patterns first: nothing armed re-enables what is undone below. */
 	atomic_fetch_sub(&d->sessions->narms, (unsigned int)s->narms);
 	for (size_t i = 0; i < s->narms; i++)
@@ -453,7 +454,7 @@ static void session_release(struct ue_daemon *d, struct ue_fh *fh)
 		d->sessions->list = s->next;
 	if (s->next)
 		s->next->prev = s->prev;
-	pthread_mutex_unlock(&d->sessions->lock);
+	ue_mutex_unlock(&d->sessions->lock);
 	free(s->arms);
 	free(s->v);
 	free(s);
@@ -466,7 +467,7 @@ int ue_sessions_new(struct ue_daemon *d)
 
 	if (!all)
 		return -ENOMEM;
-	pthread_mutex_init(&all->lock, NULL);
+	ue_mutex_init(&all->lock, UE_LOCK_SESSIONS);
 	atomic_init(&all->narms, 0);
 	atomic_init(&all->arm_enables, 0);
 	d->sessions = all;
@@ -479,7 +480,7 @@ void ue_sessions_free(struct ue_daemon *d)
 	if (!d->sessions)
 		return;
 	ue_registry_set_register_hook(d->reg, NULL, NULL);
-	pthread_mutex_destroy(&d->sessions->lock);
+	ue_mutex_destroy(&d->sessions->lock);
 	free(d->sessions);
 	d->sessions = NULL;
 }

@@ -115,13 +115,13 @@ static int fh_new(struct ue_daemon *d, const struct ue_file_ops *ops, struct ue_
 	}
 	fh->d = d;
 	fh->ops = ops;
-	pthread_mutex_init(&fh->lock, NULL);
-	pthread_mutex_lock(&d->fh_lock);
+	ue_mutex_init(&fh->lock, UE_LOCK_FH);
+	ue_mutex_lock(&d->fh_lock);
 	fh->next = d->fh_list;
 	if (d->fh_list)
 		d->fh_list->prev = fh;
 	d->fh_list = fh;
-	pthread_mutex_unlock(&d->fh_lock);
+	ue_mutex_unlock(&d->fh_lock);
 	*ret = fh;
 	return 0;
 }
@@ -130,14 +130,14 @@ static void fh_free(struct ue_daemon *d, struct ue_fh *fh)
 {
 	if (!fh)
 		return;
-	pthread_mutex_lock(&d->fh_lock);
+	ue_mutex_lock(&d->fh_lock);
 	if (fh->prev)
 		fh->prev->next = fh->next;
 	else
 		d->fh_list = fh->next;
 	if (fh->next)
 		fh->next->prev = fh->prev;
-	pthread_mutex_unlock(&d->fh_lock);
+	ue_mutex_unlock(&d->fh_lock);
 	if (!fh->ops) {
 		for (size_t i = 0; i < fh->dir.n; i++)
 			free(fh->dir.ents[i].name);
@@ -147,7 +147,7 @@ static void fh_free(struct ue_daemon *d, struct ue_fh *fh)
 	if (fh->have_text)
 		atomic_fetch_sub(&d->text_bytes, fh->text_len + 1);
 	free(fh->text);
-	pthread_mutex_destroy(&fh->lock);
+	ue_mutex_destroy(&fh->lock);
 	free(fh);
 	atomic_fetch_sub(&d->open_files, 1);
 }

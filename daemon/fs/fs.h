@@ -152,7 +152,7 @@ struct ue_fh {
 	unsigned int option;		/* options/<name>: its index; per_cpu/cpuN/: N */
 	struct ue_revent *ev;		/* memory reference, events/<system>/<name>/ */
 	int open_flags;
-	pthread_mutex_t lock;
+	struct ue_mutex lock;
 	char *text;			/* snapshot served by offset */
 	size_t text_len;
 	bool have_text;

@@ -25,6 +25,7 @@
 
 #include "channel.h"
 #include "commit.h"
+#include "lock.h"
 #include "native.h"
 #include "native-proto.h"
 #include "registry.h"
@@ -115,7 +116,7 @@ struct ue_native_server {
 	pthread_t listener, drain;
 	struct drain_stage *stage;	/* the drain thread's */
 	_Atomic bool stop;
-	pthread_mutex_t lock;		/* sessions, rings, counters below */
+	struct ue_mutex lock;		/* sessions, rings, counters below */
 	struct nsession *sessions;
 	unsigned int nsessions;
 	unsigned int nrings;		/* all sessions */
@@ -124,7 +125,7 @@ struct ue_native_server {
 	uint64_t chan_bytes;		/* of the open channels */
 	unsigned int nchans;
 	uint64_t full_wait_ns;		/* what the rings' headers say (under lock) */
-	pthread_mutex_t wake_lock;	/* the drain's idle sleep, cut short by a new ring */
+	struct ue_mutex wake_lock;	/* the drain's idle sleep, cut short by a new ring */
 	pthread_cond_t wake;
 	bool woken;
 	bool blocked;			/* a pass stopped for a blocking channel (under lock) */
@@ -318,13 +319,13 @@ static int open_channel(struct nsession *s, struct ue_native_msg *m, int *fds)
 		return -EBADF;
 	/* The memory is counted before it is made (and populated): the limit holds at every moment. */
 	bytes = ue_chan_bytes_for(ue_buffer_ncpus(nat->buf), &o);
-	pthread_mutex_lock(&nat->lock);
+	ue_mutex_lock(&nat->lock);
 	if (nat->chan_bytes + bytes > CHAN_BYTES_ALL) {
-		pthread_mutex_unlock(&nat->lock);
+		ue_mutex_unlock(&nat->lock);
 		return -ENOSPC;
 	}
 	nat->chan_bytes += bytes;
-	pthread_mutex_unlock(&nat->lock);
+	ue_mutex_unlock(&nat->lock);
 	r = ue_chan_new(ue_buffer_ncpus(nat->buf), &o, &ch, &fds[0], &fds[1]);
 	if (r == 0) {
 		r = ue_buffer_attach(nat->buf, ch);
@@ -334,14 +335,14 @@ static int open_channel(struct nsession *s, struct ue_native_msg *m, int *fds)
 			close(fds[1]);
 		}
 	}
-	pthread_mutex_lock(&nat->lock);
+	ue_mutex_lock(&nat->lock);
 	if (r == 0) {
 		nat->nchans++;
 		s->chan = ch;
 	} else {
 		nat->chan_bytes -= bytes;
 	}
-	pthread_mutex_unlock(&nat->lock);
+	ue_mutex_unlock(&nat->lock);
 	return r;
 }
 
@@ -360,7 +361,7 @@ static int end_ring(struct nsession *s, struct ue_native_msg *m)
 {
 	int r = -ESRCH;
 
-	pthread_mutex_lock(&s->nat->lock);
+	ue_mutex_lock(&s->nat->lock);
 	for (struct nring *g = s->rings; g; g = g->next) {
 		if (g->tid == m->tid && !g->ended) {
 			g->ended = true;
@@ -368,7 +369,7 @@ static int end_ring(struct nsession *s, struct ue_native_msg *m)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&s->nat->lock);
+	ue_mutex_unlock(&s->nat->lock);
 	return r;
 }
 
@@ -412,11 +413,11 @@ static int add_event(struct nsession *s, struct ue_native_msg *m)
 		}
 	}
 	slot = s->nev + 1;
-	pthread_mutex_lock(&nat->lock);
+	ue_mutex_lock(&nat->lock);
 	s->ev[slot].ev = ev;
 	s->ev[slot].type = (uint16_t)ue_revent_id(ev);
 	s->nev = slot;
-	pthread_mutex_unlock(&nat->lock);
+	ue_mutex_unlock(&nat->lock);
 	m->id = slot;
 	return 0;
 }
@@ -484,12 +485,12 @@ static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 	/* From its first write: the drain may sleep 20 ms before it sees the ring. */
 	r->hdr->full_wait_ns = FULL_WAIT_NS;
 	r->hdr->state = UE_RING_LIVE;
-	pthread_mutex_lock(&nat->lock);
+	ue_mutex_lock(&nat->lock);
 	r->next = s->rings;
 	s->rings = r;
 	s->nrings++;
 	nat->nrings++;
-	pthread_mutex_unlock(&nat->lock);
+	ue_mutex_unlock(&nat->lock);
 	m->ring_bytes = RING_BYTES;
 	*ret_fd = fd;
 	/* Idle, the drain may sleep 100 ms: this ring's producer fills it in one. */
@@ -571,9 +572,9 @@ static void *session_main(void *arg)
 		if (r < 0)
 			break;
 	}
-	pthread_mutex_lock(&nat->lock);
+	ue_mutex_lock(&nat->lock);
 	s->closing = true;
-	pthread_mutex_unlock(&nat->lock);
+	ue_mutex_unlock(&nat->lock);
 	return NULL;
 }
 
@@ -601,9 +602,9 @@ static void accept_one(struct ue_native_server *nat)
 	s->nat = nat;
 	s->sock = c;
 	s->pid = cred.pid;
-	pthread_mutex_lock(&nat->lock);
+	ue_mutex_lock(&nat->lock);
 	if (pthread_create(&s->thread, NULL, session_main, s) != 0) {
-		pthread_mutex_unlock(&nat->lock);
+		ue_mutex_unlock(&nat->lock);
 		close(c);
 		free(s);
 		return;
@@ -612,7 +613,7 @@ static void accept_one(struct ue_native_server *nat)
 	nat->sessions = s;
 	nat->nsessions++;
 	nat->sessions_total++;
-	pthread_mutex_unlock(&nat->lock);
+	ue_mutex_unlock(&nat->lock);
 }
 
 static void *listener_main(void *arg)
@@ -800,10 +801,10 @@ static void session_free(struct nsession *s)
 	pthread_join(s->thread, NULL);
 	if (s->chan) {
 		ue_buffer_detach(nat->buf, s->chan);
-		pthread_mutex_lock(&nat->lock);
+		ue_mutex_lock(&nat->lock);
 		nat->chan_bytes -= ue_chan_bytes(s->chan);
 		nat->nchans--;
-		pthread_mutex_unlock(&nat->lock);
+		ue_mutex_unlock(&nat->lock);
 		ue_chan_free(s->chan);
 	}
 	while (s->rings) {
@@ -812,10 +813,10 @@ static void session_free(struct nsession *s)
 		s->rings = r->next;
 		__atomic_store_n(&r->hdr->state, UE_RING_DEAD, __ATOMIC_RELEASE);
 		ring_note_dropped(nat, r);
-		pthread_mutex_lock(&nat->lock);
+		ue_mutex_lock(&nat->lock);
 		nat->dropped_gone += r->hdr->dropped;
 		nat->nrings--;
-		pthread_mutex_unlock(&nat->lock);
+		ue_mutex_unlock(&nat->lock);
 		munmap(r->hdr, r->map_len);
 		free(r);
 	}
@@ -834,20 +835,20 @@ static void drain_sleep(struct ue_native_server *nat, unsigned int us)
 	until.tv_nsec += (long)us * 1000;
 	until.tv_sec += until.tv_nsec / 1000000000;
 	until.tv_nsec %= 1000000000;
-	pthread_mutex_lock(&nat->wake_lock);
+	ue_mutex_lock(&nat->wake_lock);
 	while (!nat->woken &&
-	       pthread_cond_timedwait(&nat->wake, &nat->wake_lock, &until) == 0)
+	       ue_cond_timedwait(&nat->wake, &nat->wake_lock, &until) == 0)
 		;
 	nat->woken = false;
-	pthread_mutex_unlock(&nat->wake_lock);
+	ue_mutex_unlock(&nat->wake_lock);
 }
 
 static void drain_wake(struct ue_native_server *nat)
 {
-	pthread_mutex_lock(&nat->wake_lock);
+	ue_mutex_lock(&nat->wake_lock);
 	nat->woken = true;
 	pthread_cond_signal(&nat->wake);
-	pthread_mutex_unlock(&nat->wake_lock);
+	ue_mutex_unlock(&nat->wake_lock);
 }
 
 static void *drain_main(void *arg)
@@ -863,7 +864,7 @@ static void *drain_main(void *arg)
 		uint64_t block = ue_buffer_chan_block_ns(nat->buf);
 		bool blocked;
 
-		pthread_mutex_lock(&nat->lock);
+		ue_mutex_lock(&nat->lock);
 		nat->blocked = false;
 		nat->full_wait_ns = block > FULL_WAIT_NS ? block : FULL_WAIT_NS;
 		for (struct nsession **ps = &nat->sessions; *ps;) {
@@ -901,7 +902,7 @@ static void *drain_main(void *arg)
 			ps = &s->next;
 		}
 		blocked = nat->blocked;
-		pthread_mutex_unlock(&nat->lock);
+		ue_mutex_unlock(&nat->lock);
 		/* Pages of the channels that hold records flush_ms old go to their readers. */
 		ue_buffer_chan_tick(nat->buf, now_ns(), NULL);
 		/* Joining a session thread: not under the lock it may wait for. */
@@ -943,7 +944,7 @@ void ue_native_sync(struct ue_native_server *nat)
 	if (!nat ||
 	    !__atomic_load_n(&nat->nsessions, __ATOMIC_RELAXED))
 		return;
-	pthread_mutex_lock(&nat->lock);
+	ue_mutex_lock(&nat->lock);
 	for (struct nsession *s = nat->sessions; s; s = s->next) {
 		for (struct nring *r = s->rings; r; r = r->next) {
 			uint64_t head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
@@ -955,7 +956,7 @@ void ue_native_sync(struct ue_native_server *nat)
 					break;
 		}
 	}
-	pthread_mutex_unlock(&nat->lock);
+	ue_mutex_unlock(&nat->lock);
 }
 
 /*
@@ -993,8 +994,8 @@ static void native_free(struct ue_native_server *nat)
 		close(nat->lsock);
 	free(nat->stage);
 	pthread_cond_destroy(&nat->wake);
-	pthread_mutex_destroy(&nat->wake_lock);
-	pthread_mutex_destroy(&nat->lock);
+	ue_mutex_destroy(&nat->wake_lock);
+	ue_mutex_destroy(&nat->lock);
 	free(nat);
 }
 
@@ -1008,8 +1009,8 @@ int ue_native_start(const struct ue_native_deps *deps, const char *mountpoint,
 	if (!nat)
 		return -ENOMEM;
 	nat->lsock = -1;
-	pthread_mutex_init(&nat->lock, NULL);
-	pthread_mutex_init(&nat->wake_lock, NULL);
+	ue_mutex_init(&nat->lock, UE_LOCK_NATIVE);
+	ue_mutex_init(&nat->wake_lock, UE_LOCK_NATIVE_WAKE);
 	{
 		pthread_condattr_t ca;
 
@@ -1063,10 +1064,10 @@ void ue_native_stop(struct ue_native_server *nat)
 	drain_wake(nat);
 	pthread_join(nat->listener, NULL);
 	pthread_join(nat->drain, NULL);
-	pthread_mutex_lock(&nat->lock);
+	ue_mutex_lock(&nat->lock);
 	for (struct nsession *s = nat->sessions; s; s = s->next)
 		shutdown(s->sock, SHUT_RDWR);
-	pthread_mutex_unlock(&nat->lock);
+	ue_mutex_unlock(&nat->lock);
 	while (nat->sessions) {
 		struct nsession *s = nat->sessions;
 
@@ -1088,7 +1089,7 @@ int ue_native_stats_text(struct ue_native_server *nat, char *buf, size_t len)
 	unsigned int sessions = 0, chans = 0;
 
 	if (nat) {
-		pthread_mutex_lock(&nat->lock);
+		ue_mutex_lock(&nat->lock);
 		dropped = nat->dropped_gone;
 		sessions = nat->nsessions;
 		total = nat->sessions_total;
@@ -1105,7 +1106,7 @@ int ue_native_stats_text(struct ue_native_server *nat, char *buf, size_t len)
 					   g->hdr->tail;
 			}
 		}
-		pthread_mutex_unlock(&nat->lock);
+		ue_mutex_unlock(&nat->lock);
 	}
 	return snprintf(buf, len,
 			"native_sessions: %u\nnative_sessions_total: %llu\nnative_rings: %llu\n"

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "enabler.h"
+#include "lock.h"
 #include "procmem.h"
 
 /*
@@ -74,7 +75,7 @@ struct proc {
 	 */
 	bool unreported;
 	uint64_t dead_ns; /* when it was found dead */
-	pthread_mutex_t io;
+	struct ue_mutex io;
 };
 
 /*
@@ -105,7 +106,7 @@ struct fork_rec {
 struct ue_enablers {
 	struct ue_enabler_ops ops;
 	struct ue_enablers_opts opts;
-	pthread_mutex_t lock;
+	struct ue_mutex lock;
 	pthread_cond_t work_cond; /* workers: the queue changed or stop */
 	pthread_cond_t done_cond; /* waiters: a process finished or went */
 	struct proc *procs;
@@ -153,7 +154,7 @@ struct ue_proc {
 void ue_en_proc_list_add(struct proc **head, struct proc *p);
 
 /* Drop a reference; the last one closes the handle and frees @p. */
-void ue_en_proc_unref_locked(struct proc *p);
+void ue_en_proc_unref_locked(struct ue_enablers *set, struct proc *p);
 
 /*
  * Unlink @p (@dead: it exited or exec'd, counted); a process with enablers
@@ -168,7 +169,8 @@ struct proc *ue_en_proc_find_locked(struct ue_enablers *set, const struct ue_pro
 struct proc *ue_en_find_tgid_locked(struct ue_enablers *set, pid_t tgid);
 
 /* The enabler of @p at @addr and @bit (a link to it, for unlinking), or NULL. */
-struct enabler **ue_en_enabler_find_locked(struct proc *p, uint64_t addr, unsigned int bit);
+struct enabler **ue_en_enabler_find_locked(struct ue_enablers *set, struct proc *p, uint64_t addr,
+					   unsigned int bit);
 
 /*
  * Put the references of every parked process and dropped fork record;

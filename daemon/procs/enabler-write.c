@@ -37,13 +37,13 @@ int ue_en_write_bit(struct ue_enablers *set, struct proc *p, uint64_t byte_addr,
 		r = ue_procmem_update_bit(p->mem, byte_addr, byte_bit, want);
 		if (r == 0 || r == -ESRCH || r == -EFAULT)
 			return r;
-		pthread_mutex_lock(&set->lock);
+		ue_mutex_lock(&set->lock);
 		if (attempt == 1)
 			set->faults++;
 		stop = set->stopping || p->gone || attempt >= set->opts.max_attempts;
 		if (!stop)
 			set->retries++;
-		pthread_mutex_unlock(&set->lock);
+		ue_mutex_unlock(&set->lock);
 		if (stop)
 			return -EFAULT;
 		sleep_ms(attempt < 7 ? 1u << (attempt - 1) : 64);
@@ -53,8 +53,8 @@ int ue_en_write_bit(struct ue_enablers *set, struct proc *p, uint64_t byte_addr,
 /* Write every dirty enabler of @p until none is left. */
 static void serve(struct ue_enablers *set, struct proc *p)
 {
-	pthread_mutex_lock(&p->io);
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&p->io);
+	ue_mutex_lock(&set->lock);
 	for (;;) {
 		uint64_t gen = p->req_gen;
 		bool found = false;
@@ -75,9 +75,9 @@ static void serve(struct ue_enablers *set, struct proc *p)
 			byte_addr = e->byte_addr;
 			byte_bit = e->byte_bit;
 			want = e->want;
-			pthread_mutex_unlock(&set->lock);
+			ue_mutex_unlock(&set->lock);
 			r = ue_en_write_bit(set, p, byte_addr, byte_bit, want);
-			pthread_mutex_lock(&set->lock);
+			ue_mutex_lock(&set->lock);
 			if (p->gone)
 				break;
 			e->busy = false;
@@ -98,21 +98,21 @@ static void serve(struct ue_enablers *set, struct proc *p)
 	}
 	p->scheduled = false;
 	pthread_cond_broadcast(&set->done_cond);
-	pthread_mutex_unlock(&set->lock);
-	pthread_mutex_unlock(&p->io);
+	ue_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&p->io);
 }
 
 static void *worker_main(void *arg)
 {
 	struct ue_enablers *set = arg;
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	while (!set->stopping) {
 		struct proc *p = set->qhead;
 
 		if (!p) {
 			set->idle++;
-			pthread_cond_wait(&set->work_cond, &set->lock);
+			ue_cond_wait(&set->work_cond, &set->lock);
 			set->idle--;
 			continue;
 		}
@@ -121,17 +121,19 @@ static void *worker_main(void *arg)
 			set->qtail = NULL;
 		p->qnext = NULL;
 		set->qlen--;
-		pthread_mutex_unlock(&set->lock);
+		ue_mutex_unlock(&set->lock);
 		serve(set, p);
-		pthread_mutex_lock(&set->lock);
-		ue_en_proc_unref_locked(p);
+		ue_mutex_lock(&set->lock);
+		ue_en_proc_unref_locked(set, p);
 	}
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	return NULL;
 }
 
 int ue_en_spawn_worker_locked(struct ue_enablers *set)
 {
+	ue_mutex_assert_held(&set->lock);
+
 	sigset_t all, old;
 	int r;
 
@@ -148,6 +150,8 @@ int ue_en_spawn_worker_locked(struct ue_enablers *set)
 
 void ue_en_schedule_locked(struct ue_enablers *set, struct proc *p)
 {
+	ue_mutex_assert_held(&set->lock);
+
 	if (p->scheduled || p->pending)
 		return;
 	p->scheduled = true;
@@ -206,7 +210,7 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 	deadline_add_ms(&deadline, set->opts.wait_ms);
 	deadline_add_ms(&cap, UE_ENABLERS_MAX_WAIT_MS);
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	now = ue_en_boot_ns();
 	for (p = set->procs; p; p = p->next) {
 		struct enabler *e;
@@ -285,7 +289,7 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 			if (ts_before(&cap, &deadline))
 				deadline = cap;
 		}
-		if (pthread_cond_timedwait(&set->done_cond, &set->lock, &deadline) != ETIMEDOUT)
+		if (ue_cond_timedwait(&set->done_cond, &set->lock, &deadline) != ETIMEDOUT)
 			continue;
 		/* One done as the wait timed out is progress too (unless the cap is reached). */
 		for (i = 0, done = 0; i < nw; i++)
@@ -311,8 +315,8 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 				pending++;
 	}
 	for (i = 0; i < nw; i++)
-		ue_en_proc_unref_locked(w[i].p);
-	pthread_mutex_unlock(&set->lock);
+		ue_en_proc_unref_locked(set, w[i].p);
+	ue_mutex_unlock(&set->lock);
 	free(w);
 	return ret < 0 ? ret : pending;
 }
@@ -330,7 +334,7 @@ int ue_enablers_settle_caller(struct ue_enablers *set, struct ue_proc *caller)
 		return -EINVAL;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline_add_ms(&deadline, set->opts.wait_ms);
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	p = ue_en_proc_find_locked(set, ue_procmem_get_id(caller->mem));
 	for (e = p && !p->pending && !p->stalled ? p->enablers : NULL; e; e = e->next)
 		dirty |= e->dirty || e->busy;
@@ -340,14 +344,14 @@ int ue_enablers_settle_caller(struct ue_enablers *set, struct ue_proc *caller)
 		p->refs++;
 		ue_en_schedule_locked(set, p);
 		while (!waiter_done(&w)) {
-			if (pthread_cond_timedwait(&set->done_cond, &set->lock, &deadline) ==
+			if (ue_cond_timedwait(&set->done_cond, &set->lock, &deadline) ==
 			    ETIMEDOUT) {
 				r = -ETIMEDOUT;
 				break;
 			}
 		}
-		ue_en_proc_unref_locked(p);
+		ue_en_proc_unref_locked(set, p);
 	}
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	return r;
 }

@@ -54,25 +54,29 @@ static void proc_list_del(struct proc *p)
 	p->pprev = NULL;
 }
 
-void ue_en_proc_unref_locked(struct proc *p)
+void ue_en_proc_unref_locked(struct ue_enablers *set, struct proc *p)
 {
+	ue_mutex_assert_held(&set->lock);
+
 	if (--p->refs)
 		return;
 	ue_procmem_close(p->mem);
-	pthread_mutex_destroy(&p->io);
+	ue_mutex_destroy(&p->io);
 	free(p);
 }
 
 static void proc_unref(struct ue_enablers *set, struct proc *p)
 {
-	pthread_mutex_lock(&set->lock);
-	ue_en_proc_unref_locked(p);
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_lock(&set->lock);
+	ue_en_proc_unref_locked(set, p);
+	ue_mutex_unlock(&set->lock);
 }
 
 /* Unlink @p; a dead process with enablers waits in the graveyard for put(). */
 void ue_en_proc_kill_locked(struct ue_enablers *set, struct proc *p, bool dead)
 {
+	ue_mutex_assert_held(&set->lock);
+
 	if (p->gone)
 		return;
 	p->gone = true;
@@ -88,13 +92,15 @@ void ue_en_proc_kill_locked(struct ue_enablers *set, struct proc *p, bool dead)
 	if (p->enablers)
 		ue_en_proc_list_add(&set->graveyard, p);
 	else
-		ue_en_proc_unref_locked(p);
+		ue_en_proc_unref_locked(set, p);
 	pthread_cond_broadcast(&set->done_cond);
 }
 
 /* A process whose last enabler went keeps no descriptors open. */
 static void proc_drop_if_empty_locked(struct ue_enablers *set, struct proc *p)
 {
+	ue_mutex_assert_held(&set->lock);
+
 	if (!p->gone && !p->nenablers)
 		ue_en_proc_kill_locked(set, p, false);
 }
@@ -102,6 +108,8 @@ static void proc_drop_if_empty_locked(struct ue_enablers *set, struct proc *p)
 struct proc *ue_en_proc_find_locked(struct ue_enablers *set, const struct ue_procmem_id *id)
 {
 	struct proc *p;
+
+	ue_mutex_assert_held(&set->lock);
 
 	for (p = set->procs; p; p = p->next)
 		if (ue_procmem_id_equal(&p->id, id))
@@ -112,6 +120,8 @@ struct proc *ue_en_proc_find_locked(struct ue_enablers *set, const struct ue_pro
 struct proc *ue_en_find_tgid_locked(struct ue_enablers *set, pid_t tgid)
 {
 	struct proc *p, *best = NULL;
+
+	ue_mutex_assert_held(&set->lock);
 
 	for (p = set->procs; p; p = p->next)
 		if (p->id.tgid == tgid && !p->gone &&
@@ -127,7 +137,7 @@ int ue_en_release_graveyard(struct ue_enablers *set)
 	struct proc *list, *p, *next;
 	int n = 0;
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	list = NULL;
 	for (p = set->graveyard; p; p = next) {
 		next = p->next;
@@ -140,7 +150,7 @@ int ue_en_release_graveyard(struct ue_enablers *set)
 	}
 	forks = set->dead_forks;
 	set->dead_forks = NULL;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 
 	while ((f = forks)) {
 		struct enabler *e;
@@ -162,14 +172,14 @@ int ue_en_release_graveyard(struct ue_enablers *set)
 		 * Gone processes are never written again; io keeps a fork that is
 		 * copying these enablers (and taking references) out of the way.
 		 */
-		pthread_mutex_lock(&p->io);
+		ue_mutex_lock(&p->io);
 		while ((e = p->enablers)) {
 			p->enablers = e->next;
 			set->ops.put(e->event);
 			free(e);
 		}
 		p->nenablers = 0;
-		pthread_mutex_unlock(&p->io);
+		ue_mutex_unlock(&p->io);
 		proc_unref(set, p);
 		n++;
 	}
@@ -216,7 +226,7 @@ int ue_enablers_new_opts(const struct ue_enabler_ops *ops, const struct ue_enabl
 		free(set);
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&set->lock, NULL);
+	ue_mutex_init(&set->lock, UE_LOCK_ENABLERS);
 	pthread_cond_init(&set->work_cond, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -224,9 +234,9 @@ int ue_enablers_new_opts(const struct ue_enabler_ops *ops, const struct ue_enabl
 	pthread_condattr_destroy(&ca);
 	set->forks_tail = &set->forks;
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	r = ue_en_spawn_worker_locked(set);
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	if (r < 0) {
 		ue_enablers_free(set);
 		return r == -ENOMEM ? r : -EAGAIN;
@@ -242,28 +252,28 @@ void ue_enablers_free(struct ue_enablers *set)
 
 	if (!set)
 		return;
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	set->stopping = true;
 	pthread_cond_broadcast(&set->work_cond);
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	for (i = 0; i < set->nworkers; i++)
 		pthread_join(set->workers[i], NULL);
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	while ((p = set->qhead)) {
 		set->qhead = p->qnext;
-		ue_en_proc_unref_locked(p);
+		ue_en_proc_unref_locked(set, p);
 	}
 	while ((p = set->procs))
 		ue_en_proc_kill_locked(set, p, false);
 	/* No verifier runs any more: nothing is claimed. */
 	ue_en_forks_discard_locked(set);
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	ue_en_release_graveyard(set);
 
 	pthread_cond_destroy(&set->done_cond);
 	pthread_cond_destroy(&set->work_cond);
-	pthread_mutex_destroy(&set->lock);
+	ue_mutex_destroy(&set->lock);
 	free(set->workers);
 	free(set);
 }
@@ -271,10 +281,12 @@ void ue_enablers_free(struct ue_enablers *set)
 /* Hold @p (or nothing) as @up's process in the set. */
 static void caller_cache_locked(struct ue_proc *up, struct proc *p)
 {
+	ue_mutex_assert_held(&up->set->lock);
+
 	if (up->p == p)
 		return;
 	if (up->p)
-		ue_en_proc_unref_locked(up->p);
+		ue_en_proc_unref_locked(up->set, up->p);
 	up->p = p;
 	if (p)
 		p->refs++;
@@ -284,6 +296,8 @@ static void caller_cache_locked(struct ue_proc *up, struct proc *p)
 static struct proc *caller_find_locked(struct ue_enablers *set, struct ue_proc *up)
 {
 	struct proc *p = up->p;
+
+	ue_mutex_assert_held(&set->lock);
 
 	if (!p || p->gone) {
 		p = ue_en_proc_find_locked(set, ue_procmem_get_id(up->mem));
@@ -301,9 +315,9 @@ static int get_proc(struct ue_enablers *set, struct ue_proc *up, struct proc **r
 	struct proc *p, *q;
 	int r;
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	p = caller_find_locked(set, up);
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	if (p) {
 		/*
 		 * Same pid and start time, but an exec (or a reuse within a tick)
@@ -314,15 +328,15 @@ static int get_proc(struct ue_enablers *set, struct ue_proc *up, struct proc **r
 			*ret_p = p;
 			return 0;
 		}
-		pthread_mutex_lock(&set->lock);
+		ue_mutex_lock(&set->lock);
 		ue_en_proc_kill_locked(set, p, true);
-		ue_en_proc_unref_locked(p);
-		pthread_mutex_unlock(&set->lock);
+		ue_en_proc_unref_locked(set, p);
+		ue_mutex_unlock(&set->lock);
 	}
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	r = set->nprocs >= set->opts.max_processes ? -ENOMEM : 0;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	if (r)
 		return r;
 	/* The request's proof, duplicated: the same address space, never looked up again. */
@@ -334,21 +348,21 @@ static int get_proc(struct ue_enablers *set, struct ue_proc *up, struct proc **r
 		ue_procmem_close(mem);
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&p->io, NULL);
+	ue_mutex_init(&p->io, UE_LOCK_PROC_IO);
 	p->mem = mem;
 	/* Keyed by the identity read after the memory was pinned. */
 	p->id = *ue_procmem_get_id(mem);
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	q = ue_en_proc_find_locked(set, &p->id);
 	if (q || set->nprocs >= set->opts.max_processes) {
 		if (q) {
 			q->refs++;
 			caller_cache_locked(up, q);
 		}
-		pthread_mutex_unlock(&set->lock);
+		ue_mutex_unlock(&set->lock);
 		ue_procmem_close(mem);
-		pthread_mutex_destroy(&p->io);
+		ue_mutex_destroy(&p->io);
 		free(p);
 		if (!q)
 			return -ENOMEM;
@@ -359,7 +373,7 @@ static int get_proc(struct ue_enablers *set, struct ue_proc *up, struct proc **r
 	ue_en_proc_list_add(&set->procs, p);
 	set->nprocs++;
 	caller_cache_locked(up, p);
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	*ret_p = p;
 	return 0;
 }
@@ -389,9 +403,9 @@ void ue_proc_close(struct ue_proc *up)
 	if (!up)
 		return;
 	if (up->p) {
-		pthread_mutex_lock(&up->set->lock);
-		ue_en_proc_unref_locked(up->p);
-		pthread_mutex_unlock(&up->set->lock);
+		ue_mutex_lock(&up->set->lock);
+		ue_en_proc_unref_locked(up->set, up->p);
+		ue_mutex_unlock(&up->set->lock);
 	}
 	ue_procmem_close(up->mem);
 	free(up);
@@ -407,9 +421,12 @@ pid_t ue_proc_tgid(const struct ue_proc *up)
 	return ue_procmem_get_id(up->mem)->tgid;
 }
 
-struct enabler **ue_en_enabler_find_locked(struct proc *p, uint64_t addr, unsigned int bit)
+struct enabler **ue_en_enabler_find_locked(struct ue_enablers *set, struct proc *p, uint64_t addr,
+					   unsigned int bit)
 {
 	struct enabler **pe;
+
+	ue_mutex_assert_held(&set->lock);
 
 	for (pe = &p->enablers; *pe; pe = &(*pe)->next)
 		if ((*pe)->addr == addr && (*pe)->bit == bit)
@@ -443,13 +460,13 @@ int ue_enabler_add(struct ue_enablers *set, struct ue_proc *up, uint64_t addr, u
 		r = get_proc(set, up, &p);
 		if (r < 0)
 			goto fail;
-		pthread_mutex_lock(&p->io);
-		pthread_mutex_lock(&set->lock);
+		ue_mutex_lock(&p->io);
+		ue_mutex_lock(&set->lock);
 		if (!p->gone)
 			break;
 		/* Killed by a sweep or emptied by a remove meanwhile: look again. */
-		pthread_mutex_unlock(&set->lock);
-		pthread_mutex_unlock(&p->io);
+		ue_mutex_unlock(&set->lock);
+		ue_mutex_unlock(&p->io);
 		proc_unref(set, p);
 		if (tries == 3) {
 			r = -ESRCH;
@@ -457,19 +474,19 @@ int ue_enabler_add(struct ue_enablers *set, struct ue_proc *up, uint64_t addr, u
 		}
 	}
 
-	if (ue_en_enabler_find_locked(p, addr, bit))
+	if (ue_en_enabler_find_locked(set, p, addr, bit))
 		r = -EADDRINUSE;
 	else if (p->nenablers >= set->opts.max_per_process)
 		r = -ENOMEM;
 	if (r < 0)
 		goto unlock;
 	want = set->ops.is_enabled ? set->ops.is_enabled(event) : enabled_now;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 
 	/* Synchronous, like the kernel: the caller learns whether the word works. */
 	r = ue_en_write_bit(set, p, e->byte_addr, e->byte_bit, want);
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	if (!r && p->gone)
 		r = -ESRCH;
 	if (r < 0) {
@@ -498,8 +515,8 @@ int ue_enabler_add(struct ue_enablers *set, struct ue_proc *up, uint64_t addr, u
 unlock:
 	if (r < 0)
 		proc_drop_if_empty_locked(set, p);
-	pthread_mutex_unlock(&set->lock);
-	pthread_mutex_unlock(&p->io);
+	ue_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&p->io);
 	proc_unref(set, p);
 fail:
 	if (e) {
@@ -516,20 +533,20 @@ int ue_enabler_exists(struct ue_enablers *set, struct ue_proc *up, uint64_t addr
 
 	if (!set || !up)
 		return -EINVAL;
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	p = caller_find_locked(set, up);
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	if (!p)
 		return 0;
 	/* A handle from before an exec holds the old program's enablers, not the caller's. */
 	r = ue_procmem_alive(p->mem);
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	if (r > 0)
-		r = !p->gone && ue_en_enabler_find_locked(p, addr, bit) ? 1 : 0;
+		r = !p->gone && ue_en_enabler_find_locked(set, p, addr, bit) ? 1 : 0;
 	else if (r == 0)
 		ue_en_proc_kill_locked(set, p, true);
-	ue_en_proc_unref_locked(p);
-	pthread_mutex_unlock(&set->lock);
+	ue_en_proc_unref_locked(set, p);
+	ue_mutex_unlock(&set->lock);
 	return r;
 }
 
@@ -541,44 +558,44 @@ int ue_enabler_remove(struct ue_enablers *set, struct ue_proc *up, uint64_t addr
 
 	if (!set || !up)
 		return -EINVAL;
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	p = caller_find_locked(set, up);
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	if (!p)
 		return -ENOENT;
 
 	if (ue_procmem_alive(p->mem) == 0) {
 		/* The handle is from before an exec: the new program registered nothing. */
-		pthread_mutex_lock(&set->lock);
+		ue_mutex_lock(&set->lock);
 		ue_en_proc_kill_locked(set, p, true);
-		ue_en_proc_unref_locked(p);
-		pthread_mutex_unlock(&set->lock);
+		ue_en_proc_unref_locked(set, p);
+		ue_mutex_unlock(&set->lock);
 		return -ENOENT;
 	}
 
-	pthread_mutex_lock(&p->io);
-	pthread_mutex_lock(&set->lock);
-	pe = p->gone ? NULL : ue_en_enabler_find_locked(p, addr, bit);
+	ue_mutex_lock(&p->io);
+	ue_mutex_lock(&set->lock);
+	pe = p->gone ? NULL : ue_en_enabler_find_locked(set, p, addr, bit);
 	if (pe) {
 		e = *pe;
 		*pe = e->next;
 		p->nenablers--;
 		proc_drop_if_empty_locked(set, p);
 	}
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 
 	r = -ENOENT;
 	if (e) {
 		/* Cleared whatever the event's state, as the kernel does. */
 		r = ue_en_write_bit(set, p, e->byte_addr, e->byte_bit, false);
 		if (r < 0) {
-			pthread_mutex_lock(&set->lock);
+			ue_mutex_lock(&set->lock);
 			set->failed++;
-			pthread_mutex_unlock(&set->lock);
+			ue_mutex_unlock(&set->lock);
 			r = -EFAULT;
 		}
 	}
-	pthread_mutex_unlock(&p->io);
+	ue_mutex_unlock(&p->io);
 	proc_unref(set, p);
 	if (e) {
 		set->ops.put(e->event);
@@ -593,7 +610,7 @@ static int drop_dead(struct ue_enablers *set, pid_t tgid)
 	struct proc **list = NULL, *p;
 	unsigned int n = 0, i;
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	if (tgid > 0)
 		ue_en_forks_cancel_locked(set, tgid);
 
@@ -605,7 +622,7 @@ static int drop_dead(struct ue_enablers *set, pid_t tgid)
 		p->refs++;
 		list[n++] = p;
 	}
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 
 	/* Probed without the lock: a probe may wait for the process's mmap lock. */
 	for (i = 0; i < n; i++) {
@@ -614,28 +631,28 @@ static int drop_dead(struct ue_enablers *set, pid_t tgid)
 		 * opened: that handle may be the new program's, never write it.
 		 */
 		if (tgid > 0 && list[i]->pending) {
-			pthread_mutex_lock(&set->lock);
+			ue_mutex_lock(&set->lock);
 			if (list[i]->pending && !list[i]->gone) {
 				set->gone_forks++;
 				ue_en_proc_kill_locked(set, list[i], true);
 			}
-			pthread_mutex_unlock(&set->lock);
+			ue_mutex_unlock(&set->lock);
 			continue;
 		}
 		if (ue_procmem_alive(list[i]->mem) == 0) {
-			pthread_mutex_lock(&set->lock);
+			ue_mutex_lock(&set->lock);
 			ue_en_proc_kill_locked(set, list[i], true);
-			pthread_mutex_unlock(&set->lock);
+			ue_mutex_unlock(&set->lock);
 		}
 	}
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	for (i = 0; i < n; i++)
-		ue_en_proc_unref_locked(list[i]);
+		ue_en_proc_unref_locked(set, list[i]);
 	/* Reported: a fork read from now on is of another memory. */
 	for (p = set->graveyard; p && tgid > 0; p = p->next)
 		if (p->id.tgid == tgid)
 			p->unreported = false;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	free(list);
 	return ue_en_release_graveyard(set);
 }
@@ -664,7 +681,7 @@ size_t ue_enablers_known(struct ue_enablers *set, pid_t *buf, size_t max)
 
 	if (!set)
 		return 0;
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	for (p = set->procs; p && n < max; p = p->next)
 		if (!p->gone)
 			buf[n++] = p->id.tgid;
@@ -672,7 +689,7 @@ size_t ue_enablers_known(struct ue_enablers *set, pid_t *buf, size_t max)
 		buf[n++] = f->child;
 	for (f = set->claimed; f && n < max; f = f->next)
 		buf[n++] = f->child;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	return n;
 }
 
@@ -682,21 +699,21 @@ size_t ue_enablers_unreported(struct ue_enablers *set, pid_t *buf, size_t max)
 
 	if (!set)
 		return 0;
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	for (struct proc *p = set->graveyard; p && n < max; p = p->next)
 		if (p->unreported)
 			buf[n++] = p->id.tgid;
 	for (struct fork_rec *f = set->exec_forks; f && n < max; f = f->next)
 		buf[n++] = f->child;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	return n;
 }
 
 void ue_enablers_keep_exec_forks(struct ue_enablers *set)
 {
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	set->keep_exec_forks = true;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 }
 
 bool ue_enablers_knows(struct ue_enablers *set, pid_t tgid)
@@ -705,20 +722,20 @@ bool ue_enablers_knows(struct ue_enablers *set, pid_t tgid)
 
 	if (!set)
 		return false;
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	found = ue_en_find_tgid_locked(set, tgid) || ue_en_fork_find(set->forks, tgid) ||
 		ue_en_fork_find(set->claimed, tgid) || ue_en_fork_find(set->exec_forks, tgid);
 	for (struct proc *p = set->graveyard; p && !found; p = p->next)
 		found = p->unreported && p->id.tgid == tgid;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	return found;
 }
 
 void ue_enablers_track_reports(struct ue_enablers *set)
 {
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	set->reports = true;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 }
 
 void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_stats)
@@ -728,7 +745,7 @@ void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_st
 	struct proc *p;
 
 	memset(&s, 0, sizeof(s));
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	s.processes = set->nprocs;
 	for (p = set->procs; p; p = p->next) {
 		s.enablers += p->nenablers;
@@ -750,6 +767,6 @@ void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_st
 	s.shared_vm = set->shared_vm;
 	s.refused_forks = set->refused;
 	s.gone_forks = set->gone_forks;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	*ret_stats = s;
 }

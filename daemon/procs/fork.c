@@ -18,6 +18,8 @@
 /* A confirmed child: its dirty enablers are written now. */
 static void confirm_locked(struct ue_enablers *set, struct proc *p)
 {
+	ue_mutex_assert_held(&set->lock);
+
 	if (!p->pending || p->gone)
 		return;
 	p->pending = false;
@@ -93,6 +95,8 @@ struct fork_rec *ue_en_fork_find(struct fork_rec *list, pid_t child)
 /* Unlink @f from the list at @pp (set->forks or set->claimed). */
 static void fork_unlink_locked(struct ue_enablers *set, struct fork_rec **pp, struct fork_rec *f)
 {
+	ue_mutex_assert_held(&set->lock);
+
 	while (*pp != f)
 		pp = &(*pp)->next;
 	*pp = f->next;
@@ -104,6 +108,8 @@ static void fork_unlink_locked(struct ue_enablers *set, struct fork_rec **pp, st
 /* @f (unlinked) is done with: its references are put by ue_en_release_graveyard(). */
 static void fork_drop_locked(struct ue_enablers *set, struct fork_rec *f)
 {
+	ue_mutex_assert_held(&set->lock);
+
 	f->next = set->dead_forks;
 	set->dead_forks = f;
 	set->nforks--;
@@ -112,6 +118,8 @@ static void fork_drop_locked(struct ue_enablers *set, struct fork_rec *f)
 void ue_en_forks_discard_locked(struct ue_enablers *set)
 {
 	struct fork_rec *f;
+
+	ue_mutex_assert_held(&set->lock);
 
 	while ((f = set->forks)) {
 		fork_unlink_locked(set, &set->forks, f);
@@ -126,6 +134,8 @@ void ue_en_forks_discard_locked(struct ue_enablers *set)
 void ue_en_forks_cancel_locked(struct ue_enablers *set, pid_t tgid)
 {
 	struct fork_rec *f;
+
+	ue_mutex_assert_held(&set->lock);
 
 	while ((f = ue_en_fork_find(set->forks, tgid))) {
 		fork_unlink_locked(set, &set->forks, f);
@@ -164,7 +174,7 @@ int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgi
 	f->parent_tgid = parent_tgid;
 	f->child = child;
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	f->seq = ++set->fork_seq;
 	parent = ue_en_find_tgid_locked(set, parent_tgid);
 	if (!parent) {
@@ -198,7 +208,7 @@ int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgi
 	if (!src || set->nprocs + set->nforks >= set->opts.max_processes) {
 		if (src)
 			set->refused++;
-		pthread_mutex_unlock(&set->lock);
+		ue_mutex_unlock(&set->lock);
 		free(f);
 		return 0;
 	}
@@ -225,7 +235,7 @@ int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgi
 		*set->forks_tail = f;
 		set->forks_tail = &f->next;
 	}
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	return r;
 }
 
@@ -239,6 +249,8 @@ static void fork_install_locked(struct ue_enablers *set, struct proc *p, struct 
 	uint64_t forked_ns = p->id.start_time * (uint64_t)(1000000000L / (tck > 0 ? tck : 100));
 	bool now;
 
+	ue_mutex_assert_held(&set->lock);
+
 	for (g = set->claimed; g; g = g->next)
 		if (g != f && g->seq == f->seq)
 			g->superseded = true;
@@ -248,7 +260,7 @@ static void fork_install_locked(struct ue_enablers *set, struct proc *p, struct 
 
 	while ((e = f->enablers)) {
 		f->enablers = e->next;
-		if (ue_en_enabler_find_locked(p, e->addr, e->bit) ||
+		if (ue_en_enabler_find_locked(set, p, e->addr, e->bit) ||
 		    p->nenablers >= set->opts.max_per_process) {
 			/* Registered again by the child itself meanwhile: that one wins. */
 			e->next = left;
@@ -292,13 +304,13 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 	/* CLONE_VM: the parent's handle already writes the memory they share. */
 	if (syscall(SYS_kcmp, f->parent_pid, f->child, KCMP_VM, 0, 0) == 0 ||
 	    syscall(SYS_kcmp, f->parent_tgid, f->child, KCMP_VM, 0, 0) == 0) {
-		pthread_mutex_lock(&set->lock);
+		ue_mutex_lock(&set->lock);
 		set->shared_vm++;
 		goto drop_locked;
 	}
 	r = ue_procmem_open(f->child, &mem);
 	if (r < 0) {
-		pthread_mutex_lock(&set->lock);
+		ue_mutex_lock(&set->lock);
 		if (r == -ESRCH)
 			set->gone_forks++;
 		else
@@ -309,7 +321,7 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 	cid = ue_procmem_get_id(mem);
 
 	in = calloc(f->nenablers, sizeof(*in));
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	/* The parent's handle, if it still has the memory the child was forked from. */
 	parent = ue_en_find_tgid_locked(set, f->parent_tgid);
 	if (parent && parent->id.start_stack != f->parent_stack)
@@ -329,7 +341,7 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 			if (in[i].byte_addr == e->byte_addr)
 				in[i].mask |= (uint8_t)(1u << e->byte_bit);
 	pmem = parent ? parent->mem : NULL;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 
 	/*
 	 * Not the process the event named, older than its parent (a reused
@@ -338,9 +350,9 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 	 */
 	proven = in && cid->tgid == f->child && cid->start_time >= f->parent_start_time &&
 		 cid->start_stack == f->parent_stack && child_matches(pmem, mem, in, n);
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	if (parent)
-		ue_en_proc_unref_locked(parent);
+		ue_en_proc_unref_locked(set, parent);
 	if (f->superseded) {
 		/* Installed by the other verifier, perhaps unregistered from since. */
 		r = 1;
@@ -359,7 +371,7 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 				fork_unlink_locked(set, &set->claimed, f);
 				f->next = set->exec_forks;
 				set->exec_forks = f;
-				pthread_mutex_unlock(&set->lock);
+				ue_mutex_unlock(&set->lock);
 				goto out;
 			}
 		} else {
@@ -380,20 +392,20 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 	if (p) {
 		/* The child registered on its own before its fork was verified: merge, under io. */
 		p->refs++;
-		pthread_mutex_unlock(&set->lock);
-		pthread_mutex_lock(&p->io);
-		pthread_mutex_lock(&set->lock);
+		ue_mutex_unlock(&set->lock);
+		ue_mutex_lock(&p->io);
+		ue_mutex_lock(&set->lock);
 		if (!p->gone && !f->cancelled && p->fork_seq != f->seq) {
 			p->fork_seq = f->seq;
 			fork_install_locked(set, p, f);
 			set->inherited++;
 			r = 1;
 		}
-		ue_en_proc_unref_locked(p);
+		ue_en_proc_unref_locked(set, p);
 		fork_unlink_locked(set, &set->claimed, f);
 		fork_drop_locked(set, f);
-		pthread_mutex_unlock(&set->lock);
-		pthread_mutex_unlock(&p->io);
+		ue_mutex_unlock(&set->lock);
+		ue_mutex_unlock(&p->io);
 		goto out;
 	}
 	p = calloc(1, sizeof(*p));
@@ -402,7 +414,7 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 		set->refused++;
 		goto drop_locked;
 	}
-	pthread_mutex_init(&p->io, NULL);
+	ue_mutex_init(&p->io, UE_LOCK_PROC_IO);
 	p->mem = mem;
 	mem = NULL;
 	p->id = *cid;
@@ -421,7 +433,7 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 drop_locked:
 	fork_unlink_locked(set, &set->claimed, f);
 	fork_drop_locked(set, f);
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 out:
 	free(in);
 	ue_procmem_close(mem);
@@ -434,6 +446,8 @@ static struct fork_rec *fork_copy_locked(struct ue_enablers *set, const struct f
 {
 	struct fork_rec *g = calloc(1, sizeof(*g));
 	struct enabler *e, *c;
+
+	ue_mutex_assert_held(&set->lock);
 
 	if (!g)
 		return NULL;
@@ -463,7 +477,7 @@ static int verify_forks(struct ue_enablers *set, pid_t child)
 {
 	int done = 0;
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	for (;;) {
 		struct fork_rec *f = child > 0 ? ue_en_fork_find(set->forks, child) : set->forks;
 
@@ -484,13 +498,13 @@ static int verify_forks(struct ue_enablers *set, pid_t child)
 		}
 		f->next = set->claimed;
 		set->claimed = f;
-		pthread_mutex_unlock(&set->lock);
+		ue_mutex_unlock(&set->lock);
 		done += fork_verify(set, f) > 0;
-		pthread_mutex_lock(&set->lock);
+		ue_mutex_lock(&set->lock);
 		if (child > 0)
 			break;
 	}
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	return done;
 }
 
@@ -508,7 +522,7 @@ static int confirm(struct ue_enablers *set, pid_t tgid, uint64_t opened_before_n
 	unsigned int n = 0, i;
 	int done = 0;
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	/* Called before every request: nothing to walk most of the time. */
 	if (set->npending)
 		list = malloc(set->npending * sizeof(*list));
@@ -518,19 +532,19 @@ static int confirm(struct ue_enablers *set, pid_t tgid, uint64_t opened_before_n
 		p->refs++;
 		list[n++] = p;
 	}
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	for (i = 0; i < n; i++) {
 		int alive = ue_procmem_alive(list[i]->mem);
 
-		pthread_mutex_lock(&set->lock);
+		ue_mutex_lock(&set->lock);
 		if (alive > 0 && list[i]->pending && !list[i]->gone) {
 			confirm_locked(set, list[i]);
 			done++;
 		} else if (alive == 0) {
 			ue_en_proc_kill_locked(set, list[i], true);
 		}
-		ue_en_proc_unref_locked(list[i]);
-		pthread_mutex_unlock(&set->lock);
+		ue_en_proc_unref_locked(set, list[i]);
+		ue_mutex_unlock(&set->lock);
 	}
 	free(list);
 	ue_en_release_graveyard(set);
@@ -549,10 +563,10 @@ static bool pending_since(struct ue_enablers *set, pid_t tgid, uint64_t since_ns
 {
 	bool found = false;
 
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	for (struct proc *p = set->npending ? set->procs : NULL; p && !found; p = p->next)
 		found = p->pending && !p->gone && p->id.tgid == tgid && p->opened_ns >= since_ns;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	return found;
 }
 
@@ -581,7 +595,7 @@ int ue_enablers_refuse_unconfirmed(struct ue_enablers *set)
 
 	if (!set)
 		return -EINVAL;
-	pthread_mutex_lock(&set->lock);
+	ue_mutex_lock(&set->lock);
 	for (p = set->procs; p; p = next) {
 		next = p->next;
 		if (p->pending && !p->gone) {
@@ -601,7 +615,7 @@ int ue_enablers_refuse_unconfirmed(struct ue_enablers *set)
 	/* Their reports may be among the lost events. */
 	for (p = set->graveyard; p; p = p->next)
 		p->unreported = false;
-	pthread_mutex_unlock(&set->lock);
+	ue_mutex_unlock(&set->lock);
 	ue_en_release_graveyard(set);
 	return n;
 }

@@ -6,6 +6,7 @@
  * proof of a fork child (ue_enablers_verify_forks) and its confirmation run
  * outside the socket's lock, on the thread or in the child's own request.
  */
+#include "lock.h"
 #include "proc-events.h"
 
 #include <errno.h>
@@ -48,7 +49,7 @@ struct ue_proc_events {
 	int kick_fd;		/* eventfd: fork records for the thread to verify */
 	pthread_t thread;
 	bool running;
-	pthread_mutex_t lock;	/* one reader of the socket at a time */
+	struct ue_mutex lock;	/* one reader of the socket at a time */
 	struct pevent *batch;
 	size_t n, cap;
 	bool overrun;
@@ -245,6 +246,8 @@ static void process(struct ue_proc_events *pe)
 static uint64_t read_locked(struct ue_proc_events *pe, bool request)
 {
 	uint64_t start = ue_enablers_clock_ns();
+
+	ue_mutex_assert_held(&pe->lock);
 
 	if (drain(pe, request ? start : 0))
 		process(pe);
@@ -504,6 +507,8 @@ static void poll_pass_locked(struct ue_proc_events *pe)
 	size_t n = 0, ndead = 0, i, j;
 	pid_t *known, *dead;
 
+	ue_mutex_assert_held(&pe->lock);
+
 	known = tgids(pe->set, ue_enablers_known, &n);
 	dead = tgids(pe->set, ue_enablers_unreported, &ndead);
 	for (i = 0; i < pe->nseen; i++)
@@ -540,6 +545,8 @@ static void poll_pass_locked(struct ue_proc_events *pe)
  */
 static void poll_caller_locked(struct ue_proc_events *pe, pid_t tgid, pid_t ancestor)
 {
+	ue_mutex_assert_held(&pe->lock);
+
 	/* From the known ancestor down: a child that inherits is scanned in turn. */
 	if (ancestor > 0)
 		scan_from(pe, ancestor);
@@ -572,6 +579,8 @@ static void kick_locked(struct ue_proc_events *pe)
 {
 	uint64_t one = 1;
 
+	ue_mutex_assert_held(&pe->lock);
+
 	if (!pe->new_forks || pe->kick_fd < 0)
 		return;
 	pe->new_forks = 0;
@@ -602,7 +611,7 @@ static bool lock_bounded(struct ue_proc_events *pe)
 		until.tv_nsec += UE_PROC_EVENTS_SYNC_WAIT_MS * 1000000L;
 		until.tv_sec += until.tv_nsec / 1000000000L;
 		until.tv_nsec %= 1000000000L;
-		if (pthread_mutex_timedlock(&pe->lock, &until) == 0)
+		if (ue_mutex_timedlock(&pe->lock, &until) == 0)
 			return true;
 		waited += UE_PROC_EVENTS_SYNC_WAIT_MS;
 		now = __atomic_load_n(&pe->progress, __ATOMIC_RELAXED);
@@ -628,7 +637,7 @@ static bool request_read(struct ue_proc_events *pe, uint64_t *ret_start)
 		return false;
 	*ret_start = read_locked(pe, true);
 	kick_locked(pe);
-	pthread_mutex_unlock(&pe->lock);
+	ue_mutex_unlock(&pe->lock);
 	return true;
 }
 
@@ -643,7 +652,7 @@ void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
 			return;
 		poll_caller_locked(pe, ue_proc_tgid(caller), ancestor);
 		kick_locked(pe);
-		pthread_mutex_unlock(&pe->lock);
+		ue_mutex_unlock(&pe->lock);
 		/*
 		 * No exec report to wait for: the caller is blocked in this
 		 * request, so a handle proven now is its memory (an exec before
@@ -687,7 +696,7 @@ void ue_proc_events_closing(struct ue_proc_events *pe, pid_t tid)
 		return;
 	scan_from(pe, tid);
 	kick_locked(pe);
-	pthread_mutex_unlock(&pe->lock);
+	ue_mutex_unlock(&pe->lock);
 }
 
 /* The thread: read, verify every fork record, confirm children past their grace. */
@@ -695,7 +704,7 @@ static void listener_pass(struct ue_proc_events *pe)
 {
 	uint64_t start;
 
-	pthread_mutex_lock(&pe->lock);
+	ue_mutex_lock(&pe->lock);
 	if (pe->polling) {
 		/* A handle of a process that exec'd is not scanned as the new program. */
 		ue_enablers_sweep(pe->set);
@@ -705,7 +714,7 @@ static void listener_pass(struct ue_proc_events *pe)
 		start = read_locked(pe, false);
 	}
 	pe->new_forks = 0;
-	pthread_mutex_unlock(&pe->lock);
+	ue_mutex_unlock(&pe->lock);
 	ue_enablers_verify_forks(pe->set);
 	ue_enablers_confirm(pe->set, NULL, start - (uint64_t)UE_PROC_EVENTS_GRACE_MS * 1000000u);
 	__atomic_add_fetch(&pe->passes, 1, __ATOMIC_RELAXED);
@@ -784,7 +793,7 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 	pe->set = set;
 	pe->stop_fd = -1;
 	pe->kick_fd = -1;
-	pthread_mutex_init(&pe->lock, NULL);
+	ue_mutex_init(&pe->lock, UE_LOCK_PROC_EVENTS);
 	pe->sock = open_connector();
 	if (pe->sock < 0 && !children_listed()) {
 		fprintf(stderr,
@@ -858,7 +867,7 @@ void ue_proc_events_stop(struct ue_proc_events *pe)
 		close(pe->stop_fd);
 	if (pe->kick_fd >= 0)
 		close(pe->kick_fd);
-	pthread_mutex_destroy(&pe->lock);
+	ue_mutex_destroy(&pe->lock);
 	free(pe->batch);
 	free(pe->seen);
 	free(pe->queue);
