@@ -27,9 +27,9 @@
  * the registry's locks; fs-session.c's hook holds SESSIONS and enables an
  * armed event, which takes REG_STATE and, inside it, waits on ENABLERS
  * (ue_enablers_update_event(), up to 5 s) while the writer threads take
- * PROC_IO then ENABLERS; the enablers put event references (REGISTRY)
- * from under ENABLERS.  So REG_STATE sits above the procs' locks and
- * REGISTRY below them.
+ * PROC_IO then ENABLERS; the enablers take and put event references
+ * (REGISTRY, through their ops) under PROC_IO.  So REG_STATE sits above
+ * the procs' locks and REGISTRY below them.
  */
 enum ue_lock_rank {
 	UE_LOCK_NONE,

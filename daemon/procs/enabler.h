@@ -280,7 +280,7 @@ int ue_enablers_drop_process(struct ue_enablers *set, pid_t tgid);
  * ue_enablers_confirm() saw no exec after that.  The caller must call
  * ue_enablers_drop_process() for every exec or exit it learns of after
  * this call, which voids the record (or kills the child's unconfirmed
- * handle).  See docs/ARCHITECTURE.md, "Process memory identity".
+ * handle).  See docs/processes.md.
  *
  * Return: 1 when a record was made, 0 when there is nothing to inherit
  * (or a limit refused it, counted), -EINVAL, -ENOMEM.

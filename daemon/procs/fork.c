@@ -4,8 +4,7 @@
  * connector reports a fork (or the children poller finds one), the proof that a child's memory handle is the
  * forked child's (kcmp, identity, the parent's mappings and bytes), the
  * child's confirmation after a later read of the connector, and their
- * voiding on exec, exit or lost events.  See docs/ARCHITECTURE.md,
- * "Process memory identity".
+ * voiding on exec, exit or lost events.  See docs/processes.md.
  */
 #include "enabler-int.h"
 
