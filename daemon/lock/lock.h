@@ -62,11 +62,11 @@ enum ue_lock_rank {
 
 _Static_assert(UE_LOCK_RANKS <= 32, "a rank is a bit of a 32-bit mask");
 
-/* A mutex and its rank; @owner is the holding thread under UE_LOCKDEP. */
+/* A mutex and its rank; @owner is the holding thread under UE_LOCKDEP (__atomic_* loads and stores). */
 struct ue_mutex {
 	pthread_mutex_t m;
 	unsigned int rank;
-	const void *_Atomic owner;
+	const void *owner;
 };
 
 /* A rwlock and its rank (its holders are not tracked: only the order). */
