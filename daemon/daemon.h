@@ -21,6 +21,7 @@
 
 #include "buffer.h"
 #include "enabler.h"
+#include "lock.h"
 #include "registry.h"
 
 #define UE_DAEMON_NAME "usereventsd"
@@ -61,10 +62,11 @@ struct ue_daemon_opts {
 };
 
 struct ue_fh;
+struct ue_native_server;
 struct ue_pipe;
 struct ue_tasks;
 struct ue_proc_events;
-struct ue_raw;
+struct ue_cmdlines;
 struct ue_raw_reader;
 struct ue_sessions;
 
@@ -82,16 +84,16 @@ struct ue_daemon {
 	atomic_uint trace_flags;	/* 1 << UE_OPT_*: trace_options, options/ */
 	atomic_size_t buffer_kb;	/* buffer_size_kb as last written */
 	struct ue_pipe *pipe;		/* trace_pipe waiters (fs-pipe.c) */
-	struct ue_tasks *tasks;		/* tid -> comm, tgid (fs-data.c) */
-	struct ue_raw *raw;		/* saved_cmdlines of trace_pipe_raw readers (fs-raw.c) */
-	struct ue_native *native;	/* libuserevents' rings (native.c); NULL: the path is off */
+	struct ue_tasks *tasks;		/* tid -> comm, tgid of writers (events/tasks.c) */
+	struct ue_cmdlines *cmdlines;	/* saved_cmdlines, saved_tgids (events/tasks.c) */
+	struct ue_native_server *native; /* libuserevents' rings (native/); NULL: the path is off */
 	struct ue_sessions *sessions;	/* usereventsd_session: holds, armed patterns (fs-session.c) */
 	/* Data files closed (flushed) whose release has not arrived yet. */
-	pthread_mutex_t release_lock;
+	struct ue_mutex release_lock;
 	pthread_cond_t release_cond;
 	unsigned int flushed_files;
 	/* Every open file and directory, freed at exit if never released. */
-	pthread_mutex_t fh_lock;
+	struct ue_mutex fh_lock;
 	struct ue_fh *fh_list;
 	/*
 	 * chmod/chown of the fixed nodes (fs-tree.c), as tracefs keeps them; each is
@@ -155,9 +157,15 @@ static inline struct ue_daemon *ue_req_daemon(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
+/* The native path (NULL: off), published by main.c before the FUSE loop runs. */
+static inline struct ue_native_server *ue_daemon_native(struct ue_daemon *d)
+{
+	return __atomic_load_n(&d->native, __ATOMIC_ACQUIRE);
+}
+
 /**
  * ue_deadline_ms - the CLOCK_MONOTONIC time @ms milliseconds from now
- * @ret: the deadline, for pthread_cond_timedwait() on a monotonic condition
+ * @ret: the deadline, for ue_cond_timedwait() on a monotonic condition
  * @ms: how far, below 1000
  */
 static inline void ue_deadline_ms(struct timespec *ret, unsigned int ms)
@@ -169,12 +177,5 @@ static inline void ue_deadline_ms(struct timespec *ret, unsigned int ms)
 		ret->tv_nsec -= 1000000000L;
 	}
 }
-
-/**
- * ue_raw_remember - the task name and tgid of a thread whose records were
- * stored (saved_cmdlines, saved_tgids), as the kernel notes them when it
- * records: channel readers never pass through trace_pipe_raw (fs-raw.c)
- */
-void ue_raw_remember(struct ue_raw *raw, const struct ue_rec_meta *m);
 
 #endif /* UE_DAEMON_H */

@@ -25,6 +25,7 @@
 #include "fs.h"
 #include "native.h"
 #include "proc-events.h"
+#include "tasks.h"
 
 #define DEFAULT_MAX_THREADS 16
 /* How often enablers of exited processes are looked for. */
@@ -410,7 +411,7 @@ static void mount_failed(const char *mountpoint)
 
 struct sweeper {
 	struct ue_daemon *d;
-	pthread_mutex_t lock;
+	struct ue_mutex lock;
 	pthread_cond_t cond;
 	bool stop;
 	pthread_t thread;
@@ -422,7 +423,7 @@ static void *sweep_thread(void *arg)
 	struct sweeper *s = arg;
 	struct timespec t;
 
-	pthread_mutex_lock(&s->lock);
+	ue_mutex_lock(&s->lock);
 	while (!s->stop) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		t.tv_nsec += SWEEP_INTERVAL_MS * 1000000L;
@@ -430,14 +431,14 @@ static void *sweep_thread(void *arg)
 			t.tv_sec++;
 			t.tv_nsec -= 1000000000L;
 		}
-		pthread_cond_timedwait(&s->cond, &s->lock, &t);
+		ue_cond_timedwait(&s->cond, &s->lock, &t);
 		if (s->stop)
 			break;
-		pthread_mutex_unlock(&s->lock);
+		ue_mutex_unlock(&s->lock);
 		ue_enablers_sweep(s->d->enablers);
-		pthread_mutex_lock(&s->lock);
+		ue_mutex_lock(&s->lock);
 	}
-	pthread_mutex_unlock(&s->lock);
+	ue_mutex_unlock(&s->lock);
 	return NULL;
 }
 
@@ -448,7 +449,7 @@ static int sweeper_start(struct sweeper *s, struct ue_daemon *d)
 
 	s->d = d;
 	s->stop = false;
-	pthread_mutex_init(&s->lock, NULL);
+	ue_mutex_init(&s->lock, UE_LOCK_SWEEPER);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cond, &ca);
@@ -459,12 +460,12 @@ static int sweeper_start(struct sweeper *s, struct ue_daemon *d)
 
 static void sweeper_stop(struct sweeper *s)
 {
-	pthread_mutex_lock(&s->lock);
+	ue_mutex_lock(&s->lock);
 	s->stop = true;
 	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
+	ue_mutex_unlock(&s->lock);
 	pthread_join(s->thread, NULL);
-	pthread_mutex_destroy(&s->lock);
+	ue_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
 }
 
@@ -515,6 +516,7 @@ int main(int argc, char **argv)
 	struct fuse_loop_config *loop = NULL;
 	char fuse_opts[4096] = "", *all_opts = NULL;
 	struct ue_daemon *d = NULL;
+	struct ue_native_server *nat = NULL;
 	struct sweeper sweeper;
 	bool sweeping = false, mounted = false, signals = false;
 	bool replace = false, with_parent = false, remove_dir = false;
@@ -574,8 +576,8 @@ int main(int argc, char **argv)
 	d->opts = opts;
 	atomic_init(&d->buffer_kb, opts.buffer_kb);
 	atomic_init(&d->trace_flags, ue_trace_flags_default());
-	pthread_mutex_init(&d->release_lock, NULL);
-	pthread_mutex_init(&d->fh_lock, NULL);
+	ue_mutex_init(&d->release_lock, UE_LOCK_RELEASE);
+	ue_mutex_init(&d->fh_lock, UE_LOCK_FH_LIST);
 	{
 		pthread_condattr_t ca;
 
@@ -610,7 +612,7 @@ int main(int argc, char **argv)
 	r = ue_sessions_new(d);
 	if (r < 0)
 		goto fail_errno;
-	r = ue_raw_new(&d->raw);
+	r = ue_cmdlines_new(&d->cmdlines);
 	if (r < 0)
 		goto fail_errno;
 
@@ -662,9 +664,13 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto fail_errno;
 	/* The native path of libuserevents is an offer: the daemon serves without it. */
-	r = ue_native_start(d, mountpoint);
+	r = ue_native_start(&(struct ue_native_deps){ .reg = d->reg, .buf = d->buf,
+						      .cmdlines = d->cmdlines },
+			    mountpoint, &nat);
 	if (r < 0)
 		fprintf(stderr, UE_DAEMON_NAME ": native path off: %s\n", strerror(-r));
+	else	/* before the FUSE loop runs: getxattr and the stats read it */
+		__atomic_store_n(&d->native, nat, __ATOMIC_RELEASE);
 
 	loop = fuse_loop_cfg_create();
 	if (!loop)
@@ -691,7 +697,9 @@ out:
 			fuse_remove_signal_handlers(d->se);
 		if (mounted)
 			fuse_session_unmount(d->se);
-		ue_native_stop(d);
+		nat = d->native;
+		__atomic_store_n(&d->native, NULL, __ATOMIC_RELEASE);
+		ue_native_stop(nat);
 		ue_fs_cleanup(d);
 		ue_sessions_free(d);
 		/* Enablers hold event references: they go before the registry. */
@@ -701,9 +709,9 @@ out:
 			fuse_session_destroy(d->se);
 		ue_buffer_free(d->buf);
 		ue_tasks_free(d->tasks);
-		ue_raw_free(d->raw);
-		pthread_mutex_destroy(&d->release_lock);
-		pthread_mutex_destroy(&d->fh_lock);
+		ue_cmdlines_free(d->cmdlines);
+		ue_mutex_destroy(&d->release_lock);
+		ue_mutex_destroy(&d->fh_lock);
 		pthread_cond_destroy(&d->release_cond);
 		free(d);
 	}

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * What the fuzzed request handlers call outside their files: libfuse's
- * request and reply calls (a request here only records its reply), the
- * caller's memory (daemon/procmem.h over an image in a buffer) and the few
- * daemon functions that would need a session or /proc.
+ * The two seams the request-handler fuzzers fill, and nothing else: the
+ * daemon's modules are linked as usereventsd links them, less
+ *  - libfuse (usereventsd alone links it): the request and reply calls the
+ *    handlers make (a request here only records its reply);
+ *  - procmem (daemon/procs/procmem.h, a library of its own): the caller's
+ *    memory, an image in a buffer, and its capabilities.
+ * A definition here of anything else would collide with the module's own
+ * at link time.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,9 +16,8 @@
 #include <string.h>
 
 #include "handler.h"
-#include "native.h"
-#include "proc-events.h"
 #include "procmem.h"
+#include "tasks.h"
 
 /* A request: who sent it and what the handler replied. */
 struct fuse_req {
@@ -41,6 +44,13 @@ int fuse_reply_write(fuse_req_t req, size_t count)
 	req->replied = true;
 	req->count = count;
 	return 0;
+}
+
+/* Only reads reply with bytes: the targets make none. */
+int fuse_reply_buf(fuse_req_t req, const char *buf, size_t size)
+{
+	(void)req, (void)buf, (void)size;
+	abort();
 }
 
 int fuse_reply_ioctl(fuse_req_t req, int result, const void *buf, size_t size)
@@ -263,68 +273,6 @@ void ue_procmem_use_text_maps(struct ue_procmem *pm)
 	(void)pm;
 }
 
-/* No proc connector here: no forks, execs or exits to report. */
-void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
-{
-	(void)pe;
-	(void)caller;
-}
-
-void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats *ret)
-{
-	(void)pe;
-	memset(ret, 0, sizeof(*ret));
-}
-
-const char *ue_native_name(struct ue_daemon *d)
-{
-	(void)d;
-	return NULL;
-}
-
-int ue_native_stats_text(struct ue_daemon *d, char *buf, size_t len)
-{
-	(void)d;
-	return snprintf(buf, len, "%s", "");
-}
-
-void ue_sessions_stats_text(struct ue_daemon *d, struct ue_text *t)
-{
-	(void)d, (void)t;
-}
-
-/* Only reads use the text snapshots of fs-helpers.c: no write handler may get here. */
-void ue_text_add(struct ue_text *t, const char *s, size_t n)
-{
-	(void)t, (void)s, (void)n;
-	abort();
-}
-
-void ue_text_printf(struct ue_text *t, const char *fmt, ...)
-{
-	(void)t, (void)fmt;
-	abort();
-}
-
-void ue_text_render(struct ue_text *t, int (*fn)(void *arg, char *buf, size_t len), void *arg)
-{
-	(void)t, (void)fn, (void)arg;
-	abort();
-}
-
-int ue_text_to_fh(struct ue_text *t, struct ue_fh *fh)
-{
-	(void)t, (void)fh;
-	abort();
-}
-
-void ue_fs_serve_text(fuse_req_t req, struct ue_fh *fh, size_t size, off_t off,
-		      int (*generate)(struct ue_daemon *d, struct ue_fh *fh))
-{
-	(void)req, (void)fh, (void)size, (void)off, (void)generate;
-	abort();
-}
-
 struct ue_daemon *fz_daemon_new(void)
 {
 	struct ue_daemon *d = calloc(1, sizeof(*d));
@@ -333,12 +281,13 @@ struct ue_daemon *fz_daemon_new(void)
 	if (!d)
 		abort();
 	d->opts.max_events = 64;
-	pthread_mutex_init(&d->release_lock, NULL);
-	pthread_mutex_init(&d->fh_lock, NULL);
+	ue_mutex_init(&d->release_lock, UE_LOCK_RELEASE);
+	ue_mutex_init(&d->fh_lock, UE_LOCK_FH_LIST);
 	pthread_cond_init(&d->release_cond, NULL);
 	if (ue_registry_new(&ropts, &d->reg) < 0 ||
 	    ue_buffer_new(1, 64 << 10, true, &d->buf) < 0 || ue_tasks_new(&d->tasks) < 0 ||
-	    ue_enablers_new(ue_registry_enabler_ops(), &d->enablers) < 0)
+	    ue_cmdlines_new(&d->cmdlines) < 0 ||
+	    ue_enablers_new(ue_registry_enabler_ops(), &d->enablers) < 0 || ue_sessions_new(d) < 0)
 		abort();
 	ue_registry_set_enablers(d->reg, d->enablers);
 	ue_registry_set_busy_hook(d->reg, ue_data_busy_hook, d);
@@ -347,12 +296,14 @@ struct ue_daemon *fz_daemon_new(void)
 
 void fz_daemon_free(struct ue_daemon *d)
 {
+	ue_sessions_free(d);
 	ue_enablers_free(d->enablers);
 	ue_registry_free(d->reg);
 	ue_buffer_free(d->buf);
 	ue_tasks_free(d->tasks);
-	pthread_mutex_destroy(&d->release_lock);
-	pthread_mutex_destroy(&d->fh_lock);
+	ue_cmdlines_free(d->cmdlines);
+	ue_mutex_destroy(&d->release_lock);
+	ue_mutex_destroy(&d->fh_lock);
 	pthread_cond_destroy(&d->release_cond);
 	free(d);
 }
@@ -383,7 +334,7 @@ struct ue_fh *fz_fh_open(struct ue_daemon *d, const char *name, int flags)
 	fh->d = d;
 	fh->ops = root_file(name)->ops;
 	fh->open_flags = flags;
-	pthread_mutex_init(&fh->lock, NULL);
+	ue_mutex_init(&fh->lock, UE_LOCK_FH);
 	if (fh->ops->open)
 		fh->ops->open(&req, fh);
 	return fh;
@@ -395,7 +346,7 @@ void fz_fh_close(struct ue_daemon *d, struct ue_fh *fh)
 		fh->ops->flush(d, fh);
 	if (fh->ops->release)
 		fh->ops->release(d, fh);
-	pthread_mutex_destroy(&fh->lock);
+	ue_mutex_destroy(&fh->lock);
 	free(fh);
 }
 
@@ -437,11 +388,4 @@ ssize_t fz_write(struct ue_daemon *d, struct ue_fh *fh, const void *buf, size_t 
 void fz_enable_all(struct ue_daemon *d, bool on)
 {
 	ue_registry_set_enabled_match(d->reg, NULL, NULL, NULL, on);
-}
-
-/* fs-raw.c's saved_cmdlines table: the handlers note tasks there; nothing reads it here. */
-void ue_raw_remember(struct ue_raw *raw, const struct ue_rec_meta *m)
-{
-	(void)raw;
-	(void)m;
 }

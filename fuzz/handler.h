@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The request handlers of usereventsd (daemon/fs-data.c, fs-text.c: their
+ * The request handlers of usereventsd (daemon/fs/fs-data.c, fs-text.c: their
  * files' operations) run without FUSE: handler-fakes.c stands in for libfuse's request calls and,
- * in place of daemon/procmem.c, for the caller's memory, an image in a buffer.
+ * in place of daemon/procs/procmem.c, for the caller's memory, an image in a buffer.
  */
 #ifndef UE_FUZZ_HANDLER_H
 #define UE_FUZZ_HANDLER_H

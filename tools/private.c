@@ -119,7 +119,7 @@ static int start_daemon(struct uet_private *p, struct uet_child *cmd)
 		signal(SIGINT, SIG_IGN);
 		/*
 		 * It goes with us however we end (SIGKILL included): unmounted,
-		 * its directory removed (docs/ARCHITECTURE.md, "Lifetimes").
+		 * its directory removed (docs/tools.md, "Lifetimes").
 		 */
 		execlp(daemon, "usereventsd", "-f", "--exit-with-parent", "--rmdir", p->mnt,
 		       (char *)NULL);

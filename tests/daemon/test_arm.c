@@ -22,7 +22,7 @@
 #include "userevents/abi.h"
 #include "common/daemon.h"
 
-/* The limits docs/SECURITY.md states (daemon/fs.h). */
+/* The limits docs/SECURITY.md states (daemon/fs/fs.h). */
 #define SESSION_MAX_ARMS 64
 #define SESSIONS_MAX_ARMS 1024
 

@@ -883,7 +883,7 @@ TEST(reused_pid_canary_is_never_written)
 	/*
 	 * The SIGKILLed registrant's handle may wait in the daemon's graveyard
 	 * until its exit is read from the proc connector, at most 2 s
-	 * (UNREPORTED_MAX_NS, docs/ARCHITECTURE.md): wait past that bound.
+	 * (UNREPORTED_MAX_NS, docs/processes.md): wait past that bound.
 	 */
 	for (int i = 0; i < 300 && del_event("lc_reuse") == -EBUSY; i++)
 		usleep(10000);

@@ -1,0 +1,890 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * proc-events: a NETLINK_CONNECTOR socket subscribed to CN_IDX_PROC, read
+ * in batches (by a thread, and synchronously before each ioctl), turning
+ * fork, exec and exit events into ue_enablers_fork/drop_process; the slow
+ * proof of a fork child (ue_enablers_verify_forks) and its confirmation run
+ * outside the socket's lock, on the thread or in the child's own request.
+ */
+#include "lock.h"
+#include "proc-events.h"
+
+#include <errno.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Receive buffer asked for: a burst of forks must not overrun it. */
+#define RCVBUF_BYTES (8 << 20)
+#define RECV_BYTES 8192
+/* Without the connector: how often the children of known processes are read. */
+#define POLL_MS 50
+/* Most children the poller remembers at a time; more inherit nothing. */
+#define MAX_SEEN_CHILDREN 65536
+/* How far up a caller's ancestors the poller looks for a known process. */
+#define MAX_ANCESTORS 16
+
+struct pevent {
+	unsigned int what;
+	uint64_t ts;		/* when the kernel sent it (CLOCK_MONOTONIC ns) */
+	pid_t pid, tgid;	/* exec, exit: the task; fork: the child */
+	pid_t ppid, ptgid;	/* fork: the parent */
+};
+
+struct ue_proc_events {
+	struct ue_enablers *set;
+	int sock;		/* -1 without the connector */
+	int stop_fd;		/* eventfd that ends the thread */
+	int kick_fd;		/* eventfd: fork records for the thread to verify */
+	pthread_t thread;
+	bool running;
+	struct ue_mutex lock;	/* one reader of the socket at a time */
+	struct pevent *batch;
+	size_t n, cap;
+	bool overrun;
+	unsigned int new_forks;	/* fork records made by the last read */
+	uint64_t events, forks, overruns;
+	uint64_t sync_timeouts;	/* requests served without waiting for the sync */
+	uint64_t progress;	/* events applied and processes scanned, by any holder of lock */
+	/* Without the connector: the children poller (pe->sock < 0, polling). */
+	bool polling;
+	bool aslr_off;		/* kernel.randomize_va_space is 0 */
+	struct seen_child *seen; /* children met so far, by tgid */
+	size_t nseen, capseen;
+	pid_t *queue;		/* processes to scan in one pass */
+	size_t nqueue, capqueue;
+	uint64_t polled_forks, unseen_forks;
+	uint64_t passes;	/* listener passes done (the poller's, when polling) */
+};
+
+/* A child the poller met: its fork is noted once, whatever its parent does later. */
+struct seen_child {
+	pid_t tgid;
+	bool mark;		/* listed by a scan of this pass */
+};
+
+static int subscribe(int sock, bool on)
+{
+	/* nlmsghdr, then cn_msg whose flexible data is the one u32 operation. */
+	union {
+		char bytes[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(uint32_t))];
+		struct nlmsghdr align;
+	} msg;
+	struct nlmsghdr *nl = &msg.align;
+	struct cn_msg *cn = NLMSG_DATA(nl);
+	uint32_t op = on ? PROC_CN_MCAST_LISTEN : PROC_CN_MCAST_IGNORE;
+
+	memset(&msg, 0, sizeof(msg));
+	nl->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
+	nl->nlmsg_type = NLMSG_DONE;
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
+	return send(sock, &msg, nl->nlmsg_len, 0) < 0 ? -errno : 0;
+}
+
+static int open_connector(void)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC};
+	int size = RCVBUF_BYTES, sock, r;
+
+	sock = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+	if (sock < 0)
+		return -errno;
+	if (setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = -errno;
+		close(sock);
+		return r;
+	}
+	r = subscribe(sock, true);
+	if (r < 0) {
+		close(sock);
+		return r;
+	}
+	return sock;
+}
+
+static void batch_add(struct ue_proc_events *pe, const struct pevent *ev)
+{
+	if (pe->n == pe->cap) {
+		size_t ncap = pe->cap ? pe->cap * 2 : 256;
+		struct pevent *b = realloc(pe->batch, ncap * sizeof(*b));
+
+		if (!b) {
+			/* Treated like a lost event: nothing unproven is trusted. */
+			pe->overrun = true;
+			return;
+		}
+		pe->batch = b;
+		pe->cap = ncap;
+	}
+	pe->batch[pe->n++] = *ev;
+}
+
+static void parse(struct ue_proc_events *pe, const char *buf, size_t len)
+{
+	const struct nlmsghdr *nl;
+
+	for (nl = (const void *)buf; NLMSG_OK(nl, len); nl = NLMSG_NEXT(nl, len)) {
+		const struct cn_msg *cn = NLMSG_DATA(nl);
+		struct proc_event pev;
+		struct pevent ev;
+
+		if (nl->nlmsg_type == NLMSG_ERROR || nl->nlmsg_type == NLMSG_NOOP)
+			continue;
+		if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn)) || cn->id.idx != CN_IDX_PROC ||
+		    cn->len < offsetof(struct proc_event, event_data) + sizeof(pev.event_data.fork) ||
+		    NLMSG_LENGTH(sizeof(*cn) + cn->len) > nl->nlmsg_len)
+			continue;
+		memcpy(&pev, cn->data, cn->len < sizeof(pev) ? cn->len : sizeof(pev));
+		memset(&ev, 0, sizeof(ev));
+		ev.what = pev.what;
+		ev.ts = pev.timestamp_ns;
+		switch (pev.what) {
+		case PROC_EVENT_FORK:
+			ev.pid = pev.event_data.fork.child_pid;
+			ev.tgid = pev.event_data.fork.child_tgid;
+			ev.ppid = pev.event_data.fork.parent_pid;
+			ev.ptgid = pev.event_data.fork.parent_tgid;
+			break;
+		case PROC_EVENT_EXEC:
+			ev.pid = pev.event_data.exec.process_pid;
+			ev.tgid = pev.event_data.exec.process_tgid;
+			break;
+		case PROC_EVENT_EXIT:
+			ev.pid = pev.event_data.exit.process_pid;
+			ev.tgid = pev.event_data.exit.process_tgid;
+			break;
+		default:
+			continue;
+		}
+		__atomic_add_fetch(&pe->events, 1, __ATOMIC_RELAXED);
+		batch_add(pe, &ev);
+	}
+}
+
+/*
+ * Read what is queued; return how many events came.  With @until_ns, stop
+ * at the first event sent after it: a request needs every event sent before
+ * it started (the kernel queues them synchronously), and a storm of newer
+ * ones must not keep it reading.  (An event far in the future means another
+ * clock: then everything is read.)
+ */
+static size_t drain(struct ue_proc_events *pe, uint64_t until_ns)
+{
+	char buf[RECV_BYTES];
+
+	pe->n = 0;
+	for (;;) {
+		ssize_t len = recv(pe->sock, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && errno == ENOBUFS) {
+			pe->overrun = true;
+			__atomic_add_fetch(&pe->overruns, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (len <= 0)
+			break;
+		parse(pe, buf, (size_t)len);
+		if (until_ns && pe->n && pe->batch[pe->n - 1].ts > until_ns &&
+		    pe->batch[pe->n - 1].ts - until_ns < 10000000000ull)
+			break;
+	}
+	return pe->n;
+}
+
+static void process(struct ue_proc_events *pe)
+{
+	for (size_t i = 0; i < pe->n; i++) {
+		const struct pevent *ev = &pe->batch[i];
+
+		__atomic_add_fetch(&pe->progress, 1, __ATOMIC_RELAXED);
+		switch (ev->what) {
+		case PROC_EVENT_FORK:
+			/* A thread shares its process's handle. */
+			if (ev->pid != ev->tgid)
+				break;
+			if (ue_enablers_fork(pe->set, ev->ppid, ev->ptgid, ev->pid) > 0) {
+				__atomic_add_fetch(&pe->forks, 1, __ATOMIC_RELAXED);
+				pe->new_forks++;
+			}
+			break;
+		case PROC_EVENT_EXEC:
+			ue_enablers_drop_process(pe->set, ev->tgid);
+			break;
+		case PROC_EVENT_EXIT:
+			/* Other threads may go on; the periodic sweep sees the last one. */
+			if (ev->pid == ev->tgid)
+				ue_enablers_drop_process(pe->set, ev->tgid);
+			break;
+		}
+	}
+}
+
+/*
+ * Read and apply every event queued so far; called with pe->lock held.
+ * Quick: a fork only copies the parent's enablers (the slow proof of the
+ * child is ue_enablers_verify_forks(), called without pe->lock).
+ * Return: when the read started (ue_enablers_clock_ns()).
+ */
+static uint64_t read_locked(struct ue_proc_events *pe, bool request)
+{
+	uint64_t start = ue_enablers_clock_ns();
+
+	ue_mutex_assert_held(&pe->lock);
+
+	if (drain(pe, request ? start : 0))
+		process(pe);
+	if (pe->overrun) {
+		/* An exec may be among the lost events: trust no unconfirmed child. */
+		pe->overrun = false;
+		ue_enablers_refuse_unconfirmed(pe->set);
+		ue_enablers_sweep(pe->set);
+	}
+	return start;
+}
+
+/*
+ * The children poller, when the proc connector is unavailable (no
+ * CAP_NET_ADMIN: an unprivileged daemon).  A fork is found in
+ * /proc/<tgid>/task/<tid>/children of a known process (one with enablers,
+ * or a child with a fork record): by a pass every POLL_MS, and before every
+ * request, of the caller (before its request can change what a child
+ * forked earlier inherits: so the set copied is the one of fork time) and
+ * of its nearest known ancestor when the caller is unknown (so a child's
+ * first request finds what it inherits).  What the child then inherits is
+ * proven exactly as a fork the connector reports (fork.c).
+ */
+
+/* Fields 4 (ppid) and 22 (start time) of /proc/<pid>/stat. */
+static int read_stat(pid_t pid, pid_t *ppid, uint64_t *start_time)
+{
+	char path[64], buf[1024];
+	unsigned long long st;
+	const char *p;
+	ssize_t n;
+	int fd, pp;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	/* After the name, which may hold anything: state, then field 4 on. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &pp, &st) != 2)
+		return -EIO;
+	*ppid = pp;
+	*start_time = st;
+	return 0;
+}
+
+static struct seen_child *seen_find(struct ue_proc_events *pe, pid_t tgid, size_t *at)
+{
+	size_t lo = 0, hi = pe->nseen;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pe->seen[mid].tgid < tgid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo < pe->nseen && pe->seen[lo].tgid == tgid ? &pe->seen[lo] : NULL;
+}
+
+static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid)
+{
+	if (pe->nseen == pe->capseen) {
+		size_t ncap = pe->capseen ? pe->capseen * 2 : 64;
+		struct seen_child *n;
+
+		if (ncap > MAX_SEEN_CHILDREN)
+			return false;
+		n = realloc(pe->seen, ncap * sizeof(*n));
+		if (!n)
+			return false;
+		pe->seen = n;
+		pe->capseen = ncap;
+	}
+	memmove(&pe->seen[at + 1], &pe->seen[at], (pe->nseen - at) * sizeof(*pe->seen));
+	pe->seen[at] = (struct seen_child){ .tgid = tgid, .mark = true };
+	pe->nseen++;
+	return true;
+}
+
+static void queue_add(struct ue_proc_events *pe, pid_t tgid)
+{
+	if (pe->nqueue == pe->capqueue) {
+		size_t ncap = pe->capqueue ? pe->capqueue * 2 : 64;
+		pid_t *n = realloc(pe->queue, ncap * sizeof(*n));
+
+		if (!n)
+			return; /* its children are scanned at its own request, or next pass */
+		pe->queue = n;
+		pe->capqueue = ncap;
+	}
+	pe->queue[pe->nqueue++] = tgid;
+}
+
+/* A child @child of thread @tid of @tgid, listed by the kernel: note its fork once. */
+static void child_found(struct ue_proc_events *pe, pid_t tid, pid_t tgid, pid_t child)
+{
+	struct seen_child *sc;
+	size_t at;
+
+	/*
+	 * Nothing of the child is read here, under pe->lock: a read of its
+	 * /proc files may wait for an exec that waits for this daemon.
+	 */
+	sc = seen_find(pe, child, &at);
+	if (sc) {
+		sc->mark = true;
+		return;
+	}
+	if (!seen_add(pe, at, child)) {
+		pe->unseen_forks++;
+		return;
+	}
+	if (pe->aslr_off) {
+		/* An exec would keep the stack start: no proof holds without exec reports. */
+		pe->unseen_forks++;
+		return;
+	}
+	if (ue_enablers_fork(pe->set, tid, tgid, child) > 0) {
+		__atomic_add_fetch(&pe->forks, 1, __ATOMIC_RELAXED);
+		pe->polled_forks++;
+		pe->new_forks++;
+		/* Its own children inherit what it will: scanned in the same pass. */
+		queue_add(pe, child);
+	}
+}
+
+/* The whole of a children file into @buf (grown as needed); its length, or -1. */
+static ssize_t read_children(const char *path, char **buf, size_t *cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		if (*cap - len < 256) {
+			size_t ncap = *cap ? *cap * 2 : 4096;
+			char *b = ncap <= (1u << 22) ? realloc(*buf, ncap) : NULL;
+
+			if (!b)
+				break;
+			*buf = b;
+			*cap = ncap;
+		}
+		n = read(fd, *buf + len, *cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	(*buf)[len] = '\0';
+	return (ssize_t)len;
+}
+
+/*
+ * Every child of every thread of @tgid.  The kernel's list is walked by
+ * position, so a sibling that exits during the read can hide another child
+ * (proc(5): not reliable unless the children are stopped): the file is
+ * read until two reads in a row agree (at most 4), every child of every
+ * read taken.
+ */
+static void scan_children(struct ue_proc_events *pe, pid_t tgid)
+{
+	char path[96], *buf = NULL, *prev = NULL;
+	size_t cap = 0, pcap = 0;
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+		ssize_t n, pn = -1;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)tgid, (int)tid);
+		for (int tries = 0; tries < 4; tries++) {
+			char *p, *end, *t;
+			size_t tc;
+
+			n = read_children(path, &buf, &cap);
+			if (n < 0 || (n == pn && memcmp(buf, prev, (size_t)n) == 0))
+				break;
+			for (p = buf;; p = end) {
+				long c = strtol(p, &end, 10);
+
+				if (end == p)
+					break;
+				if (c > 0)
+					child_found(pe, tid, tgid, (pid_t)c);
+			}
+			/* This read becomes the one the next is compared with. */
+			t = prev, prev = buf, buf = t;
+			tc = pcap, pcap = cap, cap = tc;
+			pn = n;
+		}
+	}
+	closedir(dir);
+	free(buf);
+	free(prev);
+}
+
+/* Scan @tgid and, in the same pass, every child found to inherit. */
+static void scan_from(struct ue_proc_events *pe, pid_t tgid)
+{
+	pe->nqueue = 0;
+	queue_add(pe, tgid);
+	for (size_t i = 0; i < pe->nqueue; i++) {
+		__atomic_add_fetch(&pe->progress, 1, __ATOMIC_RELAXED);
+		scan_children(pe, pe->queue[i]);
+	}
+}
+
+/* The tgids @list() gives, in a buffer of their own (NULL: out of memory). */
+static pid_t *tgids(struct ue_enablers *set, size_t (*list)(struct ue_enablers *, pid_t *, size_t),
+		    size_t *ret_n)
+{
+	size_t cap = 256;
+	pid_t *buf = NULL;
+
+	for (;;) {
+		pid_t *b = realloc(buf, cap * sizeof(*b));
+
+		if (!b) {
+			free(buf);
+			return NULL;
+		}
+		buf = b;
+		*ret_n = list(set, buf, cap);
+		if (*ret_n < cap)
+			return buf;
+		cap *= 2;
+	}
+}
+
+/*
+ * The periodic pass: children of every known process; then of every
+ * process found dead since the last pass (its children forked before it
+ * died are still listed, an exec'd one's as its pid's), which is then
+ * reported, as the connector would; forget children that are gone.
+ */
+static void poll_pass_locked(struct ue_proc_events *pe)
+{
+	size_t n = 0, ndead = 0, i, j;
+	pid_t *known, *dead;
+
+	ue_mutex_assert_held(&pe->lock);
+
+	known = tgids(pe->set, ue_enablers_known, &n);
+	dead = tgids(pe->set, ue_enablers_unreported, &ndead);
+	for (i = 0; i < pe->nseen; i++)
+		pe->seen[i].mark = false;
+	for (i = 0; known && i < n; i++)
+		scan_from(pe, known[i]);
+	for (i = 0; dead && i < ndead; i++) {
+		scan_from(pe, dead[i]);
+		ue_enablers_drop_process(pe->set, dead[i]);
+	}
+	free(known);
+	free(dead);
+	/*
+	 * A child no scan listed has exited, or its parent has (or is no longer
+	 * known): forgotten once its pid is free.  A reused pid keeps the entry
+	 * (a lookup, which never waits): the only harm, that a new child with
+	 * that pid inherits nothing, errs on the safe side.
+	 */
+	for (i = j = 0; i < pe->nseen; i++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "/proc/%d", (int)pe->seen[i].tgid);
+		if (!pe->seen[i].mark && access(path, F_OK) < 0)
+			continue;
+		pe->seen[j++] = pe->seen[i];
+	}
+	pe->nseen = j;
+}
+
+/*
+ * Before a request of @tgid: its own children (forked before this request
+ * changes its enablers), and, when it is not known itself, the chain from
+ * its nearest known ancestor down to it.
+ */
+static void poll_caller_locked(struct ue_proc_events *pe, pid_t tgid, pid_t ancestor)
+{
+	ue_mutex_assert_held(&pe->lock);
+
+	/* From the known ancestor down: a child that inherits is scanned in turn. */
+	if (ancestor > 0)
+		scan_from(pe, ancestor);
+	scan_from(pe, tgid);
+}
+
+/*
+ * The nearest known ancestor of @tgid when @tgid is not known, else 0.
+ * Read without pe->lock: an ancestor in the middle of an exec may make its
+ * /proc files wait (the caller cannot: it waits in our request).
+ */
+static pid_t known_ancestor(struct ue_proc_events *pe, pid_t tgid)
+{
+	unsigned int n = 0;
+	pid_t p = tgid;
+
+	while (!ue_enablers_knows(pe->set, p)) {
+		uint64_t start;
+		pid_t pp;
+
+		if (n++ == MAX_ANCESTORS || read_stat(p, &pp, &start) < 0 || pp <= 1)
+			return 0;
+		p = pp;
+	}
+	return p == tgid ? 0 : p;
+}
+
+/* Wake the thread to verify the fork records the last read made. */
+static void kick_locked(struct ue_proc_events *pe)
+{
+	uint64_t one = 1;
+
+	ue_mutex_assert_held(&pe->lock);
+
+	if (!pe->new_forks || pe->kick_fd < 0)
+		return;
+	pe->new_forks = 0;
+	if (write(pe->kick_fd, &one, sizeof(one)) != sizeof(one)) {
+		/* The counter is full: the thread has been woken already. */
+	}
+}
+
+/*
+ * Take pe->lock for a request.  The holder never waits for a client, so a
+ * long wait is a holder that is slow, not stuck: on a loaded machine the
+ * listener applying a long backlog of events may get little CPU.  Answering
+ * without the sync would be wrong (a fork child's inherited enablers not
+ * there yet), so the request waits as long as the holder makes progress,
+ * and gives up after UE_PROC_EVENTS_SYNC_WAIT_MS without any, or after
+ * UE_PROC_EVENTS_SYNC_MAX_MS in all.
+ */
+static bool lock_bounded(struct ue_proc_events *pe)
+{
+	uint64_t seen = __atomic_load_n(&pe->progress, __ATOMIC_RELAXED);
+	unsigned int waited = 0;
+
+	for (;;) {
+		struct timespec until;
+		uint64_t now;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += UE_PROC_EVENTS_SYNC_WAIT_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		if (ue_mutex_timedlock(&pe->lock, &until) == 0)
+			return true;
+		waited += UE_PROC_EVENTS_SYNC_WAIT_MS;
+		now = __atomic_load_n(&pe->progress, __ATOMIC_RELAXED);
+		if (now == seen || waited >= UE_PROC_EVENTS_SYNC_MAX_MS)
+			break;
+		seen = now;
+	}
+	__atomic_add_fetch(&pe->sync_timeouts, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+/*
+ * A request's read of the socket, its wait bounded; false when it timed out.
+ * pe->lock is held only to read the socket and apply what it says, never
+ * across the slow proof of a fork child, which may wait in kcmp() or an
+ * open of /proc/<pid>/mem for a child in the middle of an exec (and that
+ * exec may wait for this daemon to answer the FLUSH of a close-on-exec
+ * descriptor).
+ */
+static bool request_read(struct ue_proc_events *pe, uint64_t *ret_start)
+{
+	if (!lock_bounded(pe))
+		return false;
+	*ret_start = read_locked(pe, true);
+	kick_locked(pe);
+	ue_mutex_unlock(&pe->lock);
+	return true;
+}
+
+void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
+{
+	uint64_t start;
+
+	if (pe && pe->polling && caller) {
+		pid_t ancestor = known_ancestor(pe, ue_proc_tgid(caller));
+
+		if (!lock_bounded(pe))
+			return;
+		poll_caller_locked(pe, ue_proc_tgid(caller), ancestor);
+		kick_locked(pe);
+		ue_mutex_unlock(&pe->lock);
+		/*
+		 * No exec report to wait for: the caller is blocked in this
+		 * request, so a handle proven now is its memory (an exec before
+		 * a handle the thread opened shows in the proof's stack start).
+		 */
+		if (ue_enablers_prove_caller(pe->set, caller, ue_enablers_clock_ns()) > 0)
+			ue_enablers_confirm(pe->set, caller, ue_enablers_clock_ns());
+		return;
+	}
+	if (!pe || pe->sock < 0)
+		return;
+	if (!request_read(pe, &start) || !caller)
+		return;
+	/*
+	 * The caller's own fork comes first: its inherited enablers must be
+	 * there before it unregisters one or registers the same word.  The
+	 * caller is blocked in this request, so its handle, once opened and
+	 * followed by another read of the socket (an exec before the open
+	 * shows there), is its memory: confirmed now, not after the grace.
+	 * The listener may have proved the fork and opened that handle since
+	 * our read: then too, read again (else the child would wait for the
+	 * grace, and a tracer enabling an event it registered would find its
+	 * bit unset on return).
+	 */
+	if (ue_enablers_prove_caller(pe->set, caller, start) > 0 && request_read(pe, &start))
+		ue_enablers_confirm(pe->set, caller, start);
+}
+
+void ue_proc_events_closing(struct ue_proc_events *pe, pid_t tid)
+{
+	/*
+	 * A process's descriptors are closed (FLUSH) before its children are
+	 * given to another parent, so a known process that exits, or execs,
+	 * has its children read here first.  Only its main thread's (tid =
+	 * tgid): nothing else of it is read, it may be in the middle of an
+	 * exec that waits for this FLUSH.
+	 */
+	if (!pe || !pe->polling || tid <= 0 || !ue_enablers_knows(pe->set, tid))
+		return;
+	if (!lock_bounded(pe))
+		return;
+	scan_from(pe, tid);
+	kick_locked(pe);
+	ue_mutex_unlock(&pe->lock);
+}
+
+/* The thread: read, verify every fork record, confirm children past their grace. */
+static void listener_pass(struct ue_proc_events *pe)
+{
+	uint64_t start;
+
+	ue_mutex_lock(&pe->lock);
+	if (pe->polling) {
+		/* A handle of a process that exec'd is not scanned as the new program. */
+		ue_enablers_sweep(pe->set);
+		start = ue_enablers_clock_ns();
+		poll_pass_locked(pe);
+	} else {
+		start = read_locked(pe, false);
+	}
+	pe->new_forks = 0;
+	ue_mutex_unlock(&pe->lock);
+	ue_enablers_verify_forks(pe->set);
+	ue_enablers_confirm(pe->set, NULL, start - (uint64_t)UE_PROC_EVENTS_GRACE_MS * 1000000u);
+	__atomic_add_fetch(&pe->passes, 1, __ATOMIC_RELAXED);
+}
+
+static void *listen_thread(void *arg)
+{
+	struct ue_proc_events *pe = arg;
+
+	/* Named: it wakes for every fork, exec and exit of the machine, not on a timer. */
+	pthread_setname_np(pthread_self(), "ue-proc");
+
+	for (;;) {
+		struct pollfd fds[3] = {
+			{.fd = pe->sock, .events = POLLIN}, /* -1 when polling: ignored */
+			{.fd = pe->stop_fd, .events = POLLIN},
+			{.fd = pe->kick_fd, .events = POLLIN},
+		};
+		struct ue_enablers_stats st;
+		uint64_t kicks;
+		int timeout;
+
+		/* Unconfirmed children are confirmed once their grace has passed. */
+		ue_enablers_stats(pe->set, &st);
+		timeout = st.unconfirmed ? UE_PROC_EVENTS_GRACE_MS : -1;
+		/*
+		 * Polling: all the time (a process that registers now may fork
+		 * at once; a pass with nothing known reads nothing).
+		 */
+		if (pe->polling && !st.unconfirmed)
+			timeout = POLL_MS;
+		if (poll(fds, 3, timeout) < 0 && errno != EINTR)
+			break;
+		if (fds[1].revents)
+			break;
+		if (fds[2].revents && read(pe->kick_fd, &kicks, sizeof(kicks)) < 0) {
+			/* EAGAIN: another read took it; the pass below runs anyway. */
+		}
+		listener_pass(pe);
+	}
+	return NULL;
+}
+
+/* Whether address-space randomization is off for every process. */
+static bool aslr_off(void)
+{
+	char c = '2';
+	int fd = open("/proc/sys/kernel/randomize_va_space", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = '2';
+		close(fd);
+	}
+	return c == '0';
+}
+
+/* Whether the kernel lists a task's children (CONFIG_PROC_CHILDREN). */
+static bool children_listed(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+	return access(path, R_OK) == 0;
+}
+
+int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
+{
+	struct ue_proc_events *pe;
+	sigset_t all, old;
+	int r;
+
+	pe = calloc(1, sizeof(*pe));
+	if (!pe)
+		return -ENOMEM;
+	pe->set = set;
+	pe->stop_fd = -1;
+	pe->kick_fd = -1;
+	ue_mutex_init(&pe->lock, UE_LOCK_PROC_EVENTS);
+	pe->sock = open_connector();
+	if (pe->sock < 0 && !children_listed()) {
+		fprintf(stderr,
+			"usereventsd: proc connector unavailable (%s) and no "
+			"/proc/PID/task/TID/children (CONFIG_PROC_CHILDREN): fork children do "
+			"not inherit enablers; exits and execs are found by the periodic sweep\n",
+			strerror(-pe->sock));
+		pe->sock = -1;
+		*ret = pe;
+		return 0;
+	}
+	if (pe->sock < 0) {
+		/* Unprivileged (no CAP_NET_ADMIN): forks are found by reading children. */
+		r = pe->sock;
+		pe->sock = -1;
+		pe->polling = true;
+		/*
+		 * A parent found dead (exec, exit) before its fork was seen is
+		 * kept for it, as with the connector, for at most 2 s (no report).
+		 */
+		ue_enablers_track_reports(set);
+		ue_enablers_keep_exec_forks(set);
+		pe->aslr_off = aslr_off();
+		if (pe->aslr_off)
+			fprintf(stderr, "usereventsd: proc connector unavailable (%s) and "
+					"kernel.randomize_va_space is 0: fork children do not "
+					"inherit enablers (without exec reports, only a new stack "
+					"start shows an exec)\n",
+				strerror(-r));
+	} else {
+		ue_enablers_track_reports(set);
+	}
+	pe->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pe->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (pe->stop_fd < 0 || pe->kick_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&pe->thread, NULL, listen_thread, pe);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		r = r == -ENOMEM ? r : -EAGAIN;
+		goto fail;
+	}
+	pe->running = true;
+	*ret = pe;
+	return 0;
+fail:
+	ue_proc_events_stop(pe);
+	return r;
+}
+
+void ue_proc_events_stop(struct ue_proc_events *pe)
+{
+	if (!pe)
+		return;
+	if (pe->running) {
+		uint64_t one = 1;
+
+		if (write(pe->stop_fd, &one, sizeof(one)) != sizeof(one))
+			abort(); /* an eventfd write of 1 cannot fail */
+		pthread_join(pe->thread, NULL);
+	}
+	if (pe->sock >= 0) {
+		subscribe(pe->sock, false);
+		close(pe->sock);
+	}
+	if (pe->stop_fd >= 0)
+		close(pe->stop_fd);
+	if (pe->kick_fd >= 0)
+		close(pe->kick_fd);
+	ue_mutex_destroy(&pe->lock);
+	free(pe->batch);
+	free(pe->seen);
+	free(pe->queue);
+	free(pe);
+}
+
+void ue_proc_events_stats(struct ue_proc_events *pe, struct ue_proc_events_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (!pe)
+		return;
+	/* No lock: a reader of the stats file must not wait behind a blocked sync. */
+	ret->connected = pe->sock >= 0;
+	ret->polling = pe->polling;
+	ret->events = __atomic_load_n(&pe->events, __ATOMIC_RELAXED);
+	ret->forks = __atomic_load_n(&pe->forks, __ATOMIC_RELAXED);
+	ret->overruns = __atomic_load_n(&pe->overruns, __ATOMIC_RELAXED);
+	ret->sync_timeouts = __atomic_load_n(&pe->sync_timeouts, __ATOMIC_RELAXED);
+	ret->passes = __atomic_load_n(&pe->passes, __ATOMIC_RELAXED);
+}
