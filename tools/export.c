@@ -227,8 +227,8 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	uet_child_init(&child, "export", with_cmd ? rest + o.rest : NULL, o.no_preload);
 	exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
 	if (with_cmd && tracefs_opt) {
-		uet_err("export: --tracefs does not apply with CMD: it runs against its own usereventsd");
-		exit_code = UET_EXIT_USAGE;
+		exit_code = uet_usage_err("export", usage, "--tracefs does not apply with CMD: "
+					  "it runs against its own usereventsd");
 		goto out;
 	}
 	x.quiet = o.quiet;
@@ -240,12 +240,8 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	if (with_cmd) {
 		if (uet_private_start("export", &priv, tracefs, sizeof(tracefs), &child) < 0)
 			goto out;
-	} else if (uet_tracefs_find(tracefs_opt, tracefs, sizeof(tracefs)) < 0) {
-		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
-		exit_code = UET_EXIT_NO_TRACEFS;
-		goto out;
-	} else if (uet_tracefs_check(tracefs) < 0) {
-		exit_code = UET_EXIT_NO_TRACEFS;
+	} else if ((e = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs)))) {
+		exit_code = e;
 		goto out;
 	}
 	e = uet_buf_stats_read(tracefs, &bs);

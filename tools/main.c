@@ -183,7 +183,7 @@ static void list_json(const struct uet_event *ev, const char *users)
 	fputs("]}\n", stdout);
 }
 
-int uet_cmd_list(const char *tracefs, int argc, char **argv)
+int uet_cmd_list(const char *tracefs_opt, int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "names", no_argument, NULL, 'n' },
@@ -193,7 +193,7 @@ int uet_cmd_list(const char *tracefs, int argc, char **argv)
 	};
 	struct uet_events evs;
 	bool names = false, json = false;
-	char *status;
+	char *status, tracefs[4096];
 	int c, r, shown = 0;
 
 	optind = 0;
@@ -212,6 +212,9 @@ int uet_cmd_list(const char *tracefs, int argc, char **argv)
 			return uet_usage_getopt("list", list_usage, c, argv);
 		}
 	}
+	r = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs));
+	if (r)
+		return r;
 	r = uet_events_load(tracefs, &evs);
 	if (r < 0) {
 		uet_err("list: %s/events: %s", tracefs, strerror(-r));
@@ -253,15 +256,24 @@ int uet_cmd_list(const char *tracefs, int argc, char **argv)
 	return UET_EXIT_OK;
 }
 
-int uet_cmd_enable(const char *tracefs, int argc, char **argv, bool on)
+int uet_cmd_enable(const char *tracefs_opt, int argc, char **argv, bool on)
 {
 	struct uet_events evs;
+	char tracefs[4096];
 	int total = 0, r;
 
-	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		fprintf(argc < 2 ? stderr : stdout, "usage: " UET_PROG " %s GLOB...\n", argv[0]);
-		return argc < 2 ? UET_EXIT_USAGE : UET_EXIT_OK;
+	if (argc < 2)
+		return uet_usage_err(argv[0], on ? "enable GLOB..." : "disable GLOB...", "no GLOB");
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		printf("usage: " UET_PROG " %s GLOB...\n", argv[0]);
+		return UET_EXIT_OK;
 	}
+	if (argv[1][0] == '-')
+		return uet_usage_err(argv[0], on ? "enable GLOB..." : "disable GLOB...",
+				     "unknown option '%s'", argv[1]);
+	r = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs));
+	if (r)
+		return r;
 	r = uet_events_load(tracefs, &evs);
 	if (r < 0) {
 		uet_err("%s: %s/events: %s", argv[0], tracefs, strerror(-r));
@@ -295,13 +307,13 @@ static void stat_put(bool json, const char *key, long long v)
 		printf("%s: %lld\n", key, v);
 }
 
-int uet_cmd_stats(const char *tracefs, int argc, char **argv)
+int uet_cmd_stats(const char *tracefs_opt, int argc, char **argv)
 {
 	struct uet_buf_stats st;
 	struct uet_events evs;
 	size_t enabled = 0;
 	bool json = false;
-	char *status, *p;
+	char *status, *p, tracefs[4096];
 	int r;
 
 	for (int i = 1; i < argc; i++) {
@@ -316,6 +328,9 @@ int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 		return uet_usage_err("stats", stats_usage, argv[i][0] == '-' ?
 				     "unknown option '%s'" : "unexpected argument '%s'", argv[i]);
 	}
+	r = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs));
+	if (r)
+		return r;
 	r = uet_events_load(tracefs, &evs);
 	if (r < 0) {
 		uet_err("stats: %s/events: %s", tracefs, strerror(-r));
@@ -376,11 +391,12 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
+	static const char main_usage[] = "[--tracefs DIR] [--color WHEN] COMMAND [ARGS]";
 	const char *opt_tracefs = NULL, *cmd;
-	char tracefs[4096];
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+t:hV", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:t:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			opt_tracefs = optarg;
@@ -393,8 +409,8 @@ int main(int argc, char **argv)
 			} else if (strcmp(optarg, "never") == 0) {
 				uet_color = 0;
 			} else {
-				uet_err("--color %s: auto, always or never", optarg);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(NULL, main_usage,
+						     "--color %s: not auto, always or never", optarg);
 			}
 			break;
 		case 'h':
@@ -404,14 +420,11 @@ int main(int argc, char **argv)
 			puts(UET_PROG " " UE_VERSION);
 			return UET_EXIT_OK;
 		default:
-			usage(stderr);
-			return UET_EXIT_USAGE;
+			return uet_usage_getopt(NULL, main_usage, c, argv);
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return UET_EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return uet_usage_err(NULL, main_usage, "no command (see " UET_PROG " --help)");
 	cmd = argv[optind];
 	argc -= optind;
 	argv += optind;
@@ -429,34 +442,17 @@ int main(int argc, char **argv)
 		return uet_cmd_export(opt_tracefs, argc, argv);
 	if (strcmp(cmd, "list") && strcmp(cmd, "enable") && strcmp(cmd, "disable") &&
 	    strcmp(cmd, "stream") && strcmp(cmd, "stats")) {
-		uet_err("unknown command '%s' (see " UET_PROG " --help)", cmd);
-		return UET_EXIT_USAGE;
+		return uet_usage_err(NULL, main_usage, "unknown command '%s' (see " UET_PROG " --help)",
+				     cmd);
 	}
-	/* Help, and enable's usage, need no tracefs: the command prints them first. */
-	if ((argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) ||
-	    (argc < 2 && (strcmp(cmd, "enable") == 0 || strcmp(cmd, "disable") == 0))) {
-		if (strcmp(cmd, "list") == 0)
-			return uet_cmd_list("", argc, argv);
-		if (strcmp(cmd, "enable") == 0 || strcmp(cmd, "disable") == 0)
-			return uet_cmd_enable("", argc, argv, true);
-		if (strcmp(cmd, "stream") == 0)
-			return uet_cmd_stream("", argc, argv);
-		return uet_cmd_stats("", argc, argv);
-	}
-	if (uet_tracefs_find(opt_tracefs, tracefs, sizeof(tracefs)) < 0) {
-		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
-		return UET_EXIT_NO_TRACEFS;
-	}
-	/* Not one (--tracefs /tmp): every command says so alike. */
-	if (uet_tracefs_check(tracefs) < 0)
-		return UET_EXIT_NO_TRACEFS;
+	/* Each command takes its command line first, then finds the tracefs (usage errors first). */
 	if (strcmp(cmd, "list") == 0)
-		return uet_cmd_list(tracefs, argc, argv);
+		return uet_cmd_list(opt_tracefs, argc, argv);
 	if (strcmp(cmd, "enable") == 0)
-		return uet_cmd_enable(tracefs, argc, argv, true);
+		return uet_cmd_enable(opt_tracefs, argc, argv, true);
 	if (strcmp(cmd, "disable") == 0)
-		return uet_cmd_enable(tracefs, argc, argv, false);
+		return uet_cmd_enable(opt_tracefs, argc, argv, false);
 	if (strcmp(cmd, "stream") == 0)
-		return uet_cmd_stream(tracefs, argc, argv);
-	return uet_cmd_stats(tracefs, argc, argv);
+		return uet_cmd_stream(opt_tracefs, argc, argv);
+	return uet_cmd_stats(opt_tracefs, argc, argv);
 }

@@ -88,11 +88,7 @@ static int find_tracefs(struct rec *r, const char *opt, struct uet_child *cmd,
 		return uet_private_start("record", priv, r->tracefs, sizeof(r->tracefs), cmd) < 0
 			       ? UET_EXIT_RUN_FAIL
 			       : 0;
-	if (uet_tracefs_find(opt, r->tracefs, sizeof(r->tracefs)) < 0) {
-		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
-		return UET_EXIT_NO_TRACEFS;
-	}
-	return uet_tracefs_check(r->tracefs) < 0 ? UET_EXIT_NO_TRACEFS : 0;
+	return uet_tracefs_resolve(opt, r->tracefs, sizeof(r->tracefs));
 }
 
 /*
@@ -166,9 +162,8 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	if (e >= 0)
 		return e;
 	if (!o.output) {
-		uet_err("record: no output file (usage: " UET_PROG " %s)", usage);
 		uet_opts_free(&o);
-		return UET_EXIT_USAGE;
+		return uet_usage_err("record", usage, "no output file (-o FILE)");
 	}
 	with_cmd = o.rest < argc;
 	uet_child_init(&child, "record", argv + o.rest, o.no_preload);

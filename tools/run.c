@@ -79,25 +79,19 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	struct uet_opts o;
 	int e, exit_code = UET_EXIT_RUN_FAIL;
 
-	if (tracefs_opt) {
-		uet_err("run: --tracefs does not apply: run starts its own usereventsd");
-		return UET_EXIT_USAGE;
-	}
 	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_OUTPUT | UET_O_QUIET |
 				   UET_O_NO_PRELOAD | UET_O_PROVIDER | UET_O_BUFFER,
 			   usage);
 	if (e >= 0)
 		return e;
 	/* A usage error, before anything starts: run reads trace_pipe, not a channel. */
-	if (o.block_set) {
-		uet_err("run: --blocking and --no-blocking apply to record, stream and export");
+	if (tracefs_opt || o.block_set || o.rest >= argc) {
 		uet_opts_free(&o);
-		return UET_EXIT_USAGE;
-	}
-	if (o.rest >= argc) {
-		uet_err("run: no command (usage: " UET_PROG " %s)", usage);
-		uet_opts_free(&o);
-		return UET_EXIT_USAGE;
+		return uet_usage_err("run", usage, tracefs_opt ?
+				     "--tracefs does not apply: run starts its own usereventsd" :
+				     o.block_set ?
+				     "--blocking and --no-blocking apply to record, stream and export" :
+				     "no command (-- CMD)");
 	}
 	uet_opts_all_user_events(&o);
 	uet_child_init(&r.child, "run", argv + o.rest, o.no_preload);

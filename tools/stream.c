@@ -576,9 +576,10 @@ static void stream_tick(void *arg)
 		stream_stop = 1;
 }
 
-int uet_cmd_stream(const char *tracefs, int argc, char **argv)
+int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 {
 	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json | --format=FMT] [-b KiB] [--blocking[=MS] | --no-blocking]";
+	char tracefs[4096];
 	struct uet_autoenable ae = { .tracefs = tracefs };
 	struct uet_stream s = { .tracefs = tracefs, .stop = &stream_stop };
 	struct uet_sinks sinks = { 0 };
@@ -592,10 +593,14 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	if (r >= 0)
 		return r;
 	if (o.rest < argc) {
-		uet_err("stream: unexpected argument '%s' (usage: " UET_PROG " %s)", argv[o.rest],
-			usage);
+		r = uet_usage_err("stream", usage, "unexpected argument '%s'", argv[o.rest]);
 		uet_opts_free(&o);
-		return UET_EXIT_USAGE;
+		return r;
+	}
+	r = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs));
+	if (r) {
+		uet_opts_free(&o);
+		return r;
 	}
 	r = uet_buf_stats_read(tracefs, &st);
 	if (r < 0) {

@@ -54,7 +54,7 @@ void uet_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /**
  * uet_usage_err - a command line refused: "userevents: CMD: " and the message,
  * then CMD's usage line, both to stderr; every command's one wording
- * @cmd: the command ("list", "stream", ...)
+ * @cmd: the command ("list", "stream", ...); NULL: the global options
  * @usage: its usage after "userevents "
  * @fmt: what is wrong: "unknown option '--x'", "option '-e' needs a value",
  *       "--pid abc: not a pid"
@@ -90,6 +90,15 @@ int uet_usage_getopt(const char *cmd, const char *usage, int c, char **argv);
  */
 int uet_tracefs_find(const char *opt, char *out, size_t len);
 
+/**
+ * uet_tracefs_resolve - the tracefs of a command (uet_tracefs_find()), checked
+ * (uet_tracefs_check()): called once its command line was taken, so that a
+ * usage error comes first
+ *
+ * Return: 0, or UET_EXIT_NO_TRACEFS with the message printed.
+ */
+int uet_tracefs_resolve(const char *opt, char *out, size_t len);
+
 /** uet_read - the whole of DIR/REL, NUL-terminated (free it); NULL with errno */
 char *uet_read(const char *dir, const char *rel, size_t *ret_len);
 
@@ -124,10 +133,10 @@ bool uet_glob_match(const char *glob, const char *system, const char *name);
 int uet_set_enable(const char *tracefs, struct uet_events *evs, const char *glob, bool on);
 
 /* Commands: argc/argv start at the command's name; they return an exit code. */
-int uet_cmd_list(const char *tracefs, int argc, char **argv);
-int uet_cmd_enable(const char *tracefs, int argc, char **argv, bool on);
-int uet_cmd_stream(const char *tracefs, int argc, char **argv);
-int uet_cmd_stats(const char *tracefs, int argc, char **argv);
+int uet_cmd_list(const char *tracefs_opt, int argc, char **argv);
+int uet_cmd_enable(const char *tracefs_opt, int argc, char **argv, bool on);
+int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv);
+int uet_cmd_stats(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_run(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_record(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_report(int argc, char **argv);

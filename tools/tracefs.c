@@ -36,12 +36,22 @@ int uet_usage_err(const char *cmd, const char *usage, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, UET_PROG ": %s: ", cmd);
+	fprintf(stderr, cmd ? UET_PROG ": %s: " : UET_PROG ": ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nusage: " UET_PROG " %s\n", usage);
 	return UET_EXIT_USAGE;
+}
+
+int uet_tracefs_resolve(const char *opt, char *out, size_t len)
+{
+	if (uet_tracefs_find(opt, out, len) < 0) {
+		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
+		return UET_EXIT_NO_TRACEFS;
+	}
+	/* Not one (--tracefs /tmp): every command says so alike. */
+	return uet_tracefs_check(out) < 0 ? UET_EXIT_NO_TRACEFS : 0;
 }
 
 int uet_usage_getopt(const char *cmd, const char *usage, int c, char **argv)

@@ -79,6 +79,43 @@ grep -q "^userevents: report: $work/none.dat: No such file or directory" "$work/
 	fail "report of a missing file: message"
 expect_rc 2 "report --pid that is no pid" -- "$tool" report --pid x "$work/none.dat"
 
+# One wording for a refused command line, whatever the command (issue 24):
+# "userevents: CMD: what", then CMD's usage line, both on stderr, exit 2.
+# The global options' refusals say so alike, without a command ('-' as CMD).
+# A usage error comes before the tracefs is looked for: a USEREVENTS_TRACEFS
+# that does not exist does not turn it into exit 3.
+# expect_usage CMD EXPECTED-MESSAGE -- ARGS...
+expect_usage() {
+	ucmd=$1
+	umsg=$2
+	shift 3
+	if [ "$ucmd" = - ]; then
+		USEREVENTS_TRACEFS=$work/none expect_rc 2 "$*: refused" -- "$tool" "$@"
+		upre="userevents: "
+		uusage="usage: userevents \\[--tracefs"
+	else
+		USEREVENTS_TRACEFS=$work/none expect_rc 2 "$ucmd $*: refused" -- "$tool" "$ucmd" "$@"
+		upre="userevents: $ucmd: "
+		uusage="usage: userevents $ucmd"
+	fi
+	[ "$(sed -n 1p "$work/err")" = "$upre$umsg" ] ||
+		fail "$ucmd $*: first line '$(sed -n 1p "$work/err")', expected '$upre$umsg'"
+	sed -n 2p "$work/err" | grep -q "^$uusage" ||
+		fail "$ucmd $*: no usage line on stderr after the message"
+	[ -s "$work/out" ] && fail "$ucmd $*: something on stdout"
+}
+expect_usage - "unknown option '--bogus'" -- --bogus
+expect_usage - "--color bogus: not auto, always or never" -- --color=bogus list
+expect_usage - "unknown command 'frobnicate' (see userevents --help)" -- frobnicate
+expect_usage run "no command (-- CMD)" --
+expect_usage run "--blocking and --no-blocking apply to record, stream and export" -- --blocking -- true
+expect_usage record "no output file (-o FILE)" -- -e x
+expect_usage stream "unexpected argument 'x'" -- x
+expect_usage stats "unexpected argument 'x'" -- x
+expect_usage list "unknown option '--bogus'" -- --bogus
+expect_usage enable "no GLOB" --
+expect_usage disable "unknown option '-x'" -- -x
+
 # ---- a mounted daemon, found in the mount table -------------------------
 "$daemon" "$mnt" || { echo "FAIL: usereventsd did not mount"; exit 1; }
 # Its events live as long as it does: long enough for the checks below, then killed.
@@ -90,20 +127,6 @@ while ! grep -q example_message "$mnt/user_events_status" 2>/dev/null && [ $i -l
 	i=$((i + 1))
 done
 
-# One wording for a refused command line, whatever the command (issue 24):
-# "userevents: CMD: what", then CMD's usage line, both on stderr, exit 2.
-# expect_usage CMD EXPECTED-MESSAGE -- ARGS...
-expect_usage() {
-	ucmd=$1
-	umsg=$2
-	shift 3
-	expect_rc 2 "$ucmd $*: refused" -- "$tool" "$ucmd" "$@"
-	[ "$(sed -n 1p "$work/err")" = "userevents: $ucmd: $umsg" ] ||
-		fail "$ucmd $*: first line '$(sed -n 1p "$work/err")', expected 'userevents: $ucmd: $umsg'"
-	sed -n 2p "$work/err" | grep -q "^usage: userevents $ucmd" ||
-		fail "$ucmd $*: no usage line on stderr after the message"
-	[ -s "$work/out" ] && fail "$ucmd $*: something on stdout"
-}
 expect_usage list "unknown option '--bogus'" -- --bogus
 expect_usage list "unknown option '-Z'" -- -Z
 expect_usage stats "unknown option '--bogus'" -- --bogus
