@@ -332,6 +332,16 @@ static void child_kill(struct uet_child *c, int sig)
 		kill(c->pid, sig);
 }
 
+/* Whether the command has exited, reaped if so; no waiting. */
+static bool child_reaped(struct uet_child *c)
+{
+	if (c->ctl >= 0)
+		return launcher_done(c, false);
+	if (waitpid(c->pid, &c->status, WNOHANG) == c->pid)
+		c->done = true;
+	return c->done;
+}
+
 bool uet_child_poll(struct uet_child *c)
 {
 	int sig = uet_signal;
@@ -348,11 +358,7 @@ bool uet_child_poll(struct uet_child *c)
 		child_kill(c, sig == SIGPIPE ? SIGTERM : sig);
 		uet_signal = 0;
 	}
-	if (c->ctl >= 0)
-		return launcher_done(c, false);
-	if (waitpid(c->pid, &c->status, WNOHANG) == c->pid)
-		c->done = true;
-	return c->done;
+	return child_reaped(c);
 }
 
 /* Our end closed, then the launcher's exit awaited (it holds its end to the last). */
@@ -372,8 +378,10 @@ static void launcher_end(struct uet_child *c)
 
 void uet_child_end(struct uet_child *c)
 {
-	if (c->pid && !c->done) {
+	/* One that has exited already is reaped, not "ended". */
+	if (c->pid && !c->done && !child_reaped(c)) {
 		child_kill(c, SIGTERM);
+		c->ended = true;
 		if (c->ctl >= 0)
 			launcher_done(c, true);
 		else

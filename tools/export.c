@@ -270,8 +270,8 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	if (uet_sinks_end(&sinks, e == 0) < 0 && e == 0)
 		e = -EIO;
 	if (ae.failed) {
-		uet_err("export: stopped%s: it cannot be traced as asked",
-			with_cmd ? " the command" : "");
+		uet_child_end(&child);
+		uet_autoenable_say_failed(&ae, with_cmd ? &child : NULL, "");
 		goto out;
 	}
 	exit_code = with_cmd ? uet_child_exit_code(&child, "export") : UET_EXIT_OK;

@@ -238,10 +238,10 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	if (exit_code == 0 && uet_autoenable_unmatched(&ae))
 		exit_code = UET_EXIT_NO_MATCH;
 out:
-	if (ae.failed)
-		uet_err("record: stopped%s: it cannot be traced as asked (the file holds what was read)",
-			with_cmd ? " the command" : "");
 	uet_child_end(&child);
+	if (ae.failed)
+		uet_autoenable_say_failed(&ae, with_cmd ? &child : NULL,
+					  " (the file holds what was read)");
 	uet_sinks_end(&r.sinks, false);
 	uet_autoenable_free(&ae);
 	uet_raw_close(&raw);

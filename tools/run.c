@@ -143,7 +143,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	uet_autoenable_undo(&r.ae);
 	summary(&s, &drops, r.tracefs);
 	if (r.ae.failed) {
-		uet_err("run: stopped the command: it cannot be traced as asked");
+		uet_autoenable_say_failed(&r.ae, &r.child, "");
 		goto out;
 	}
 	exit_code = uet_child_exit_code(&r.child, "run");

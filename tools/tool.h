@@ -244,6 +244,7 @@ struct uet_child {
 	int lfd;		/* the launcher's end until the daemon's process has forked */
 	int status;		/* wait status once done */
 	bool done;
+	bool ended;		/* uet_child_end() stopped it (SIGTERM) */
 	bool lost;		/* the launcher ended before it said how the command ended */
 };
 
@@ -630,6 +631,7 @@ struct uet_autoenable {
 	int failed;			/* -errno: a filter was refused (said); stop */
 	int session;			/* usereventsd_session, open; -1: none */
 	bool session_tried;		/* opened it, or found there is none */
+	bool armed_filter;		/* a pattern was armed with a filter: its refusals are read */
 	bool with_cmd;			/* CMD's own daemon (start()'s !warn): gone at the end */
 	char *seen;			/* with_cmd: "SYSTEM:NAME, ..." of the user events met */
 	size_t nseen;			/* its length */
@@ -657,6 +659,15 @@ void uet_autoenable_tick(void *arg);
  * Return: their number (the command then exits UET_EXIT_NO_MATCH).
  */
 size_t uet_autoenable_unmatched(const struct uet_autoenable *a);
+
+/**
+ * uet_autoenable_say_failed - after a refused filter (a->failed): the command
+ * stopped (with @cmd: CMD ended, or ran out untraced as asked)
+ * @cmd: the command traced, or NULL
+ * @more: appended to the message ("": nothing)
+ */
+void uet_autoenable_say_failed(const struct uet_autoenable *a, const struct uet_child *cmd,
+			       const char *more);
 
 /** uet_autoenable_undo - disable the events we enabled, forget them */
 void uet_autoenable_undo(struct uet_autoenable *a);

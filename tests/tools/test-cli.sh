@@ -199,8 +199,8 @@ grep -q "^userevents: stream: warning: no event matches 'nosuch' yet" "$work/err
 grep -q "^userevents: stream: no event matched 'nosuch'" "$work/err" ||
 	fail "stream -e nosuch: no closing message"
 # A filter with a missing quote: the parser's words, not the kernel's errno
-# (ESRCH, "No such process"), and stream stops with an error.
-expect_rc 1 "stream -f with a missing quote" -- \
+# (ESRCH, "No such process"), a usage error before anything is enabled.
+expect_rc 2 "stream -f with a missing quote" -- \
 	timeout 10 "$tool" stream -e example_request -f 'path ~ "abc'
 grep -q 'Missing matching quote' "$work/err" || fail "stream -f: no parse error shown"
 grep -q 'No such process' "$work/err" && fail "stream -f: the raw ESRCH shown"
@@ -313,6 +313,37 @@ grep -q '^parse_error: Field not found$' "$work/err" || fail "run -f: no parse e
 grep -q 'run: stopped the command' "$work/err" || fail "run -f: no word that the run stopped"
 [ $(($(date +%s) - t0)) -lt 20 ] || fail "run -f: the command was not stopped (ran its 30 s)"
 grep -q ': example_request: ' "$work/out" && fail "run -f: an event with a refused filter was enabled"
+# The same refusal with a program that registers, writes once and exits before
+# any scan (issue 24): the daemon keeps why it refused the armed filter, and
+# run, record and export say it as above, not "no event matched".
+for c in run record export; do
+	case $c in
+	run) set -- run -q ;;
+	record) set -- record -q -o "$work/f.dat" ;;
+	export) set -- export -q --otlp http://127.0.0.1:9 ;;
+	esac
+	for f in 'nosuch > 5' 'count == "x"'; do
+		TMPDIR=$runtmp expect_rc 125 "$c -f '$f' -- a program of one write" -- \
+			"$tool" "$@" -e example_tick -f "$f" -- \
+			sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 0' "$example"
+		grep -q "^userevents: $c: filter of user_events/example_tick refused:$" "$work/err" &&
+			grep -q '^parse_error: \(Field not found\|Expecting numeric field\)$' "$work/err" ||
+			fail "$c -f '$f' of a short-lived program: not the parser's words: $(cat "$work/err")"
+		# (Ran to its end, or stopped when the refusal was read before it ended.)
+		grep -q "^userevents: $c: \(the command ran to its end untraced\|stopped the command\)" \
+			"$work/err" || fail "$c -f '$f' of a short-lived program: no word of the command"
+		grep -q 'no event matched' "$work/err" && fail "$c -f '$f': 'no event matched'"
+	done
+	# A filter that parses for no event: refused before CMD starts (usage, exit 2).
+	rm -f "$work/started"
+	TMPDIR=$runtmp expect_rc 2 "$c -f 'count > 5 &&& ' (syntax)" -- \
+		"$tool" "$@" -e example_tick -f 'count > 5 &&& ' -- sh -c ': > "$0"' "$work/started"
+	[ "$(sed -n 1p "$work/err")" = "userevents: $c: -f: the filter does not parse:" ] &&
+		grep -q '^parse_error: Expecting a field name$' "$work/err" ||
+		fail "$c -f with a syntax error: $(cat "$work/err")"
+	[ -e "$work/started" ] && fail "$c -f with a syntax error: CMD was started"
+done
+set --
 # -e of an event the program never registers: said, and exit 4 instead of 0.
 TMPDIR=$runtmp expect_rc 4 "run -q -e nosuch" -- \
 	"$tool" run -q -e nosuch -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
