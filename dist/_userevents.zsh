@@ -27,6 +27,7 @@ _userevents_cmd() {
 		{-b,--buffer-size}'[ring buffer KiB per CPU]:KiB:' '--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	record) _arguments $ev $pv $bu {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
+		'--duration[stop after SECONDS]:seconds:' '--max-size[stop at a file of SIZE (K, M, G)]:size:' \
 		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	export) _arguments $ev $pv $bu '--otlp[OTLP/HTTP endpoint]:url:' \

@@ -43,7 +43,7 @@ _userevents()
 	--tracefs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-e|--event) COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs")" -- "$cur")); return ;;
 	-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-f|--filter|--pid|-p|--provider|-b|--buffer-size) return ;;
+	-f|--filter|--pid|-p|--provider|-b|--buffer-size|--duration|--max-size) return ;;
 	--otlp|--header|--batch-records|--batch-bytes|--batch-delay|--queue-bytes|--timeout|--retry-timeout|--flush-timeout) return ;;
 	--protocol) COMPREPLY=($(compgen -W "http/protobuf http/json" -- "$cur")); return ;;
 	--drop) COMPREPLY=($(compgen -W "oldest newest" -- "$cur")); return ;;
@@ -73,7 +73,7 @@ _userevents()
 	run)
 		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -o --output -b --buffer-size -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	record)
-		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -p --provider -b --buffer-size --blocking --no-blocking -q --quiet --no-preload -- --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -p --provider -b --buffer-size --blocking --no-blocking --duration --max-size -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	export)
 		COMPREPLY=($(compgen -W "--otlp -e --event -f --filter -p --provider --protocol --gzip --header --batch-records --batch-bytes --batch-delay --queue-bytes --drop --timeout --retry-timeout --flush-timeout -b --buffer-size --blocking --no-blocking -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	report)

@@ -396,6 +396,30 @@ void uet_child_end(struct uet_child *c)
 	c->lfd = -1;
 }
 
+bool uet_child_stop(struct uet_child *c, int grace_ms)
+{
+	int sig;
+
+	if (!c->pid || c->done || child_reaped(c))
+		return false;
+	child_kill(c, SIGINT);
+	c->ended = true;
+	for (int waited = 0; waited < grace_ms && !child_reaped(c); waited += 10)
+		uet_sleep_ms(10);
+	if (!c->done) {
+		uet_err("%s: the command is still there %d s after SIGINT: SIGTERM", c->who,
+			grace_ms / 1000);
+		uet_child_end(c);
+	}
+	if (c->lost || !WIFSIGNALED(c->status))
+		return false;
+	sig = WTERMSIG(c->status);
+	if (sig != SIGINT && sig != SIGTERM)
+		return false;
+	fprintf(stderr, UET_PROG ": %s: command stopped by %s\n", c->who, strsignal(sig));
+	return true;
+}
+
 int uet_child_exit_code(const struct uet_child *c, const char *who)
 {
 	if (c->lost) {

@@ -30,18 +30,9 @@ static const char usage[] =
 /* A size: N, NK, NM or NG; false when it is not one or out of [1, 1G]. */
 static bool size_arg(const char *s, size_t *out)
 {
-	char *e;
-	unsigned long long v = strtoull(s, &e, 10);
+	uint64_t v;
 
-	if (e == s)
-		return false;
-	if (*e == 'K' || *e == 'k')
-		v <<= 10, e++;
-	else if (*e == 'M' || *e == 'm')
-		v <<= 20, e++;
-	else if (*e == 'G' || *e == 'g')
-		v <<= 30, e++;
-	if (*e || v == 0 || v > (1ull << 30))
+	if (!uet_size_arg(s, &v) || v > (1ull << 30))
 		return false;
 	*out = (size_t)v;
 	return true;
@@ -146,7 +137,7 @@ static int parse_export_opts(struct uet_otlp_opts *x, int argc, char **argv, cha
 			ok = strcmp(val, "http/protobuf") == 0 || strcmp(val, "http/json") == 0;
 			x->json = strcmp(val, "http/json") == 0;
 		} else if (strcmp(name, "batch-records") == 0) {
-			size_t n;
+			size_t n = 0;
 
 			ok = size_arg(val, &n) && n <= 1000000;
 			x->batch_records = (unsigned)n;

@@ -78,6 +78,49 @@ uint64_t uet_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+bool uet_size_arg(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *e;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &e, 10);
+	if (*e == 'K' || *e == 'k')
+		shift = 10;
+	else if (*e == 'M' || *e == 'm')
+		shift = 20;
+	else if (*e == 'G' || *e == 'g')
+		shift = 30;
+	e += shift != 0;
+	if (errno || *e || v == 0 || v > (UINT64_MAX >> 1) >> shift)
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+/* --duration: SECONDS (fractions allowed), or N followed by s, m or h; above 0, a year at most. */
+static bool duration_arg(const char *s, uint64_t *ns)
+{
+	double v;
+	char *e;
+
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return false;
+	v = strtod(s, &e);
+	if (*e == 'm')
+		v *= 60;
+	else if (*e == 'h')
+		v *= 3600;
+	e += *e == 's' || *e == 'm' || *e == 'h';
+	if (*e || !(v > 0) || v > 366 * 86400.0 || v * 1e9 < 1)
+		return false;
+	*ns = (uint64_t)(v * 1e9);
+	return true;
+}
+
 /*
  * Whether -f @filter parses for some event (ue_filter_check()); if not, a
  * usage error with the parser's text, caret and reason.
@@ -119,6 +162,8 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "blocking", optional_argument, NULL, 'B' },
 		{ "no-blocking", no_argument, NULL, 'N' },
 		{ "stat", no_argument, NULL, 'S' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "max-size", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -137,6 +182,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'b', UET_O_BUFFER, "-b" },	  { 'B', UET_O_BUFFER, "--blocking" },
 		{ 'N', UET_O_BUFFER, "--no-blocking" },
 		{ 'S', UET_O_STAT, "--stat" },
+		{ 'D', UET_O_LIMIT, "--duration" }, { 'M', UET_O_LIMIT, "--max-size" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -284,6 +330,22 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		case 'N':
 			o->block_ms = 0;
 			o->block_set = true;
+			break;
+		case 'D':
+			if (!duration_arg(optarg, &o->duration_ns)) {
+				uet_opts_free(o);
+				return uet_usage_err(argv[0], usage,
+						     "--duration %s: not a time above 0 (SECONDS, "
+						     "or N with s, m or h)", optarg);
+			}
+			break;
+		case 'M':
+			if (!uet_size_arg(optarg, &o->max_size) || o->max_size < UET_MAX_SIZE_MIN) {
+				uet_opts_free(o);
+				return uet_usage_err(argv[0], usage,
+						     "--max-size %s: not a size of 1M or more "
+						     "(N, NK, NM or NG)", optarg);
+			}
 			break;
 		case 'h':
 			printf("usage: " UET_PROG " %s\n", usage);

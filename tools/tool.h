@@ -187,6 +187,9 @@ uint64_t uet_now_ns(void);
 #define UET_O_FORMAT	(1u << 9)	/* --format=text|fields|json|perf-decode */
 #define UET_O_BUFFER	(1u << 10)	/* -b, --buffer-size KiB; --blocking[=MS], --no-blocking */
 #define UET_O_STAT	(1u << 11)	/* --stat (report: the "stat" sink) */
+#define UET_O_LIMIT	(1u << 12)	/* --duration SECONDS, --max-size SIZE (record) */
+/* --max-size's least: a few of the file's 64 KiB pages besides its metadata. */
+#define UET_MAX_SIZE_MIN (1u << 20)
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
 #define UET_BUFFER_MIN_KIB 256
 #define UET_BUFFER_MAX_KIB (1024 * 1024)
@@ -206,6 +209,8 @@ struct uet_opts {
 	unsigned int buffer_kib;	/* -b: the channel's KiB per CPU; 0: the daemon's default */
 	unsigned int block_ms;		/* --blocking[=MS]: writers wait for us up to MS; 0: never */
 	bool block_set;			/* --blocking or --no-blocking given */
+	uint64_t duration_ns;		/* --duration: stop after it; 0: none */
+	uint64_t max_size;		/* --max-size: bytes of the file at most; 0: none */
 	long pid;
 	int rest;		/* index in argv of the first operand */
 };
@@ -225,6 +230,12 @@ struct uet_opts {
  */
 int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allowed,
 		   const char *usage);
+
+/**
+ * uet_size_arg - a size: N, or N with K, M or G (powers of 1024), above 0
+ * Return: whether @s is one (in *@out).
+ */
+bool uet_size_arg(const char *s, uint64_t *out);
 
 /** uet_glob_shown - how a glob was given: "-e GLOB" as GLOB, "-p SPEC" as "-p SPEC" (static buffer) */
 const char *uet_glob_shown(const char *glob);
@@ -299,6 +310,15 @@ bool uet_child_poll(struct uet_child *c);
 
 /** uet_child_end - a command still running gets SIGTERM and is waited for; its launcher ends */
 void uet_child_end(struct uet_child *c);
+
+/**
+ * uet_child_stop - a limit reached: SIGINT to a command still running, as a
+ * ^C sends it; SIGTERM (uet_child_end()) if it is still there @grace_ms later
+ *
+ * Return: true when it ended of that SIGINT or SIGTERM (said on stderr):
+ * no failure of the command; else its end is uet_child_exit_code()'s to tell.
+ */
+bool uet_child_stop(struct uet_child *c, int grace_ms);
 
 /**
  * uet_child_exit_code - print how the command ended; the exit code that says it

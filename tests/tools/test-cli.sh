@@ -115,6 +115,8 @@ expect_usage stats "unexpected argument 'x'" -- x
 expect_usage list "unknown option '--bogus'" -- --bogus
 expect_usage enable "no GLOB" --
 expect_usage disable "unknown option '-x'" -- -x
+expect_usage run "option --duration does not apply" -- --duration 1 -- true
+expect_usage stream "option --max-size does not apply" -- --max-size 1M
 
 # ---- a mounted daemon, found in the mount table -------------------------
 "$daemon" "$mnt" || { echo "FAIL: usereventsd did not mount"; exit 1; }
@@ -396,6 +398,18 @@ if command -v script >/dev/null; then
 		ok "record -- CMD on a terminal: no progress line into CMD's output"
 	else
 		fail "record -- CMD on a terminal: $(tr '\r' '@' < "$work/tty" | head -3)"
+	fi
+	# Without CMD: the progress line, each second, with the rate of that second.
+	"$daemon" "$mnt" || fail "usereventsd did not mount again"
+	"$example" "$mnt" 4 >/dev/null &
+	script -qec "'$tool' --tracefs '$mnt' record -o '$work/p.dat' --duration 3.5 -e 'user_events:*'" \
+		/dev/null > "$work/tty" 2>&1
+	wait
+	umount "$mnt"
+	if tr '\r' '\n' < "$work/tty" | grep -q '^userevents: record: [0-9]* events ([0-9]*/s), [0-9]* bytes, 0 dropped'; then
+		ok "record on a terminal: a progress line with events/s"
+	else
+		fail "record on a terminal: no rate in the progress line: $(tr '\r' '\n' < "$work/tty" | head -3)"
 	fi
 else
 	echo "SKIP: no script(1): terminal checks not run"
