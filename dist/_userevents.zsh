@@ -21,6 +21,7 @@ _userevents_cmd() {
 	enable|disable) _arguments '*:event:_userevents_events' ;;
 	stream) _arguments $ev $pv $bu '(--json --format)--fields[fields as name=value]' \
 		'(--fields --format)--json[one JSON object a record]' \
+		'--wall-clock[JSON ts in ns since the epoch]' \
 		'(--fields --json)--format=[output format]:format:(text fields json perf-decode)' ;;
 	stats) _arguments '--json[one JSON object]' '--help[usage]' ;;
 	run) _arguments $ev $pv {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
@@ -42,6 +43,7 @@ _userevents_cmd() {
 	report) _arguments $ev '--pid[only this process]:pid:' \
 		'(--json --format --stat)--fields[fields as name=value]' \
 		'(--fields --format --stat)--json[one JSON object a record]' \
+		'--wall-clock[JSON ts in ns since the epoch]' \
 		'(--fields --json --stat)--format=[output format]:format:(text fields json perf-decode)' \
 		'(--fields --json --format)--stat[counts per event and CPU, lost, first and last time]' \
 		':trace.dat:_files' ;;

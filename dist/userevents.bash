@@ -67,7 +67,7 @@ _userevents()
 	enable|disable)
 		COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs") --help" -- "$cur")) ;;
 	stream)
-		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json --format= -b --buffer-size --blocking --no-blocking --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json --wall-clock --format= -b --buffer-size --blocking --no-blocking --help" -- "$cur")) ;;
 	stats)
 		COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
 	run)
@@ -78,7 +78,7 @@ _userevents()
 		COMPREPLY=($(compgen -W "--otlp -e --event -f --filter -p --provider --protocol --gzip --header --batch-records --batch-bytes --batch-delay --queue-bytes --drop --timeout --retry-timeout --flush-timeout -b --buffer-size --blocking --no-blocking -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	report)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --format= --stat --help" -- "$cur"))
+			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --wall-clock --format= --stat --help" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi ;;

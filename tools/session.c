@@ -164,6 +164,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "stat", no_argument, NULL, 'S' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "max-size", required_argument, NULL, 'M' },
+		{ "wall-clock", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -183,6 +184,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'N', UET_O_BUFFER, "--no-blocking" },
 		{ 'S', UET_O_STAT, "--stat" },
 		{ 'D', UET_O_LIMIT, "--duration" }, { 'M', UET_O_LIMIT, "--max-size" },
+		{ 'W', UET_O_WALL, "--wall-clock" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -331,6 +333,9 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			o->block_ms = 0;
 			o->block_set = true;
 			break;
+		case 'W':
+			o->wall_clock = true;
+			break;
 		case 'D':
 			if (!duration_arg(optarg, &o->duration_ns)) {
 				uet_opts_free(o);
@@ -355,6 +360,11 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 	}
 	if (!o->format)
 		o->format = "text";
+	/* The trace lines keep the trace's clock, as the kernel's trace does. */
+	if (o->wall_clock && strcmp(o->format, "json") != 0) {
+		uet_opts_free(o);
+		return uet_usage_err(argv[0], usage, "--wall-clock applies to --json");
+	}
 	o->rest = optind;
 	return -1;
 }

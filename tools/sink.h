@@ -39,6 +39,8 @@ struct uet_sink_env {
 	const char *tracefs;		/* a live tracefs, or NULL (report: a file) */
 	unsigned int ncpus;		/* its CPUs (UET_SINK_PAGES sinks) */
 	const char *source;		/* report: the file read (perf-decode names it), or NULL */
+	bool wall_clock;		/* --wall-clock: JSON time stamps in ns since the epoch */
+	const char *trace_clock;	/* report: the file's trace clock ("mono"...), or NULL */
 };
 
 /*

@@ -174,6 +174,27 @@ void uet_sleep_ms(long ms);
 /** uet_now_ns - CLOCK_MONOTONIC in nanoseconds */
 uint64_t uet_now_ns(void);
 
+/*
+ * Wall-clock time of the trace's time stamps: the one conversion of export,
+ * stream --wall-clock and report --wall-clock.
+ */
+
+/** uet_clock_ns - @c in nanoseconds */
+int64_t uet_clock_ns(clockid_t c);
+
+/**
+ * uet_clock_named - the clock of a trace clock's name: "boot", "mono_raw",
+ * "tai"; any other ("mono", usereventsd's; "local", "global", "perf", the
+ * kernel's default, near enough to it) and NULL: CLOCK_MONOTONIC
+ */
+clockid_t uet_clock_named(const char *name);
+
+/** uet_trace_clockid - the clock of @tracefs's trace_clock (its [choice]); NULL: CLOCK_MONOTONIC */
+clockid_t uet_trace_clockid(const char *tracefs);
+
+/** uet_wall_offset_ns - CLOCK_REALTIME minus @c now: a time stamp of @c plus it is ns since the epoch */
+int64_t uet_wall_offset_ns(clockid_t c);
+
 /* Options a command takes (the bits) and what they were given. */
 #define UET_O_EVENT	(1u << 0)	/* -e, --event GLOB (repeatable) */
 #define UET_O_OUTPUT	(1u << 1)	/* -o, --output FILE */
@@ -188,6 +209,7 @@ uint64_t uet_now_ns(void);
 #define UET_O_BUFFER	(1u << 10)	/* -b, --buffer-size KiB; --blocking[=MS], --no-blocking */
 #define UET_O_STAT	(1u << 11)	/* --stat (report: the "stat" sink) */
 #define UET_O_LIMIT	(1u << 12)	/* --duration SECONDS, --max-size SIZE (record) */
+#define UET_O_WALL	(1u << 13)	/* --wall-clock (--json's ts: ns since the epoch) */
 /* --max-size's least: a few of the file's 64 KiB pages besides its metadata. */
 #define UET_MAX_SIZE_MIN (1u << 20)
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
@@ -211,6 +233,7 @@ struct uet_opts {
 	bool block_set;			/* --blocking or --no-blocking given */
 	uint64_t duration_ns;		/* --duration: stop after it; 0: none */
 	uint64_t max_size;		/* --max-size: bytes of the file at most; 0: none */
+	bool wall_clock;		/* --wall-clock */
 	long pid;
 	int rest;		/* index in argv of the first operand */
 };

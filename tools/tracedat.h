@@ -127,6 +127,7 @@ struct uet_dat {
 	size_t nformats;
 	char *cmdlines;			/* NUL-terminated copy, or NULL */
 	char compression[32];		/* "none", "zstd", ... */
+	char clock[32];			/* the trace clock of its time stamps ("mono", "local"...) */
 	void **unpacked;		/* uncompressed sections and CPU data */
 	size_t nunpacked;
 	uint64_t unpacked_bytes;	/* their total, bounded (UET_DAT_UNPACK_MAX) */

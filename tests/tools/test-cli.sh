@@ -267,6 +267,30 @@ else
 	fail "stream --json: exit $rc, wrote $written, $(wc -l < "$work/a") trace lines"
 	head -5 "$work/diff" "$work/err"
 fi
+# --wall-clock: "ts" in ns since the epoch, between the wall times before and after.
+expect_rc 2 "stream --wall-clock without --json" -- "$tool" --tracefs "$mnt" stream --wall-clock
+"$tool" --tracefs "$mnt" stream --json --wall-clock > "$work/json" 2> "$work/err" &
+spid=$!
+sleep 0.5
+t0=$(date +%s%N)
+"$example" "$mnt" 1 > "$work/example.out"
+t1=$(date +%s%N)
+sleep 1.5
+kill -INT $spid
+wait $spid
+rc=$?
+written=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/example.out")
+if [ $rc = 0 ] && python3 - "$work/json" "$t0" "$t1" "$written" <<'PY'; then
+import json, sys
+ts = [json.loads(l)["ts"] for l in open(sys.argv[1])]
+t0, t1, n = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+assert len(ts) == n and n > 0, (len(ts), n)
+assert all(t0 <= t <= t1 for t in ts), (t0, min(ts), max(ts), t1)
+PY
+	ok "stream --json --wall-clock: the $written records stamped between the wall times around them"
+else
+	fail "stream --json --wall-clock: exit $rc"; head -3 "$work/json" "$work/err"
+fi
 echo 0 > "$mnt/events/user_events/enable"
 umount "$mnt"
 

@@ -96,6 +96,7 @@ else
 fi
 
 # 4b. record -- CMD with no tracefs named: a private usereventsd, every record.
+t0=$(date +%s%N)
 mkdir "$W/tmp"
 ( cd "$W" && unset USEREVENTS_TRACEFS && export TMPDIR=$W/tmp &&
 	exec "$TOOL" record -o "$W/priv.dat" -- "$EXAMPLE" /sys/kernel/tracing 2 ) \
@@ -113,6 +114,29 @@ else
 fi
 grep -q '^userevents: record: command exited with status 0$' "$W/priv.log" ||
 	{ echo "not ok - record -- example: no exit line"; fail=1; }
+# report --json --wall-clock: the same records, stamped in ns since the epoch
+# between the wall times around the recording (this system's clocks, since
+# the file was recorded here since its last boot).
+t1=$(date +%s%N)
+if "$TOOL" report --json --wall-clock "$W/priv.dat" > "$W/wall.json" &&
+	"$TOOL" report --json "$W/priv.dat" > "$W/boot.json" &&
+	python3 - "$W" "$t0" "$t1" <<'PY'; then
+import json, sys
+w, t0, t1 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+wall = [json.loads(l) for l in open(w + "/wall.json")]
+boot = [json.loads(l) for l in open(w + "/boot.json")]
+assert len(wall) == len(boot) > 0
+assert all(t0 <= r["ts"] <= t1 for r in wall), (t0, wall[0]["ts"], wall[-1]["ts"], t1)
+off = {a["ts"] - b["ts"] for a, b in zip(wall, boot)}
+assert len(off) == 1, off
+for a, b in zip(wall, boot):
+    del a["ts"], b["ts"]
+assert wall == boot
+PY
+	echo "ok - report --json --wall-clock: every record within the recording's wall times, one offset"
+else
+	echo "not ok - report --json --wall-clock"; head -3 "$W/wall.json"; fail=1
+fi
 
 # 4c. report --stat of that file: per event and per CPU as report --json
 # counts them (lost: its {"cpu","lost"} objects), first and last time as
