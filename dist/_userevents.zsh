@@ -23,7 +23,8 @@ _userevents_cmd() {
 		'(--fields --format)--json[one JSON object a record]' \
 		'--wall-clock[JSON ts in ns since the epoch]' \
 		'(--fields --json)--format=[output format]:format:(text fields json perf-decode)' ;;
-	stats) _arguments '--json[one JSON object]' '--help[usage]' ;;
+	stats) _arguments '--json[one JSON object]' '--interval[rates every SECONDS]:seconds:' \
+		'--count[that many intervals]:count:' '--help[usage]' ;;
 	run) _arguments $ev $pv {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
 		{-b,--buffer-size}'[ring buffer KiB per CPU]:KiB:' '--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;

@@ -43,7 +43,7 @@ _userevents()
 	--tracefs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-e|--event) COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs")" -- "$cur")); return ;;
 	-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-f|--filter|--pid|-p|--provider|-b|--buffer-size|--duration|--max-size) return ;;
+	-f|--filter|--pid|-p|--provider|-b|--buffer-size|--duration|--max-size|--interval|--count) return ;;
 	--otlp|--header|--batch-records|--batch-bytes|--batch-delay|--queue-bytes|--timeout|--retry-timeout|--flush-timeout) return ;;
 	--protocol) COMPREPLY=($(compgen -W "http/protobuf http/json" -- "$cur")); return ;;
 	--drop) COMPREPLY=($(compgen -W "oldest newest" -- "$cur")); return ;;
@@ -69,7 +69,7 @@ _userevents()
 	stream)
 		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json --wall-clock --format= -b --buffer-size --blocking --no-blocking --help" -- "$cur")) ;;
 	stats)
-		COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "--json --interval --count --help" -- "$cur")) ;;
 	run)
 		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -o --output -b --buffer-size -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	record)

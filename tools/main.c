@@ -296,7 +296,7 @@ int uet_cmd_enable(const char *tracefs_opt, int argc, char **argv, bool on)
 }
 
 
-static const char stats_usage[] = "stats [--json]";
+static const char stats_usage[] = "stats [--json] [--interval SECONDS [--count N]]";
 
 /* One counter of stats: "KEY: N" a line, or --json's '"KEY":N' (the object opened before). */
 static void stat_put(bool json, const char *key, long long v)
@@ -307,30 +307,146 @@ static void stat_put(bool json, const char *key, long long v)
 		printf("%s: %lld\n", key, v);
 }
 
+/*
+ * The counters of stats that only grow, the ones --interval gives rates of:
+ * the buffer's (summed over the CPUs), then usereventsd's writes by path.
+ */
+enum { RATE_READ, RATE_OVERRUN, RATE_DROPPED, RATE_FUSE, RATE_NATIVE, RATE_INTERPOSED, NRATES };
+static const char *const rate_keys[NRATES] = { "read", "overrun", "dropped", "writes_fuse",
+					       "records_native", "records_interposed" };
+
+/* Their values now (-1: not on this tracefs); -errno when the buffer's cannot be read. */
+static int stats_counters(const char *tracefs, long long v[NRATES], struct uet_buf_stats *st)
+{
+	int r = uet_buf_stats_read(tracefs, st);
+
+	if (r < 0)
+		return r;
+	v[RATE_READ] = (long long)st->read;
+	v[RATE_OVERRUN] = (long long)st->overrun;
+	v[RATE_DROPPED] = (long long)st->dropped;
+	v[RATE_FUSE] = v[RATE_NATIVE] = v[RATE_INTERPOSED] = -1;
+	/* usereventsd's own: the writes of user_events_data by the path they took. */
+	if ((v[RATE_FUSE] = uet_daemon_stat(tracefs, "fuse_writes")) >= 0) {
+		long long native = uet_daemon_stat(tracefs, "native_records"),
+			  pre = uet_daemon_stat(tracefs, "native_records_interposed");
+
+		v[RATE_INTERPOSED] = pre > 0 ? pre : 0;
+		v[RATE_NATIVE] = native - v[RATE_INTERPOSED];
+	}
+	return 0;
+}
+
+/*
+ * stats --interval: every @ns, the counters' increase per second since the
+ * last line (a header of KEY/s first; --json: an object a line), @count
+ * lines (0: until a signal).
+ */
+static int stats_rates(const char *tracefs, bool json, uint64_t ns, unsigned long count)
+{
+	long long v[NRATES], prev[NRATES];
+	struct uet_buf_stats st;
+	uint64_t t, t_prev;
+	int r = stats_counters(tracefs, prev, &st);
+
+	if (r < 0) {
+		uet_err("stats: %s/per_cpu: %s", tracefs, strerror(-r));
+		return UET_EXIT_FAIL;
+	}
+	uet_catch_signals();
+	t_prev = uet_now_ns();
+	if (!json) {
+		for (int k = 0; k < NRATES; k++)
+			if (prev[k] >= 0)
+				printf("%*s/s", k ? 20 : 10, rate_keys[k]);
+		putchar('\n');
+	}
+	for (unsigned long n = 0; !count || n < count; n++) {
+		/* Slept in steps: a signal ends it within 100 ms. */
+		while (!uet_signal && (t = uet_now_ns()) - t_prev < ns)
+			uet_sleep_ms((long)((ns - (t - t_prev)) / 1000000 < 100
+					    ? (ns - (t - t_prev)) / 1000000 + 1 : 100));
+		if (uet_signal)
+			break;
+		t = uet_now_ns();
+		if (stats_counters(tracefs, v, &st) < 0)
+			return UET_EXIT_FAIL;
+		if (json)
+			printf("{\"interval\":%.3f", (double)(t - t_prev) / 1e9);
+		for (int k = 0; k < NRATES; k++) {
+			/* A counter that went down was reset (a buffer resize): from 0. */
+			double d = (double)(v[k] >= prev[k] ? v[k] - prev[k] : v[k]) * 1e9 /
+				   (double)(t - t_prev);
+
+			if (v[k] < 0)
+				continue;
+			if (json)
+				printf(",\"%s\":%.0f", rate_keys[k], d);
+			else
+				printf("%*.0f", k ? 22 : 12, d);
+			prev[k] = v[k];
+		}
+		puts(json ? "}" : "");
+		if (fflush(stdout) == EOF || ferror(stdout))
+			return UET_EXIT_FAIL;
+		t_prev = t;
+	}
+	/* Ended by a signal (^C, a reader gone: | head) or the count: no failure. */
+	return UET_EXIT_OK;
+}
+
 int uet_cmd_stats(const char *tracefs_opt, int argc, char **argv)
 {
+	static const struct option lopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
 	struct uet_buf_stats st;
 	struct uet_events evs;
 	size_t enabled = 0;
 	bool json = false;
-	char *status, *p, tracefs[4096];
-	int r;
+	char *status, *p, *end, tracefs[4096];
+	long long v[NRATES];
+	unsigned long count = 0;
+	double secs = 0;
+	int r, c;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", lopts, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+		} else if (c == 'i') {
+			secs = strtod(optarg, &end);
+			if (end == optarg || *end || !(secs >= 0.1) || secs > 86400)
+				return uet_usage_err("stats", stats_usage,
+						     "--interval %s: not a time in seconds from 0.1 to 86400",
+						     optarg);
+		} else if (c == 'c') {
+			errno = 0;
+			count = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !count || optarg[0] == '-')
+				return uet_usage_err("stats", stats_usage,
+						     "--count %s: not a count above 0", optarg);
+		} else if (c == 'h') {
 			printf("usage: " UET_PROG " %s\n", stats_usage);
 			return UET_EXIT_OK;
+		} else {
+			return uet_usage_getopt("stats", stats_usage, c, argv);
 		}
-		if (strcmp(argv[i], "--json") == 0 && !json) {
-			json = true;
-			continue;
-		}
-		return uet_usage_err("stats", stats_usage, argv[i][0] == '-' ?
-				     "unknown option '%s'" : "unexpected argument '%s'", argv[i]);
 	}
+	if (optind < argc)
+		return uet_usage_err("stats", stats_usage, "unexpected argument '%s'", argv[optind]);
+	if (count && !secs)
+		return uet_usage_err("stats", stats_usage, "--count needs --interval");
 	r = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs));
 	if (r)
 		return r;
+	if (secs)
+		return stats_rates(tracefs, json, (uint64_t)(secs * 1e9), count);
 	r = uet_events_load(tracefs, &evs);
 	if (r < 0) {
 		uet_err("stats: %s/events: %s", tracefs, strerror(-r));
@@ -338,7 +454,7 @@ int uet_cmd_stats(const char *tracefs_opt, int argc, char **argv)
 	}
 	for (size_t i = 0; i < evs.n; i++)
 		enabled += evs.v[i].enabled == 1;
-	r = uet_buf_stats_read(tracefs, &st);
+	r = stats_counters(tracefs, v, &st);
 	if (r < 0) {
 		uet_err("stats: %s/per_cpu: %s", tracefs, strerror(-r));
 		uet_events_free(&evs);
@@ -360,19 +476,13 @@ int uet_cmd_stats(const char *tracefs_opt, int argc, char **argv)
 	free(status);
 	stat_put(json, "cpus", st.ncpus);
 	stat_put(json, "entries", (long long)st.entries);
-	stat_put(json, "overrun", (long long)st.overrun);
+	stat_put(json, "overrun", v[RATE_OVERRUN]);
 	stat_put(json, "bytes", (long long)st.bytes);
-	stat_put(json, "dropped", (long long)st.dropped);
-	stat_put(json, "read", (long long)st.read);
-	/* usereventsd's own: the writes of user_events_data by the path they took. */
-	if (uet_daemon_stat(tracefs, "fuse_writes") >= 0) {
-		long long native = uet_daemon_stat(tracefs, "native_records"),
-			  pre = uet_daemon_stat(tracefs, "native_records_interposed");
-
-		stat_put(json, "writes_fuse", uet_daemon_stat(tracefs, "fuse_writes"));
-		stat_put(json, "records_native", native - (pre > 0 ? pre : 0));
-		stat_put(json, "records_interposed", pre > 0 ? pre : 0);
-	}
+	stat_put(json, "dropped", v[RATE_DROPPED]);
+	stat_put(json, "read", v[RATE_READ]);
+	for (int k = RATE_FUSE; k < NRATES; k++)
+		if (v[k] >= 0)
+			stat_put(json, rate_keys[k], v[k]);
 	/* The exports reading this tracefs (their stats files). */
 	uet_export_stats_print(tracefs, json);
 	if (json)

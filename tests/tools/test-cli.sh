@@ -228,6 +228,26 @@ assert all(isinstance(j[k], int) for k in keys - {"tracefs"}), j
 assert j["events"] == 3 and j["enabled"] == 1 and "writes_fuse" in j, j
 PY
 expect_usage stats "unexpected argument 'x'" -- --json x
+# stats --interval: the counters' increase per second, a line (an object) per
+# interval; the example writes its enabled event ten times a second.
+expect_rc 0 "stats --interval 0.5 --count 2 --json" -- "$tool" stats --interval 0.5 --count 2 --json
+python3 - "$work/out" <<'PY' || fail "stats --interval --json: $(cat "$work/out")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 2, rows
+for r in rows:
+    assert 0.4 < r["interval"] < 2, r
+    assert set(r) == {"interval", "read", "overrun", "dropped", "writes_fuse", "records_native",
+                      "records_interposed"}, r
+    assert 2 <= r["writes_fuse"] <= 50 and r["dropped"] == 0, r
+PY
+expect_rc 0 "stats --interval 0.5 --count 1" -- "$tool" stats --interval 0.5 --count 1
+[ "$(sed -n 1p "$work/out" | tr -s ' ' | sed 's/^ //')" = \
+	"read/s overrun/s dropped/s writes_fuse/s records_native/s records_interposed/s" ] &&
+	[ "$(sed -n 2p "$work/out" | wc -w)" = 6 ] && [ "$(wc -l < "$work/out")" = 2 ] ||
+	fail "stats --interval: not a header and a line of six rates: $(cat "$work/out")"
+expect_usage stats "--interval 0: not a time in seconds from 0.1 to 86400" -- --interval 0
+expect_usage stats "--count needs --interval" -- --count 3
 expect_rc 0 "disable user_events:*" -- "$tool" disable 'user_events:*'
 [ "$(cat "$mnt/events/enable")" = 0 ] || fail "disable: something still enabled"
 USEREVENTS_TRACEFS=$work/none expect_rc 3 "USEREVENTS_TRACEFS wins over the mount table" -- \
