@@ -2,8 +2,9 @@
 /*
  * userevents run: one program traced by a private usereventsd (private.c).
  * Its events are enabled as they get registered, streamed live from
- * trace_pipe and counted; a summary (events and bytes per name, drops)
- * closes, and run returns the program's exit status.
+ * trace_pipe (to standard output, or to -o FILE instead) and counted; a
+ * summary (events and bytes per name, drops) closes, and run returns the
+ * program's exit status.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -95,8 +96,12 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	}
 	uet_opts_all_user_events(&o);
 	uet_child_init(&r.child, "run", argv + o.rest, o.no_preload);
-	/* Every output first: nothing starts when one cannot be written. */
-	if (!o.quiet && uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL)) < 0)
+	/*
+	 * Every output first: nothing starts when one cannot be written.  As
+	 * strace -o and perf trace -o: -o FILE takes the trace lines off
+	 * standard output, which is then CMD's alone.
+	 */
+	if (!o.quiet && !o.output && uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL)) < 0)
 		goto out;
 	if (o.output && uet_sinks_add(&sinks, uet_sink_new(o.format, NULL, o.output)) < 0)
 		goto out;

@@ -319,7 +319,7 @@ umount "$mnt"
 mounts_before=$(grep -c ' fuse.usereventsd ' /proc/self/mountinfo || true)
 # The example finds the daemon at /sys/kernel/tracing: run binds it there.
 TMPDIR=$runtmp expect_rc 0 "run -e 'user_events:*' -- example" -- \
-	"$tool" run -e 'user_events:*' -o "$work/copy" -- "$example" /sys/kernel/tracing 2
+	"$tool" run -e 'user_events:*' -- "$example" /sys/kernel/tracing 2
 written=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/out")
 total=$(sed -n 's/^total *\([0-9]*\) .*/\1/p' "$work/err")
 lines=$(grep -c ': example_\(tick\|request\|message\): ' "$work/out")
@@ -330,7 +330,17 @@ grep -q '^ *user_events_exa-[0-9]* *\[[0-9]*\] ..... *[0-9]*\.[0-9]*: example_re
 	fail "run: no example_request trace line"
 grep -q '^dropped: 0 ' "$work/err" || fail "run: summary has no 'dropped: 0'"
 grep -q 'command exited with status 0' "$work/err" || fail "run: exit line"
-[ "$(grep ': example_' "$work/copy" | wc -l)" = "$lines" ] || fail "run -o: the copy differs"
+# -o FILE, as strace -o and perf trace -o: the trace lines there, not on
+# standard output, which is CMD's own (issue 24).
+TMPDIR=$runtmp expect_rc 0 "run -o FILE -- example" -- \
+	"$tool" run -e 'user_events:*' -o "$work/copy" -- sh -c 'echo CMD-OUTPUT; exec "$0" "$@"' \
+	"$example" /sys/kernel/tracing 2
+written=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/out")
+[ -n "$written" ] && [ "$(grep -c ': example_' "$work/copy")" = "$written" ] ||
+	fail "run -o: ${written:-?} written, $(grep -c ': example_' "$work/copy") lines in the file"
+[ "$(grep -vc '^\(CMD-OUTPUT\|registered .*\|wrote .*\)$' "$work/out")" = 0 ] &&
+	[ "$(sed -n 1p "$work/out")" = CMD-OUTPUT ] ||
+	fail "run -o: standard output is not CMD's alone: $(head -3 "$work/out")"
 [ -z "$(ls -A "$runtmp")" ] || fail "run left $(ls -A "$runtmp") behind"
 [ "$(grep -c ' fuse.usereventsd ' /proc/self/mountinfo || true)" = "$mounts_before" ] ||
 	fail "run left a usereventsd mount"
