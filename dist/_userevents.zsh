@@ -41,7 +41,7 @@ _userevents_cmd() {
 		'--flush-timeout[the flush at exit, ms]:ms:' {-q,--quiet}'[no counters at exit]' \
 		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	report) _arguments $ev '--pid[only this process]:pid:' \
+	report) _arguments '*'{-e,--event}'[events: SYSTEM:NAME glob]:event:' '--pid[only this process]:pid:' \
 		'(--json --format --stat)--fields[fields as name=value]' \
 		'(--fields --format --stat)--json[one JSON object a record]' \
 		'--wall-clock[JSON ts in ns since the epoch]' \
@@ -65,6 +65,7 @@ _userevents() {
 		return
 	fi
 	_arguments -C '--tracefs[tracefs directory]:directory:_directories' \
+		'--color=[bold text]:when:(auto always never)' \
 		'(- *)'{-h,--help}'[usage]' '(- *)'{-V,--version}'[version]' \
 		'1:command:((list\:"events, fields, state, filter, triggers" enable\:"enable events" disable\:"disable events" stream\:"records as they come" stats\:"counters" run\:"trace one program privately" record\:"record a trace.dat" report\:"print a trace.dat" export\:"send to an OpenTelemetry collector" help\:"usage"))' \
 		'*::arg:->args'

@@ -21,6 +21,7 @@ _userevents()
 		word=${COMP_WORDS[i]}
 		case $word in
 		--tracefs) tracefs=${COMP_WORDS[i + 1]}; i=$((i + 2)); continue ;;
+		--color) i=$((i + 2)); continue ;;
 		--tracefs=*) tracefs=${word#--tracefs=} ;;
 		-*) ;;
 		*) cmd=$word; break ;;
@@ -41,6 +42,7 @@ _userevents()
 
 	case $prev in
 	--tracefs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
 	-e|--event) COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs")" -- "$cur")); return ;;
 	-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-f|--filter|--pid|-p|--provider|-b|--buffer-size|--duration|--max-size|--interval|--count) return ;;
@@ -51,7 +53,7 @@ _userevents()
 
 	if [ -z "$cmd" ]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--tracefs --help --version" -- "$cur"))
+			COMPREPLY=($(compgen -W "--tracefs --color --help --version" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "list enable disable stream stats run record report export help" -- "$cur"))
 		fi
