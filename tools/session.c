@@ -625,16 +625,35 @@ static int autoenable_filter(struct uet_autoenable *a, const char *key, const ch
  */
 static int autoenable_refused(struct uet_autoenable *a)
 {
-	char buf[8192], key[300], *p, *nl, *out, *t;
-	ssize_t n = pread(a->session, buf, sizeof(buf) - 1, 0);
+	char key[300], *buf = NULL, *p, *nl, *out, *t;
+	size_t len = 0, cap = 0;
 	int err = 0;
 
-	if (n <= 0)
+	/* All of it: the line comes after the session's enables, which may be many. */
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *nb = cap < (1u << 20) ? realloc(buf, cap ? 2 * cap : 8192) : NULL;
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap = cap ? 2 * cap : 8192;
+		}
+		n = pread(a->session, buf + len, cap - 1 - len, (off_t)len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (!buf)
 		return 0;
-	buf[n] = '\0';
+	buf[len] = '\0';
 	p = strncmp(buf, "refused ", 8) == 0 ? buf : strstr(buf, "\nrefused ");
-	if (!p)
+	if (!p) {
+		free(buf);
 		return 0;
+	}
 	p += *p == '\n' ? 9 : 8;
 	if (sscanf(p, "%299s %d", key, &err) != 2 || err <= 0)
 		err = EINVAL;
@@ -642,15 +661,16 @@ static int autoenable_refused(struct uet_autoenable *a)
 	nl = p + strcspn(p, "\n");
 	out = *nl ? nl + 1 : nl;
 	for (t = out; *t == '\t';) {
-		size_t len = strcspn(t + 1, "\n");
+		size_t ll = strcspn(t + 1, "\n");
 
-		memmove(out, t + 1, len);
-		out[len] = '\n';
-		t += 1 + len + (t[1 + len] == '\n');
-		out += len + 1;
+		memmove(out, t + 1, ll);
+		out[ll] = '\n';
+		t += 1 + ll + (t[1 + ll] == '\n');
+		out += ll + 1;
 	}
 	*out = '\0';
 	filter_refused_say(a, key, -err, *nl && nl[1] ? nl + 1 : NULL, NULL);
+	free(buf);
 	return -err;
 }
 
