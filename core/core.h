@@ -528,6 +528,28 @@ bool ue_filter_match(const struct ue_filter *f, const void *record, size_t len,
 		     const struct ue_filter_ctx *ctx);
 
 /**
+ * ue_filter_check - the syntax of a filter, before any event is known
+ * @text: the filter (not NUL-terminated)
+ * @len: its length
+ * @ret_msg: NULL, or on error the text, a line with a caret and
+ *           "parse_error: REASON" (malloc'ed, ending in "\n"), as the filter
+ *           file would show them; NULL when the write would fail without a
+ *           text (UE_FILTER_MAX_WRITE bytes or more, -ENOMEM)
+ *
+ * Parses as ue_filter_parse() does for an event that has every field name
+ * the filter uses, each of the type its operand needs (the names of the
+ * generic fields too: an event may declare its own COMM).  What it refuses,
+ * every event refuses: the syntax (operators, quotes, parentheses, "&&" and
+ * "||", numbers); what it accepts, an event may still refuse for its fields.
+ * Where the kernel gives no reason ("Error: (0)"), it says "Expecting a
+ * field name" or "No filter found".  CPUS{...} and .function, which
+ * usereventsd refuses, are accepted: the kernel's tracefs may take them.
+ *
+ * Return: 0, or the errno ue_filter_parse() would return.
+ */
+int ue_filter_check(const char *text, size_t len, char **ret_msg);
+
+/**
  * ue_filter_subsystem_error - an event's filter string after a subsystem filter failed on it
  * @text: what was written to events/<system>/filter (not NUL-terminated)
  * @len: its length (below UE_FILTER_MAX_WRITE)

@@ -28,7 +28,7 @@ enum perr {
 	PE_EXPECT_DIGIT, PE_ILLEGAL_FIELD_OP, PE_FIELD_NOT_FOUND, PE_ILLEGAL_INTVAL,
 	PE_BAD_SUBSYS_FILTER, PE_TOO_MANY_PREDS, PE_INVALID_FILTER, PE_INVALID_CPULIST,
 	PE_IP_FIELD_ONLY, PE_INVALID_VALUE, PE_NO_FUNCTION, PE_ERRNO, PE_NO_FILTER,
-	PE_UNSUPPORTED,
+	PE_UNSUPPORTED, PE_EXPECT_FIELD,
 };
 static const char *const perr_text[] = {
 	"No error", "Invalid operator", "Too many '('", "Too few '('",
@@ -42,11 +42,17 @@ static const char *const perr_text[] = {
 	"No filter found",
 	/* Ours: CPUS{...} needs the CPU count and masks, which we do not model. */
 	"CPUS{} is not supported by userevents",
+	/* Ours, of ue_filter_check() only: where the kernel says "Error: (0)". */
+	"Expecting a field name",
 };
 
-/* How the kernel classes a field for filtering (filter_assign_type() and the generic fields). */
+/*
+ * How the kernel classes a field for filtering (filter_assign_type() and the
+ * generic fields); FT_ANY: ue_filter_check()'s field of no event, whatever
+ * its operand needs.
+ */
 enum ftype { FT_OTHER, FT_STATIC_STRING, FT_DYN_STRING, FT_RDYN_STRING, FT_PTR_STRING,
-	     FT_CPUMASK, FT_CPU, FT_COMM, FT_STACKTRACE };
+	     FT_CPUMASK, FT_CPU, FT_COMM, FT_STACKTRACE, FT_ANY };
 
 struct field_ref {
 	enum ftype type;
@@ -142,7 +148,8 @@ static bool name_is(const char *name, const char *s, size_t len)
 /*
  * The kernel's trace_find_event_field(): the event's own fields (the last
  * declared first, as its list is built at the head), then the generic
- * fields, then the common ones.
+ * fields, then the common ones.  Without @event (ue_filter_check()), any
+ * name: the event may declare it, of any type (COMM and cpu too).
  */
 static bool find_field(const struct ue_event *event, const char *s, size_t len,
 		       struct field_ref *ret)
@@ -165,6 +172,10 @@ static bool find_field(const struct ue_event *event, const char *s, size_t len,
 		{ "common_preempt_count", 3, 1, false }, { "common_pid", 4, 4, true },
 	};
 
+	if (!event) {
+		*ret = (struct field_ref){ FT_ANY, 0, 8, false };
+		return true;
+	}
 	for (uint32_t i = event->nfields; i-- > 0;) {
 		const struct ue_field *f = &event->fields[i];
 
@@ -325,13 +336,20 @@ static int parse_pred(const struct ue_event *event, const char *str, int pos,
 			while (str[i] && !kspace((unsigned char)str[i]))
 				i++;
 		}
-		/* There are no kernel symbols here: every address and name is unknown. */
-		set_perr(pe, PE_NO_FUNCTION, pos + i);
-		return -EINVAL;
+		/*
+		 * There are no kernel symbols here: every address and name is
+		 * unknown (the kernel's tracefs may know it: no check refuses it).
+		 */
+		if (event) {
+			set_perr(pe, PE_NO_FUNCTION, pos + i);
+			return -EINVAL;
+		}
+		goto nop;
 	}
 
 	if (has_prefix(str + i, "CPUS")) {
-		if (field.type != FT_CPUMASK && field.type != FT_CPU && field.type != FT_OTHER) {
+		if (field.type != FT_CPUMASK && field.type != FT_CPU && field.type != FT_OTHER &&
+		    field.type != FT_ANY) {
 			set_perr(pe, PE_ILLEGAL_FIELD_OP, pos + i);
 			return -EINVAL;
 		}
@@ -351,8 +369,13 @@ static int parse_pred(const struct ue_event *event, const char *str, int pos,
 			set_perr(pe, PE_MISSING_BRACE_CLOSE, pos + i);
 			return -EINVAL;
 		}
-		set_perr(pe, i == s ? PE_INVALID_CPULIST : PE_UNSUPPORTED, pos + i);
-		return -EINVAL;
+		/* Not modelled here, but the kernel's tracefs takes a CPU list. */
+		if (event || i == s) {
+			set_perr(pe, i == s ? PE_INVALID_CPULIST : PE_UNSUPPORTED, pos + i);
+			return -EINVAL;
+		}
+		i++;
+		goto nop;
 	}
 
 	p = calloc(1, sizeof(*p) + 1);
@@ -373,7 +396,7 @@ static int parse_pred(const struct ue_event *event, const char *str, int pos,
 			set_perr(pe, PE_ILLEGAL_FIELD_OP, pos + i);
 			goto fail;
 		}
-		if (!is_string_type(field.type)) {
+		if (!is_string_type(field.type) && field.type != FT_ANY) {
 			set_perr(pe, PE_EXPECT_DIGIT, pos + i);
 			goto fail;
 		}
@@ -430,6 +453,9 @@ static int parse_pred(const struct ue_event *event, const char *str, int pos,
 		}
 		memcpy(num, str + s, (size_t)(i - s));
 		num[i - s] = '\0';
+		/* A field of no event is as signed as its operand. */
+		if (field.type == FT_ANY)
+			field.is_signed = num[0] == '-';
 		err = field.is_signed ? kstrtoll0(num, &p->val) : ue_kstrtoull(num, 0, &p->val);
 		if (err) {
 			set_perr(pe, PE_ILLEGAL_INTVAL, pos + s);
@@ -445,6 +471,14 @@ static int parse_pred(const struct ue_event *event, const char *str, int pos,
 		set_perr(pe, PE_INVALID_VALUE, pos + i);
 		goto fail;
 	}
+	*ret = p;
+	return i;
+nop:
+	/* ue_filter_check(): well formed, for a tracefs that can tell more. */
+	p = calloc(1, sizeof(*p) + 1);
+	if (!p)
+		return -ENOMEM;
+	p->kind = PK_NOP;
 	*ret = p;
 	return i;
 fail:
@@ -616,6 +650,9 @@ static int build_program(const struct ue_event *event, const char *str, int nr_p
 		prog[n].target = n - 1;
 		len = parse_pred(event, next, (int)(ptr - str), pe, &prog[n].pred);
 		if (len < 0) {
+			/* No field name: the kernel records no reason; the check gives one. */
+			if (len == -1 && !event)
+				set_perr(pe, PE_EXPECT_FIELD, (int)(next - str));
 			ret = len;
 			goto fail;
 		}
@@ -765,20 +802,9 @@ static char *error_text(const char *kept, const struct perror_pos *pe)
 	return out;
 }
 
-/**
- * ue_filter_parse - compile what was written to an event's filter file
- * @event: the event whose fields the expression names
- * @text: the bytes of the write (not NUL-terminated)
- * @len: their number
- * @ret: the compiled filter; NULL when the write clears the filter or fails
- * @ret_shown: the kernel's filter string afterwards (malloc'ed), or NULL
- *
- * See core.h for what the caller applies in each case.
- *
- * Return: 0, or the kernel's errno (-EINVAL, -EPERM, -ENOENT, -ESRCH), -ENOMEM.
- */
-int ue_filter_parse(const struct ue_event *event, const char *text, size_t len,
-		    struct ue_filter **ret, char **ret_shown)
+/* ue_filter_parse(), or without @event ue_filter_check()'s parse. */
+static int filter_parse(const struct ue_event *event, const char *text, size_t len,
+			struct ue_filter **ret, char **ret_shown)
 {
 	struct perror_pos pe = { PE_NONE, 0 };
 	struct step *prog = NULL;
@@ -788,7 +814,7 @@ int ue_filter_parse(const struct ue_event *event, const char *text, size_t len,
 
 	*ret = NULL;
 	*ret_shown = NULL;
-	if (!event || (event->nfields && !event->fields) || (!text && len))
+	if ((event && event->nfields && !event->fields) || (!text && len))
 		return -EINVAL;
 	if (len >= UE_FILTER_MAX_WRITE)
 		return -EINVAL;
@@ -808,6 +834,8 @@ int ue_filter_parse(const struct ue_event *event, const char *text, size_t len,
 			 where);
 	} else if (!preds) {
 		err = -EINVAL;
+		if (!event)
+			set_perr(&pe, PE_NO_FILTER, 0);
 	} else {
 		err = build_program(event, kept, parens, preds, &pe, &prog);
 	}
@@ -832,6 +860,52 @@ int ue_filter_parse(const struct ue_event *event, const char *text, size_t len,
 	*ret = f;
 	*ret_shown = kept;
 	return 0;
+}
+
+/**
+ * ue_filter_parse - compile what was written to an event's filter file
+ * @event: the event whose fields the expression names
+ * @text: the bytes of the write (not NUL-terminated)
+ * @len: their number
+ * @ret: the compiled filter; NULL when the write clears the filter or fails
+ * @ret_shown: the kernel's filter string afterwards (malloc'ed), or NULL
+ *
+ * See core.h for what the caller applies in each case.
+ *
+ * Return: 0, or the kernel's errno (-EINVAL, -EPERM, -ENOENT, -ESRCH), -ENOMEM.
+ */
+int ue_filter_parse(const struct ue_event *event, const char *text, size_t len,
+		    struct ue_filter **ret, char **ret_shown)
+{
+	if (!event) {
+		*ret = NULL;
+		*ret_shown = NULL;
+		return -EINVAL;
+	}
+	return filter_parse(event, text, len, ret, ret_shown);
+}
+
+/**
+ * ue_filter_check - whether @text is a filter some event could take
+ * @text: the filter (not NUL-terminated)
+ * @len: its length
+ * @ret_msg: on error, the text, a caret and the reason (malloc'ed), or NULL
+ *
+ * See core.h.  Return: 0, or the errno ue_filter_parse() gives any event.
+ */
+int ue_filter_check(const char *text, size_t len, char **ret_msg)
+{
+	struct ue_filter *f = NULL;
+	char *shown = NULL;
+	int r = filter_parse(NULL, text, len, &f, &shown);
+
+	ue_filter_free(f);
+	if (r == 0) {
+		free(shown);
+		shown = NULL;
+	}
+	*ret_msg = shown;
+	return r;
 }
 
 /**

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -409,12 +410,75 @@ static void mount_failed(const char *mountpoint)
 		fprintf(stderr, UE_DAEMON_NAME ": cannot mount %s\n", mountpoint);
 }
 
+/*
+ * Our mount in the daemon's own mount namespace.  An unmount there ends the
+ * daemon only when it was the file system's last mount: a copy made when
+ * another mount namespace was created (unshare -m, a container, a unit's
+ * private mounts) keeps the kernel's connection, and the daemon serving it,
+ * as long as that copy lives (and a lazy unmount, while files are open).
+ * The daemon then says so once, so that nobody wonders why it is still
+ * there; it goes on serving those who use it.
+ */
+struct mount_watch {
+	char real[PATH_MAX];		/* the mount point, resolved before the mount */
+	char dev[32];			/* our mount's major:minor in mountinfo, once found */
+	int missing;			/* checks in a row that found no line of it */
+	bool told, foreground;
+};
+
+/* Every MOUNT_WATCH_SWEEPS sweeps: whether our mount is still in our namespace. */
+#define MOUNT_WATCH_SWEEPS 4
+
+static void mount_watch(struct mount_watch *w)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[8192], dev[32], top[32] = "";
+	bool here = false;
+
+	if (!f || w->told)
+		goto out;
+	while (fgets(line, sizeof(line), f)) {
+		struct ue_mount_entry m;
+
+		if (sscanf(line, "%*s %*s %31s", dev) != 1 || ue_mountinfo_split(line, &m) < 0)
+			continue;
+		here |= w->dev[0] && strcmp(dev, w->dev) == 0;
+		ue_mountinfo_unescape(m.mount_point);
+		/* The last usereventsd line of the mount point: the one on top, ours. */
+		if (!w->dev[0] && ue_mount_is_usereventsd(&m) && strcmp(m.mount_point, w->real) == 0)
+			snprintf(top, sizeof(top), "%s", dev);
+	}
+	if (!w->dev[0]) {
+		snprintf(w->dev, sizeof(w->dev), "%s", top);
+		goto out;
+	}
+	/* Twice: the unmount that ends us (the last mount) is not worth a word. */
+	w->missing = here ? 0 : w->missing + 1;
+	if (w->missing < 2)
+		goto out;
+	w->told = true;
+	fprintf(stderr,
+		UE_DAEMON_NAME ": %s was unmounted here but is still mounted in another mount "
+			       "namespace (or open after a lazy unmount): serving it until that goes "
+			       "(SIGTERM ends it now)\n",
+		w->real);
+	if (!w->foreground)
+		syslog(LOG_NOTICE,
+		       "%s was unmounted here but is still mounted in another mount namespace (or "
+		       "open after a lazy unmount): serving it until that goes (SIGTERM ends it now)",
+		       w->real);
+out:
+	if (f)
+		fclose(f);
+}
+
 struct sweeper {
 	struct ue_daemon *d;
 	struct ue_mutex lock;
 	pthread_cond_t cond;
 	bool stop;
 	pthread_t thread;
+	struct mount_watch watch;
 };
 
 /* Releases the references of processes that exited without unregistering. */
@@ -422,6 +486,7 @@ static void *sweep_thread(void *arg)
 {
 	struct sweeper *s = arg;
 	struct timespec t;
+	unsigned int n = 0;
 
 	ue_mutex_lock(&s->lock);
 	while (!s->stop) {
@@ -436,6 +501,9 @@ static void *sweep_thread(void *arg)
 			break;
 		ue_mutex_unlock(&s->lock);
 		ue_enablers_sweep(s->d->enablers);
+		/* Our line is looked for at once, then looked at now and then. */
+		if (!s->watch.dev[0] || ++n % MOUNT_WATCH_SWEEPS == 0)
+			mount_watch(&s->watch);
 		ue_mutex_lock(&s->lock);
 	}
 	ue_mutex_unlock(&s->lock);
@@ -569,6 +637,10 @@ int main(int argc, char **argv)
 			rmdir(mountpoint);
 		return EXIT_FAILURE;
 	}
+	/* Resolved now: after the mount it is ours to answer. */
+	memset(&sweeper.watch, 0, sizeof(sweeper.watch));
+	if (!realpath(mountpoint, sweeper.watch.real))
+		snprintf(sweeper.watch.real, sizeof(sweeper.watch.real), "%s", mountpoint);
 
 	d = calloc(1, sizeof(*d));
 	if (!d)
@@ -644,6 +716,7 @@ int main(int argc, char **argv)
 	}
 	mounted = true;
 	/* Mounted: requests queue until the loop runs, so detaching now is safe. */
+	sweeper.watch.foreground = opts.foreground;
 	if (fuse_daemonize(opts.foreground) != 0)
 		goto out;
 

@@ -21,12 +21,15 @@ _userevents_cmd() {
 	enable|disable) _arguments '*:event:_userevents_events' ;;
 	stream) _arguments $ev $pv $bu '(--json --format)--fields[fields as name=value]' \
 		'(--fields --format)--json[one JSON object a record]' \
+		'--wall-clock[JSON ts in ns since the epoch]' \
 		'(--fields --json)--format=[output format]:format:(text fields json perf-decode)' ;;
-	stats) _arguments '--json[one JSON object]' '--help[usage]' ;;
+	stats) _arguments '--json[one JSON object]' '--interval[rates every SECONDS]:seconds:' \
+		'--count[that many intervals]:count:' '--help[usage]' ;;
 	run) _arguments $ev $pv {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
 		{-b,--buffer-size}'[ring buffer KiB per CPU]:KiB:' '--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	record) _arguments $ev $pv $bu {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
+		'--duration[stop after SECONDS]:seconds:' '--max-size[stop at a file of SIZE (K, M, G)]:size:' \
 		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	export) _arguments $ev $pv $bu '--otlp[OTLP/HTTP endpoint]:url:' \
@@ -38,9 +41,10 @@ _userevents_cmd() {
 		'--flush-timeout[the flush at exit, ms]:ms:' {-q,--quiet}'[no counters at exit]' \
 		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	report) _arguments $ev '--pid[only this process]:pid:' \
+	report) _arguments '*'{-e,--event}'[events: SYSTEM:NAME glob]:event:' '--pid[only this process]:pid:' \
 		'(--json --format --stat)--fields[fields as name=value]' \
 		'(--fields --format --stat)--json[one JSON object a record]' \
+		'--wall-clock[JSON ts in ns since the epoch]' \
 		'(--fields --json --stat)--format=[output format]:format:(text fields json perf-decode)' \
 		'(--fields --json --format)--stat[counts per event and CPU, lost, first and last time]' \
 		':trace.dat:_files' ;;
@@ -61,6 +65,7 @@ _userevents() {
 		return
 	fi
 	_arguments -C '--tracefs[tracefs directory]:directory:_directories' \
+		'--color=[bold text]:when:(auto always never)' \
 		'(- *)'{-h,--help}'[usage]' '(- *)'{-V,--version}'[version]' \
 		'1:command:((list\:"events, fields, state, filter, triggers" enable\:"enable events" disable\:"disable events" stream\:"records as they come" stats\:"counters" run\:"trace one program privately" record\:"record a trace.dat" report\:"print a trace.dat" export\:"send to an OpenTelemetry collector" help\:"usage"))' \
 		'*::arg:->args'

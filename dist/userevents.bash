@@ -21,6 +21,7 @@ _userevents()
 		word=${COMP_WORDS[i]}
 		case $word in
 		--tracefs) tracefs=${COMP_WORDS[i + 1]}; i=$((i + 2)); continue ;;
+		--color) i=$((i + 2)); continue ;;
 		--tracefs=*) tracefs=${word#--tracefs=} ;;
 		-*) ;;
 		*) cmd=$word; break ;;
@@ -41,9 +42,10 @@ _userevents()
 
 	case $prev in
 	--tracefs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
 	-e|--event) COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs")" -- "$cur")); return ;;
 	-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-f|--filter|--pid|-p|--provider|-b|--buffer-size) return ;;
+	-f|--filter|--pid|-p|--provider|-b|--buffer-size|--duration|--max-size|--interval|--count) return ;;
 	--otlp|--header|--batch-records|--batch-bytes|--batch-delay|--queue-bytes|--timeout|--retry-timeout|--flush-timeout) return ;;
 	--protocol) COMPREPLY=($(compgen -W "http/protobuf http/json" -- "$cur")); return ;;
 	--drop) COMPREPLY=($(compgen -W "oldest newest" -- "$cur")); return ;;
@@ -51,7 +53,7 @@ _userevents()
 
 	if [ -z "$cmd" ]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--tracefs --help --version" -- "$cur"))
+			COMPREPLY=($(compgen -W "--tracefs --color --help --version" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "list enable disable stream stats run record report export help" -- "$cur"))
 		fi
@@ -67,18 +69,18 @@ _userevents()
 	enable|disable)
 		COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs") --help" -- "$cur")) ;;
 	stream)
-		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json --format= -b --buffer-size --blocking --no-blocking --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json --wall-clock --format= -b --buffer-size --blocking --no-blocking --help" -- "$cur")) ;;
 	stats)
-		COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "--json --interval --count --help" -- "$cur")) ;;
 	run)
 		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -o --output -b --buffer-size -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	record)
-		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -p --provider -b --buffer-size --blocking --no-blocking -q --quiet --no-preload -- --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -p --provider -b --buffer-size --blocking --no-blocking --duration --max-size -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	export)
 		COMPREPLY=($(compgen -W "--otlp -e --event -f --filter -p --provider --protocol --gzip --header --batch-records --batch-bytes --batch-delay --queue-bytes --drop --timeout --retry-timeout --flush-timeout -b --buffer-size --blocking --no-blocking -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	report)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --format= --stat --help" -- "$cur"))
+			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --wall-clock --format= --stat --help" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi ;;

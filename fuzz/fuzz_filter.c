@@ -110,6 +110,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	match_all(f, data + tlen, size - tlen, &ctx);
+	/* The syntax check: never stricter than the event, always a reason with a text. */
+	{
+		char *msg = NULL;
+		int c = ue_filter_check(text, tlen, &msg);
+
+		/* (What it refuses the event refuses too, maybe for an earlier reason.) */
+		CHECK(err || !c || c == -ENOMEM);
+		CHECK(!msg == !c || (c && !shown));
+		CHECK(!msg || strstr(msg, "\nparse_error: "));
+		free(msg);
+	}
 	ue_filter_free(f);
 	free(shown);
 	ue_event_free(ev);

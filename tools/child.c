@@ -332,6 +332,16 @@ static void child_kill(struct uet_child *c, int sig)
 		kill(c->pid, sig);
 }
 
+/* Whether the command has exited, reaped if so; no waiting. */
+static bool child_reaped(struct uet_child *c)
+{
+	if (c->ctl >= 0)
+		return launcher_done(c, false);
+	if (waitpid(c->pid, &c->status, WNOHANG) == c->pid)
+		c->done = true;
+	return c->done;
+}
+
 bool uet_child_poll(struct uet_child *c)
 {
 	int sig = uet_signal;
@@ -348,11 +358,7 @@ bool uet_child_poll(struct uet_child *c)
 		child_kill(c, sig == SIGPIPE ? SIGTERM : sig);
 		uet_signal = 0;
 	}
-	if (c->ctl >= 0)
-		return launcher_done(c, false);
-	if (waitpid(c->pid, &c->status, WNOHANG) == c->pid)
-		c->done = true;
-	return c->done;
+	return child_reaped(c);
 }
 
 /* Our end closed, then the launcher's exit awaited (it holds its end to the last). */
@@ -372,8 +378,10 @@ static void launcher_end(struct uet_child *c)
 
 void uet_child_end(struct uet_child *c)
 {
-	if (c->pid && !c->done) {
+	/* One that has exited already is reaped, not "ended". */
+	if (c->pid && !c->done && !child_reaped(c)) {
 		child_kill(c, SIGTERM);
+		c->ended = true;
 		if (c->ctl >= 0)
 			launcher_done(c, true);
 		else
@@ -386,6 +394,30 @@ void uet_child_end(struct uet_child *c)
 	if (c->lfd >= 0)
 		close(c->lfd);
 	c->lfd = -1;
+}
+
+bool uet_child_stop(struct uet_child *c, int grace_ms)
+{
+	int sig;
+
+	if (!c->pid || c->done || child_reaped(c))
+		return false;
+	child_kill(c, SIGINT);
+	c->ended = true;
+	for (int waited = 0; waited < grace_ms && !child_reaped(c); waited += 10)
+		uet_sleep_ms(10);
+	if (!c->done) {
+		uet_err("%s: the command is still there %d s after SIGINT: SIGTERM", c->who,
+			grace_ms / 1000);
+		uet_child_end(c);
+	}
+	if (c->lost || !WIFSIGNALED(c->status))
+		return false;
+	sig = WTERMSIG(c->status);
+	if (sig != SIGINT && sig != SIGTERM)
+		return false;
+	fprintf(stderr, UET_PROG ": %s: command stopped by %s\n", c->who, strsignal(sig));
+	return true;
 }
 
 int uet_child_exit_code(const struct uet_child *c, const char *who)

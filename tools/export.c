@@ -30,18 +30,9 @@ static const char usage[] =
 /* A size: N, NK, NM or NG; false when it is not one or out of [1, 1G]. */
 static bool size_arg(const char *s, size_t *out)
 {
-	char *e;
-	unsigned long long v = strtoull(s, &e, 10);
+	uint64_t v;
 
-	if (e == s)
-		return false;
-	if (*e == 'K' || *e == 'k')
-		v <<= 10, e++;
-	else if (*e == 'M' || *e == 'm')
-		v <<= 20, e++;
-	else if (*e == 'G' || *e == 'g')
-		v <<= 30, e++;
-	if (*e || v == 0 || v > (1ull << 30))
+	if (!uet_size_arg(s, &v) || v > (1ull << 30))
 		return false;
 	*out = (size_t)v;
 	return true;
@@ -146,7 +137,7 @@ static int parse_export_opts(struct uet_otlp_opts *x, int argc, char **argv, cha
 			ok = strcmp(val, "http/protobuf") == 0 || strcmp(val, "http/json") == 0;
 			x->json = strcmp(val, "http/json") == 0;
 		} else if (strcmp(name, "batch-records") == 0) {
-			size_t n;
+			size_t n = 0;
 
 			ok = size_arg(val, &n) && n <= 1000000;
 			x->batch_records = (unsigned)n;
@@ -227,8 +218,8 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	uet_child_init(&child, "export", with_cmd ? rest + o.rest : NULL, o.no_preload);
 	exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
 	if (with_cmd && tracefs_opt) {
-		uet_err("export: --tracefs does not apply with CMD: it runs against its own usereventsd");
-		exit_code = UET_EXIT_USAGE;
+		exit_code = uet_usage_err("export", usage, "--tracefs does not apply with CMD: "
+					  "it runs against its own usereventsd");
 		goto out;
 	}
 	x.quiet = o.quiet;
@@ -240,12 +231,8 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	if (with_cmd) {
 		if (uet_private_start("export", &priv, tracefs, sizeof(tracefs), &child) < 0)
 			goto out;
-	} else if (uet_tracefs_find(tracefs_opt, tracefs, sizeof(tracefs)) < 0) {
-		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
-		exit_code = UET_EXIT_NO_TRACEFS;
-		goto out;
-	} else if (uet_tracefs_check(tracefs) < 0) {
-		exit_code = UET_EXIT_NO_TRACEFS;
+	} else if ((e = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs)))) {
+		exit_code = e;
 		goto out;
 	}
 	e = uet_buf_stats_read(tracefs, &bs);
@@ -274,8 +261,8 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	if (uet_sinks_end(&sinks, e == 0) < 0 && e == 0)
 		e = -EIO;
 	if (ae.failed) {
-		uet_err("export: stopped%s: it cannot be traced as asked",
-			with_cmd ? " the command" : "");
+		uet_child_end(&child);
+		uet_autoenable_say_failed(&ae, with_cmd ? &child : NULL, "");
 		goto out;
 	}
 	exit_code = with_cmd ? uet_child_exit_code(&child, "export") : UET_EXIT_OK;

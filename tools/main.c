@@ -27,20 +27,23 @@ static void usage(FILE *out)
 	      "                               filter and triggers\n"
 	      "  enable GLOB...               enable the events GLOB names\n"
 	      "  disable GLOB...              disable them\n"
-	      "  stream [-e GLOB [-f FILTER]]... [-p SPEC]... [--fields | --json]\n"
+	      "  stream [-e GLOB [-f FILTER]]... [-p SPEC]... [--fields | --json [--wall-clock]]\n"
 	      "                               print records as they come, like trace_pipe,\n"
 	      "                               or one JSON object per record\n"
-	      "  stats                        buffer and event counters\n"
+	      "  stats [--json] [--interval SECONDS [--count N]]\n"
+	      "                               buffer and event counters, or their rates\n"
 	      "  run [-e GLOB [-f FILTER]]... [-p SPEC]... [-o FILE] [-q] -- CMD [ARGS]\n"
 	      "                               run CMD against a private usereventsd, show its\n"
-	      "                               events live and a summary at its exit\n"
-	      "  record -o FILE [-e GLOB [-f FILTER]]... [-p SPEC]... [-q] [-- CMD [ARGS]]\n"
+	      "                               events live (or write them to FILE) and a\n"
+	      "                               summary at its exit\n"
+	      "  record -o FILE [-e GLOB [-f FILTER]]... [-p SPEC]... [--duration SECONDS]\n"
+	      "         [--max-size SIZE] [-q] [-- CMD [ARGS]]\n"
 	      "                               record to a trace-cmd trace.dat (v7) until\n"
-	      "                               SIGINT, or until CMD's exit (CMD: against a\n"
+	      "                               SIGINT, a limit, or CMD's exit (CMD: against a\n"
 	      "                               private usereventsd unless a tracefs is given)\n"
-	      "  report [-e GLOB]... [--pid N] [--fields | --json] FILE\n"
+	      "  report [-e GLOB]... [--pid N] [--fields | --json [--wall-clock] | --stat] FILE\n"
 	      "                               print a trace.dat's user events as trace does\n"
-	      "                               (zstd-compressed files too), or as JSON\n"
+	      "                               (zstd-compressed files too), as JSON, or counts\n"
 	      "  export --otlp URL [-e GLOB [-f FILTER]]... [-p SPEC]... [--protocol P]\n"
 	      "         [--gzip] [--header K=V]... [-- CMD [ARGS]]\n"
 	      "                               send records to an OpenTelemetry collector\n"
@@ -183,7 +186,7 @@ static void list_json(const struct uet_event *ev, const char *users)
 	fputs("]}\n", stdout);
 }
 
-int uet_cmd_list(const char *tracefs, int argc, char **argv)
+int uet_cmd_list(const char *tracefs_opt, int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "names", no_argument, NULL, 'n' },
@@ -193,7 +196,7 @@ int uet_cmd_list(const char *tracefs, int argc, char **argv)
 	};
 	struct uet_events evs;
 	bool names = false, json = false;
-	char *status;
+	char *status, tracefs[4096];
 	int c, r, shown = 0;
 
 	optind = 0;
@@ -212,6 +215,9 @@ int uet_cmd_list(const char *tracefs, int argc, char **argv)
 			return uet_usage_getopt("list", list_usage, c, argv);
 		}
 	}
+	r = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs));
+	if (r)
+		return r;
 	r = uet_events_load(tracefs, &evs);
 	if (r < 0) {
 		uet_err("list: %s/events: %s", tracefs, strerror(-r));
@@ -253,15 +259,24 @@ int uet_cmd_list(const char *tracefs, int argc, char **argv)
 	return UET_EXIT_OK;
 }
 
-int uet_cmd_enable(const char *tracefs, int argc, char **argv, bool on)
+int uet_cmd_enable(const char *tracefs_opt, int argc, char **argv, bool on)
 {
 	struct uet_events evs;
+	char tracefs[4096];
 	int total = 0, r;
 
-	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		fprintf(argc < 2 ? stderr : stdout, "usage: " UET_PROG " %s GLOB...\n", argv[0]);
-		return argc < 2 ? UET_EXIT_USAGE : UET_EXIT_OK;
+	if (argc < 2)
+		return uet_usage_err(argv[0], on ? "enable GLOB..." : "disable GLOB...", "no GLOB");
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		printf("usage: " UET_PROG " %s GLOB...\n", argv[0]);
+		return UET_EXIT_OK;
 	}
+	if (argv[1][0] == '-')
+		return uet_usage_err(argv[0], on ? "enable GLOB..." : "disable GLOB...",
+				     "unknown option '%s'", argv[1]);
+	r = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs));
+	if (r)
+		return r;
 	r = uet_events_load(tracefs, &evs);
 	if (r < 0) {
 		uet_err("%s: %s/events: %s", argv[0], tracefs, strerror(-r));
@@ -284,7 +299,7 @@ int uet_cmd_enable(const char *tracefs, int argc, char **argv, bool on)
 }
 
 
-static const char stats_usage[] = "stats [--json]";
+static const char stats_usage[] = "stats [--json] [--interval SECONDS [--count N]]";
 
 /* One counter of stats: "KEY: N" a line, or --json's '"KEY":N' (the object opened before). */
 static void stat_put(bool json, const char *key, long long v)
@@ -295,27 +310,146 @@ static void stat_put(bool json, const char *key, long long v)
 		printf("%s: %lld\n", key, v);
 }
 
-int uet_cmd_stats(const char *tracefs, int argc, char **argv)
+/*
+ * The counters of stats that only grow, the ones --interval gives rates of:
+ * the buffer's (summed over the CPUs), then usereventsd's writes by path.
+ */
+enum { RATE_READ, RATE_OVERRUN, RATE_DROPPED, RATE_FUSE, RATE_NATIVE, RATE_INTERPOSED, NRATES };
+static const char *const rate_keys[NRATES] = { "read", "overrun", "dropped", "writes_fuse",
+					       "records_native", "records_interposed" };
+
+/* Their values now (-1: not on this tracefs); -errno when the buffer's cannot be read. */
+static int stats_counters(const char *tracefs, long long v[NRATES], struct uet_buf_stats *st)
 {
+	int r = uet_buf_stats_read(tracefs, st);
+
+	if (r < 0)
+		return r;
+	v[RATE_READ] = (long long)st->read;
+	v[RATE_OVERRUN] = (long long)st->overrun;
+	v[RATE_DROPPED] = (long long)st->dropped;
+	v[RATE_FUSE] = v[RATE_NATIVE] = v[RATE_INTERPOSED] = -1;
+	/* usereventsd's own: the writes of user_events_data by the path they took. */
+	if ((v[RATE_FUSE] = uet_daemon_stat(tracefs, "fuse_writes")) >= 0) {
+		long long native = uet_daemon_stat(tracefs, "native_records"),
+			  pre = uet_daemon_stat(tracefs, "native_records_interposed");
+
+		v[RATE_INTERPOSED] = pre > 0 ? pre : 0;
+		v[RATE_NATIVE] = native - v[RATE_INTERPOSED];
+	}
+	return 0;
+}
+
+/*
+ * stats --interval: every @ns, the counters' increase per second since the
+ * last line (a header of KEY/s first; --json: an object a line), @count
+ * lines (0: until a signal).
+ */
+static int stats_rates(const char *tracefs, bool json, uint64_t ns, unsigned long count)
+{
+	long long v[NRATES], prev[NRATES];
+	struct uet_buf_stats st;
+	uint64_t t, t_prev;
+	int r = stats_counters(tracefs, prev, &st);
+
+	if (r < 0) {
+		uet_err("stats: %s/per_cpu: %s", tracefs, strerror(-r));
+		return UET_EXIT_FAIL;
+	}
+	uet_catch_signals();
+	t_prev = uet_now_ns();
+	if (!json) {
+		for (int k = 0; k < NRATES; k++)
+			if (prev[k] >= 0)
+				printf("%*s/s", k ? 20 : 10, rate_keys[k]);
+		putchar('\n');
+	}
+	for (unsigned long n = 0; !count || n < count; n++) {
+		/* Slept in steps: a signal ends it within 100 ms. */
+		while (!uet_signal && (t = uet_now_ns()) - t_prev < ns)
+			uet_sleep_ms((long)((ns - (t - t_prev)) / 1000000 < 100
+					    ? (ns - (t - t_prev)) / 1000000 + 1 : 100));
+		if (uet_signal)
+			break;
+		t = uet_now_ns();
+		if (stats_counters(tracefs, v, &st) < 0)
+			return UET_EXIT_FAIL;
+		if (json)
+			printf("{\"interval\":%.3f", (double)(t - t_prev) / 1e9);
+		for (int k = 0; k < NRATES; k++) {
+			/* A counter that went down was reset (a buffer resize): from 0. */
+			double d = (double)(v[k] >= prev[k] ? v[k] - prev[k] : v[k]) * 1e9 /
+				   (double)(t - t_prev);
+
+			if (v[k] < 0)
+				continue;
+			if (json)
+				printf(",\"%s\":%.0f", rate_keys[k], d);
+			else
+				printf("%*.0f", k ? 22 : 12, d);
+			prev[k] = v[k];
+		}
+		puts(json ? "}" : "");
+		if (fflush(stdout) == EOF || ferror(stdout))
+			return UET_EXIT_FAIL;
+		t_prev = t;
+	}
+	/* Ended by a signal (^C, a reader gone: | head) or the count: no failure. */
+	return UET_EXIT_OK;
+}
+
+int uet_cmd_stats(const char *tracefs_opt, int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
 	struct uet_buf_stats st;
 	struct uet_events evs;
 	size_t enabled = 0;
 	bool json = false;
-	char *status, *p;
-	int r;
+	char *status, *p, *end, tracefs[4096];
+	long long v[NRATES];
+	unsigned long count = 0;
+	double secs = 0;
+	int r, c;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", lopts, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+		} else if (c == 'i') {
+			secs = strtod(optarg, &end);
+			if (end == optarg || *end || !(secs >= 0.1) || secs > 86400)
+				return uet_usage_err("stats", stats_usage,
+						     "--interval %s: not a time in seconds from 0.1 to 86400",
+						     optarg);
+		} else if (c == 'c') {
+			errno = 0;
+			count = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !count || optarg[0] == '-')
+				return uet_usage_err("stats", stats_usage,
+						     "--count %s: not a count above 0", optarg);
+		} else if (c == 'h') {
 			printf("usage: " UET_PROG " %s\n", stats_usage);
 			return UET_EXIT_OK;
+		} else {
+			return uet_usage_getopt("stats", stats_usage, c, argv);
 		}
-		if (strcmp(argv[i], "--json") == 0 && !json) {
-			json = true;
-			continue;
-		}
-		return uet_usage_err("stats", stats_usage, argv[i][0] == '-' ?
-				     "unknown option '%s'" : "unexpected argument '%s'", argv[i]);
 	}
+	if (optind < argc)
+		return uet_usage_err("stats", stats_usage, "unexpected argument '%s'", argv[optind]);
+	if (count && !secs)
+		return uet_usage_err("stats", stats_usage, "--count needs --interval");
+	r = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs));
+	if (r)
+		return r;
+	if (secs)
+		return stats_rates(tracefs, json, (uint64_t)(secs * 1e9), count);
 	r = uet_events_load(tracefs, &evs);
 	if (r < 0) {
 		uet_err("stats: %s/events: %s", tracefs, strerror(-r));
@@ -323,7 +457,7 @@ int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 	}
 	for (size_t i = 0; i < evs.n; i++)
 		enabled += evs.v[i].enabled == 1;
-	r = uet_buf_stats_read(tracefs, &st);
+	r = stats_counters(tracefs, v, &st);
 	if (r < 0) {
 		uet_err("stats: %s/per_cpu: %s", tracefs, strerror(-r));
 		uet_events_free(&evs);
@@ -345,19 +479,13 @@ int uet_cmd_stats(const char *tracefs, int argc, char **argv)
 	free(status);
 	stat_put(json, "cpus", st.ncpus);
 	stat_put(json, "entries", (long long)st.entries);
-	stat_put(json, "overrun", (long long)st.overrun);
+	stat_put(json, "overrun", v[RATE_OVERRUN]);
 	stat_put(json, "bytes", (long long)st.bytes);
-	stat_put(json, "dropped", (long long)st.dropped);
-	stat_put(json, "read", (long long)st.read);
-	/* usereventsd's own: the writes of user_events_data by the path they took. */
-	if (uet_daemon_stat(tracefs, "fuse_writes") >= 0) {
-		long long native = uet_daemon_stat(tracefs, "native_records"),
-			  pre = uet_daemon_stat(tracefs, "native_records_interposed");
-
-		stat_put(json, "writes_fuse", uet_daemon_stat(tracefs, "fuse_writes"));
-		stat_put(json, "records_native", native - (pre > 0 ? pre : 0));
-		stat_put(json, "records_interposed", pre > 0 ? pre : 0);
-	}
+	stat_put(json, "dropped", v[RATE_DROPPED]);
+	stat_put(json, "read", v[RATE_READ]);
+	for (int k = RATE_FUSE; k < NRATES; k++)
+		if (v[k] >= 0)
+			stat_put(json, rate_keys[k], v[k]);
 	/* The exports reading this tracefs (their stats files). */
 	uet_export_stats_print(tracefs, json);
 	if (json)
@@ -376,11 +504,12 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
+	static const char main_usage[] = "[--tracefs DIR] [--color WHEN] COMMAND [ARGS]";
 	const char *opt_tracefs = NULL, *cmd;
-	char tracefs[4096];
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+t:hV", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:t:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			opt_tracefs = optarg;
@@ -393,8 +522,8 @@ int main(int argc, char **argv)
 			} else if (strcmp(optarg, "never") == 0) {
 				uet_color = 0;
 			} else {
-				uet_err("--color %s: auto, always or never", optarg);
-				return UET_EXIT_USAGE;
+				return uet_usage_err(NULL, main_usage,
+						     "--color %s: not auto, always or never", optarg);
 			}
 			break;
 		case 'h':
@@ -404,14 +533,11 @@ int main(int argc, char **argv)
 			puts(UET_PROG " " UE_VERSION);
 			return UET_EXIT_OK;
 		default:
-			usage(stderr);
-			return UET_EXIT_USAGE;
+			return uet_usage_getopt(NULL, main_usage, c, argv);
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return UET_EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return uet_usage_err(NULL, main_usage, "no command (see " UET_PROG " --help)");
 	cmd = argv[optind];
 	argc -= optind;
 	argv += optind;
@@ -429,34 +555,17 @@ int main(int argc, char **argv)
 		return uet_cmd_export(opt_tracefs, argc, argv);
 	if (strcmp(cmd, "list") && strcmp(cmd, "enable") && strcmp(cmd, "disable") &&
 	    strcmp(cmd, "stream") && strcmp(cmd, "stats")) {
-		uet_err("unknown command '%s' (see " UET_PROG " --help)", cmd);
-		return UET_EXIT_USAGE;
+		return uet_usage_err(NULL, main_usage, "unknown command '%s' (see " UET_PROG " --help)",
+				     cmd);
 	}
-	/* Help, and enable's usage, need no tracefs: the command prints them first. */
-	if ((argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) ||
-	    (argc < 2 && (strcmp(cmd, "enable") == 0 || strcmp(cmd, "disable") == 0))) {
-		if (strcmp(cmd, "list") == 0)
-			return uet_cmd_list("", argc, argv);
-		if (strcmp(cmd, "enable") == 0 || strcmp(cmd, "disable") == 0)
-			return uet_cmd_enable("", argc, argv, true);
-		if (strcmp(cmd, "stream") == 0)
-			return uet_cmd_stream("", argc, argv);
-		return uet_cmd_stats("", argc, argv);
-	}
-	if (uet_tracefs_find(opt_tracefs, tracefs, sizeof(tracefs)) < 0) {
-		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
-		return UET_EXIT_NO_TRACEFS;
-	}
-	/* Not one (--tracefs /tmp): every command says so alike. */
-	if (uet_tracefs_check(tracefs) < 0)
-		return UET_EXIT_NO_TRACEFS;
+	/* Each command takes its command line first, then finds the tracefs (usage errors first). */
 	if (strcmp(cmd, "list") == 0)
-		return uet_cmd_list(tracefs, argc, argv);
+		return uet_cmd_list(opt_tracefs, argc, argv);
 	if (strcmp(cmd, "enable") == 0)
-		return uet_cmd_enable(tracefs, argc, argv, true);
+		return uet_cmd_enable(opt_tracefs, argc, argv, true);
 	if (strcmp(cmd, "disable") == 0)
-		return uet_cmd_enable(tracefs, argc, argv, false);
+		return uet_cmd_enable(opt_tracefs, argc, argv, false);
 	if (strcmp(cmd, "stream") == 0)
-		return uet_cmd_stream(tracefs, argc, argv);
-	return uet_cmd_stats(tracefs, argc, argv);
+		return uet_cmd_stream(opt_tracefs, argc, argv);
+	return uet_cmd_stats(opt_tracefs, argc, argv);
 }

@@ -17,10 +17,13 @@
 #include "sink.h"
 #include "tool.h"
 
-static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS] | --no-blocking] [-q] [--no-preload] [-- CMD [ARGS]]";
+static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS] | --no-blocking] [--duration SECONDS] [--max-size SIZE] [-q] [--no-preload] [-- CMD [ARGS]]";
 
 /* How often what was read is committed to the file (and the progress line updated). */
 #define FLUSH_NS 1000000000ull
+
+/* A limit reached with CMD: SIGINT, then SIGTERM if it is still there this much later. */
+#define LIMIT_GRACE_MS 5000
 
 struct rec {
 	char tracefs[4096];
@@ -28,6 +31,10 @@ struct rec {
 	unsigned long long events, missed;
 	struct uet_drops drops;
 	const char *output;
+	uint64_t deadline;		/* --duration: when to stop (uet_now_ns()); 0: never */
+	char limit[64];			/* the limit that stopped the recording, or "" */
+	unsigned long long rate_events;	/* events at the last progress line */
+	uint64_t rate_ns;		/* its time */
 };
 
 /* A page read: to the sinks, its events counted. */
@@ -55,8 +62,9 @@ static unsigned long long file_bytes(const char *path)
 static void progress(struct rec *r, struct uet_raw *raw, bool final)
 {
 	struct uet_chan_counts cc;
-	unsigned long long drops;
-	char why[160] = "";
+	unsigned long long drops, bytes;
+	char why[160] = "", rate[48] = "";
+	uint64_t now = uet_now_ns();
 
 	if (uet_raw_lost(raw, &cc)) {
 		/* The channel's own count: every record lost on its way to this file. */
@@ -70,8 +78,21 @@ static void progress(struct rec *r, struct uet_raw *raw, bool final)
 		if (!r->drops.have)
 			drops = r->missed;
 	}
-	fprintf(stderr, "%s" UET_PROG ": record: %llu events, %llu bytes, %llu dropped%s%s",
-		final ? "" : "\r", r->events, file_bytes(r->output), drops, why, final ? "\n" : "");
+	if (final) {
+		bytes = file_bytes(r->output);
+	} else {
+		/* Live: the rate since the last line; the file's size as it will be (it has room to grow). */
+		if (r->rate_ns && now > r->rate_ns)
+			snprintf(rate, sizeof(rate), " (%.0f/s)",
+				 (double)(r->events - r->rate_events) * 1e9 / (double)(now - r->rate_ns));
+		r->rate_events = r->events;
+		r->rate_ns = now;
+		bytes = uet_sink_tracedat_size(r->sinks.v[0]);
+	}
+	/* Live, on a terminal: the line is rewritten in place, what is left of a longer one erased. */
+	fprintf(stderr, "%s" UET_PROG ": record: %llu events%s, %llu bytes, %llu dropped%s%s%s%s",
+		final ? "" : "\r", r->events, rate, bytes, drops, why, r->limit[0] ? "; stopped " : "",
+		r->limit, final ? "\n" : "\033[K");
 	fflush(stderr);
 }
 
@@ -88,11 +109,7 @@ static int find_tracefs(struct rec *r, const char *opt, struct uet_child *cmd,
 		return uet_private_start("record", priv, r->tracefs, sizeof(r->tracefs), cmd) < 0
 			       ? UET_EXIT_RUN_FAIL
 			       : 0;
-	if (uet_tracefs_find(opt, r->tracefs, sizeof(r->tracefs)) < 0) {
-		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
-		return UET_EXIT_NO_TRACEFS;
-	}
-	return uet_tracefs_check(r->tracefs) < 0 ? UET_EXIT_NO_TRACEFS : 0;
+	return uet_tracefs_resolve(opt, r->tracefs, sizeof(r->tracefs));
 }
 
 /*
@@ -107,7 +124,12 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 	for (uint64_t last_tick = uet_now_ns();;) {
 		/* Decided before the pass: a pass that then reads nothing ends it. */
 		bool stopping = with_cmd ? child->done : uet_signal != 0;
-		int got;
+		int got, wait_ms = raw->chan && ae->session >= 0 ? 500 : 50;
+
+		/* --duration: the end, as a signal's (what was written by then is read). */
+		if (r->deadline && !r->limit[0] && uet_now_ns() >= r->deadline)
+			snprintf(r->limit, sizeof(r->limit), "after --duration");
+		stopping |= r->limit[0] != '\0';
 
 		/*
 		 * A scan costs a read of every event's files: not between busy
@@ -124,6 +146,13 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 		if (stopping)
 			uet_raw_flush(raw, r->tracefs);
 		got = uet_raw_pass(raw, 64, rec_page, r);
+		/* --max-size: the file is full; it ends as it is, what the pass held left out. */
+		if (got == -EFBIG) {
+			snprintf(r->limit, sizeof(r->limit), "at --max-size");
+			/* The formats of events registered since the last scan. */
+			uet_autoenable_tick(ae);
+			return 0;
+		}
 		if (got < 0) {
 			uet_err("record: %s: %s", raw->chan ? "the trace's channel" : "trace_pipe_raw",
 				strerror(-got));
@@ -142,8 +171,14 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 			if (live_progress)
 				progress(r, raw, false);
 		}
+		if (r->deadline && !stopping) {
+			uint64_t now = uet_now_ns();
+
+			if (now < r->deadline && (r->deadline - now) / 1000000 < (uint64_t)wait_ms)
+				wait_ms = (int)((r->deadline - now) / 1000000) + 1;
+		}
 		if (!got)
-			uet_raw_wait(raw, raw->chan && ae->session >= 0 ? 500 : 50);
+			uet_raw_wait(raw, wait_ms);
 	}
 }
 
@@ -161,14 +196,13 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	int e, exit_code;
 
 	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_FILTER | UET_O_QUIET |
-				   UET_O_NO_PRELOAD | UET_O_PROVIDER | UET_O_BUFFER,
+				   UET_O_NO_PRELOAD | UET_O_PROVIDER | UET_O_BUFFER | UET_O_LIMIT,
 			   usage);
 	if (e >= 0)
 		return e;
 	if (!o.output) {
-		uet_err("record: no output file (usage: " UET_PROG " %s)", usage);
 		uet_opts_free(&o);
-		return UET_EXIT_USAGE;
+		return uet_usage_err("record", usage, "no output file (-o FILE)");
 	}
 	with_cmd = o.rest < argc;
 	uet_child_init(&child, "record", argv + o.rest, o.no_preload);
@@ -183,6 +217,8 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	/* The file first: nothing starts when it cannot be written. */
 	if (uet_sinks_add(&r.sinks, uet_sink_new("trace.dat", NULL, o.output)) < 0)
 		goto out;
+	if (o.max_size)
+		uet_sink_tracedat_limit(r.sinks.v[0], o.max_size);
 	uet_catch_signals();
 	e = find_tracefs(&r, tracefs_opt, with_cmd ? &child : NULL, &priv);
 	if (e) {
@@ -227,6 +263,8 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 		goto out;
 	if (with_cmd && uet_child_start(&child, r.tracefs) < 0)
 		goto out;
+	if (o.duration_ns)
+		r.deadline = uet_now_ns() + o.duration_ns;
 	e = record_loop(&r, &raw, &ae, &child, with_cmd, live_progress);
 	if (e < 0)
 		goto out;
@@ -234,19 +272,33 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	e = uet_sinks_end(&r.sinks, true);
 	if (!o.quiet) {
 		if (live_progress)
-			fputc('\r', stderr);
+			fputs("\r\033[K", stderr);
 		progress(&r, &raw, true);
 	}
 	if (e < 0)
 		goto out;
+	/*
+	 * A limit reached while CMD runs: CMD is interrupted as by a ^C (its
+	 * events off first, and the channel closed: nothing holds it back),
+	 * and its end by that signal is no failure.
+	 */
+	if (with_cmd && r.limit[0]) {
+		uet_autoenable_undo(&ae);
+		uet_raw_close(&raw);
+		if (uet_child_stop(&child, LIMIT_GRACE_MS)) {
+			exit_code = UET_EXIT_OK;
+			goto matched;
+		}
+	}
 	exit_code = with_cmd ? uet_child_exit_code(&child, "record") : UET_EXIT_OK;
+matched:
 	if (exit_code == 0 && uet_autoenable_unmatched(&ae))
 		exit_code = UET_EXIT_NO_MATCH;
 out:
-	if (ae.failed)
-		uet_err("record: stopped%s: it cannot be traced as asked (the file holds what was read)",
-			with_cmd ? " the command" : "");
 	uet_child_end(&child);
+	if (ae.failed)
+		uet_autoenable_say_failed(&ae, with_cmd ? &child : NULL,
+					  " (the file holds what was read)");
 	uet_sinks_end(&r.sinks, false);
 	uet_autoenable_free(&ae);
 	uet_raw_close(&raw);

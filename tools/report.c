@@ -15,7 +15,33 @@
 #include "tracedat.h"
 
 static const char usage[] =
-	"report [-e GLOB]... [--pid N] [--fields | --json | --format=FMT | --stat] FILE";
+	"report [-e GLOB]... [--pid N] [--fields | --json [--wall-clock] | --format=FMT | --stat] FILE";
+
+/*
+ * --wall-clock of a file: this system's offset of the file's clock, right
+ * for a file recorded here since the last boot.  A page stamped later than
+ * that clock now was not: refused.
+ */
+static bool wall_clock_fits(const struct uet_dat *d, const char *path)
+{
+	int64_t now = uet_clock_ns(uet_clock_named(d->clock));
+
+	for (unsigned int c = 0; c < d->ncpus; c++) {
+		const struct uet_dat_cpu *cpu = &d->cpus[c];
+		uint64_t ts;
+
+		if (cpu->size < d->page_size)
+			continue;
+		memcpy(&ts, cpu->data + cpu->size - d->page_size, sizeof(ts));
+		if (ts > (uint64_t)now) {
+			uet_err("report: %s: --wall-clock: its time stamps are later than this "
+				"system's %s clock: recorded before its last boot, or elsewhere",
+				path, d->clock[0] ? d->clock : "trace");
+			return false;
+		}
+	}
+	return true;
+}
 
 int uet_cmd_report(int argc, char **argv)
 {
@@ -26,7 +52,7 @@ int uet_cmd_report(int argc, char **argv)
 	int e, exit_code = UET_EXIT_FAIL;
 
 	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_PID | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT |
-				   UET_O_STAT,
+				   UET_O_STAT | UET_O_WALL,
 			   usage);
 	if (e >= 0)
 		return e;
@@ -39,11 +65,15 @@ int uet_cmd_report(int argc, char **argv)
 		uet_err("report: %s: %s", argv[o.rest], err);
 		goto out;
 	}
+	if (o.wall_clock && !wall_clock_fits(&d, argv[o.rest]))
+		goto out;
 	e = uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL));
 	if (e == 0)
 		e = uet_sinks_begin(&sinks, &(struct uet_sink_env){ .who = "report",
-									 .ncpus = d.ncpus,
-									 .source = argv[o.rest] });
+								    .ncpus = d.ncpus,
+								    .source = argv[o.rest],
+								    .wall_clock = o.wall_clock,
+								    .trace_clock = d.clock });
 	if (e < 0)
 		goto out;
 	e = uet_dat_report(&d, &o, &sinks);

@@ -2,8 +2,9 @@
 /*
  * userevents run: one program traced by a private usereventsd (private.c).
  * Its events are enabled as they get registered, streamed live from
- * trace_pipe and counted; a summary (events and bytes per name, drops)
- * closes, and run returns the program's exit status.
+ * trace_pipe (to standard output, or to -o FILE instead) and counted; a
+ * summary (events and bytes per name, drops) closes, and run returns the
+ * program's exit status.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -59,37 +60,35 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	struct uet_opts o;
 	int e, exit_code = UET_EXIT_RUN_FAIL;
 
-	if (tracefs_opt) {
-		uet_err("run: --tracefs does not apply: run starts its own usereventsd");
-		return UET_EXIT_USAGE;
-	}
 	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_OUTPUT | UET_O_QUIET |
 				   UET_O_NO_PRELOAD | UET_O_PROVIDER | UET_O_BUFFER,
 			   usage);
 	if (e >= 0)
 		return e;
-	/* A usage error, before anything starts: run reads trace_pipe, not a channel. */
-	if (o.block_set) {
-		uet_err("run: --blocking and --no-blocking apply to record, stream and export");
+	/* A usage error, before anything starts: run always holds the command back as record does. */
+	if (tracefs_opt || o.block_set || o.rest >= argc) {
 		uet_opts_free(&o);
-		return UET_EXIT_USAGE;
-	}
-	if (o.rest >= argc) {
-		uet_err("run: no command (usage: " UET_PROG " %s)", usage);
-		uet_opts_free(&o);
-		return UET_EXIT_USAGE;
+		return uet_usage_err("run", usage, tracefs_opt ?
+				     "--tracefs does not apply: run starts its own usereventsd" :
+				     o.block_set ?
+				     "--blocking and --no-blocking apply to record, stream and export" :
+				     "no command (-- CMD)");
 	}
 	uet_opts_all_user_events(&o);
 	uet_child_init(&r.child, "run", argv + o.rest, o.no_preload);
-	/* Every output first: nothing starts when one cannot be written. */
-	if (!o.quiet && uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL)) < 0)
+	/*
+	 * Every output first: nothing starts when one cannot be written.  As
+	 * strace -o and perf trace -o: -o FILE takes the trace lines off
+	 * standard output, which is then CMD's alone.
+	 */
+	if (!o.quiet && !o.output && uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL)) < 0)
 		goto out;
 	if (o.output && uet_sinks_add(&sinks, uet_sink_new(o.format, NULL, o.output)) < 0)
 		goto out;
 	uet_catch_signals();
 	if (uet_private_start("run", &priv, r.tracefs, sizeof(r.tracefs), &r.child) < 0)
 		goto out;
-	/* run reads trace_pipe: -b sizes its private daemon's buffer (buffer_size_kb). */
+	/* -b sizes its private daemon's buffer (buffer_size_kb) and its channel. */
 	if (o.buffer_kib) {
 		char kib[24];
 
@@ -135,7 +134,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	uet_autoenable_undo(&r.ae);
 	summary(&s, &drops, r.tracefs);
 	if (r.ae.failed) {
-		uet_err("run: stopped the command: it cannot be traced as asked");
+		uet_autoenable_say_failed(&r.ae, &r.child, "");
 		goto out;
 	}
 	exit_code = uet_child_exit_code(&r.child, "run");

@@ -78,6 +78,72 @@ uint64_t uet_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+bool uet_size_arg(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *e;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &e, 10);
+	if (*e == 'K' || *e == 'k')
+		shift = 10;
+	else if (*e == 'M' || *e == 'm')
+		shift = 20;
+	else if (*e == 'G' || *e == 'g')
+		shift = 30;
+	e += shift != 0;
+	if (errno || *e || v == 0 || v > (UINT64_MAX >> 1) >> shift)
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+/* --duration: SECONDS (fractions allowed), or N followed by s, m or h; above 0, a year at most. */
+static bool duration_arg(const char *s, uint64_t *ns)
+{
+	double v;
+	char *e;
+
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return false;
+	v = strtod(s, &e);
+	if (*e == 'm')
+		v *= 60;
+	else if (*e == 'h')
+		v *= 3600;
+	e += *e == 's' || *e == 'm' || *e == 'h';
+	if (*e || !(v > 0) || v > 366 * 86400.0 || v * 1e9 < 1)
+		return false;
+	*ns = (uint64_t)(v * 1e9);
+	return true;
+}
+
+/*
+ * Whether -f @filter parses for some event (ue_filter_check()); if not, a
+ * usage error with the parser's text, caret and reason.
+ */
+static bool filter_syntax_ok(const char *cmd, const char *usage, const char *filter)
+{
+	char *msg = NULL;
+	size_t n;
+	int e = ue_filter_check(filter, strlen(filter), &msg);
+
+	if (e == 0)
+		return true;
+	for (n = msg ? strlen(msg) : 0; n && msg[n - 1] == '\n';)
+		msg[--n] = '\0';
+	if (msg)
+		uet_usage_err(cmd, usage, "-f: the filter does not parse:\n%s", msg);
+	else
+		uet_usage_err(cmd, usage, "-f: the filter does not parse: %s",
+			      e == -EINVAL ? "4096 bytes or more" : strerror(-e));
+	free(msg);
+	return false;
+}
+
 int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allowed,
 		   const char *usage)
 {
@@ -96,6 +162,9 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "blocking", optional_argument, NULL, 'B' },
 		{ "no-blocking", no_argument, NULL, 'N' },
 		{ "stat", no_argument, NULL, 'S' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "max-size", required_argument, NULL, 'M' },
+		{ "wall-clock", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -114,6 +183,8 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'b', UET_O_BUFFER, "-b" },	  { 'B', UET_O_BUFFER, "--blocking" },
 		{ 'N', UET_O_BUFFER, "--no-blocking" },
 		{ 'S', UET_O_STAT, "--stat" },
+		{ 'D', UET_O_LIMIT, "--duration" }, { 'M', UET_O_LIMIT, "--max-size" },
+		{ 'W', UET_O_WALL, "--wall-clock" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -183,6 +254,11 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 				return uet_usage_err(argv[0], usage, "-f %s: %s", optarg,
 						     o->nglobs ? "a second filter for the same -e"
 							       : "needs an -e GLOB before it");
+			}
+			/* Its syntax now: refused later, a short-lived CMD would take the reason along. */
+			if (!filter_syntax_ok(argv[0], usage, optarg)) {
+				uet_opts_free(o);
+				return UET_EXIT_USAGE;
 			}
 			o->filters[o->nglobs - 1] = optarg;
 			break;
@@ -257,6 +333,25 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			o->block_ms = 0;
 			o->block_set = true;
 			break;
+		case 'W':
+			o->wall_clock = true;
+			break;
+		case 'D':
+			if (!duration_arg(optarg, &o->duration_ns)) {
+				uet_opts_free(o);
+				return uet_usage_err(argv[0], usage,
+						     "--duration %s: not a time above 0 (SECONDS, "
+						     "or N with s, m or h)", optarg);
+			}
+			break;
+		case 'M':
+			if (!uet_size_arg(optarg, &o->max_size) || o->max_size < UET_MAX_SIZE_MIN) {
+				uet_opts_free(o);
+				return uet_usage_err(argv[0], usage,
+						     "--max-size %s: not a size of 1M or more "
+						     "(N, NK, NM or NG)", optarg);
+			}
+			break;
 		case 'h':
 			printf("usage: " UET_PROG " %s\n", usage);
 			uet_opts_free(o);
@@ -265,6 +360,11 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 	}
 	if (!o->format)
 		o->format = "text";
+	/* The trace lines keep the trace's clock, as the kernel's trace does. */
+	if (o->wall_clock && strcmp(o->format, "json") != 0) {
+		uet_opts_free(o);
+		return uet_usage_err(argv[0], usage, "--wall-clock applies to --json");
+	}
 	o->rest = optind;
 	return -1;
 }
@@ -442,7 +542,10 @@ static int autoenable_session(struct uet_autoenable *a)
 
 	if (!a->session_tried) {
 		snprintf(p, sizeof(p), "%s/usereventsd_session", a->tracefs);
-		a->session = open(p, O_WRONLY | O_CLOEXEC);
+		/* Read too: the refusals of armed filters (autoenable_refused()). */
+		a->session = open(p, O_RDWR | O_CLOEXEC);
+		if (a->session < 0)
+			a->session = open(p, O_WRONLY | O_CLOEXEC);
 		a->session_tried = true;
 	}
 	return a->session;
@@ -474,35 +577,101 @@ static int autoenable_set(struct uet_autoenable *a, const char *cmd, const char 
 }
 
 /*
+ * Say that events/@key refused its filter: with @shown, the text its filter
+ * file then showed (the kernel's caret and "parse_error: ...", not its
+ * errno: ESRCH...), else @e's meaning and @filter (NULL: not known).
+ */
+static void filter_refused_say(const struct uet_autoenable *a, const char *key, int e,
+			       char *shown, const char *filter)
+{
+	const char *hint = filter_why(e);
+	size_t n;
+
+	for (n = shown ? strlen(shown) : 0; n && (shown[n - 1] == '\n' || shown[n - 1] == ' ');)
+		shown[--n] = '\0';
+	if (shown && strstr(shown, "parse_error"))
+		uet_err("%s: filter of %s refused:\n%s", a->who, key, shown);
+	else
+		uet_err("%s: filter of %s refused: %s%s%s", a->who, key,
+			hint ? hint : strerror(-e), filter ? "\n  filter: " : "",
+			filter ? filter : "");
+}
+
+/*
  * Set @filter on the event at events/@key before it is enabled.  A filter
  * the tracefs refuses is reported with the text the filter file then shows
- * (the kernel's caret and reason) and fails the command: it stops rather
- * than trace nothing.
+ * and fails the command: it stops rather than trace nothing.
  */
 static int autoenable_filter(struct uet_autoenable *a, const char *key, const char *filter)
 {
-	char rel[320];
-	const char *hint;
-	char *shown;
-	size_t n;
+	char rel[320], *shown;
 	int e;
 
 	e = autoenable_set(a, "filter", key, "filter", filter);
 	if (e == 0)
 		return 0;
 	snprintf(rel, sizeof(rel), "events/%s/filter", key);
-	/* The kernel's words (the caret, "parse_error: ..."), not its errno (ESRCH...). */
 	shown = uet_read(a->tracefs, rel, NULL);
-	for (n = shown ? strlen(shown) : 0; n && (shown[n - 1] == '\n' || shown[n - 1] == ' ');)
-		shown[--n] = '\0';
-	hint = filter_why(e);
-	if (shown && strstr(shown, "parse_error"))
-		uet_err("%s: filter of %s refused:\n%s", a->who, key, shown);
-	else
-		uet_err("%s: filter of %s refused: %s\n  filter: %s", a->who, key,
-			hint ? hint : strerror(-e), filter);
+	filter_refused_say(a, key, e, shown, filter);
 	free(shown);
 	return e;
+}
+
+/*
+ * An armed filter usereventsd refused for an event as it registered: the
+ * session's "refused SYSTEM/NAME ERRNO COUNT" line and the filter file's
+ * text then (lines after a tab), read even when the event is gone (a
+ * short-lived CMD).  Said as autoenable_filter() says it; -errno, or 0.
+ */
+static int autoenable_refused(struct uet_autoenable *a)
+{
+	char key[300], *buf = NULL, *p, *nl, *out, *t;
+	size_t len = 0, cap = 0;
+	int err = 0;
+
+	/* All of it: the line comes after the session's enables, which may be many. */
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *nb = cap < (1u << 20) ? realloc(buf, cap ? 2 * cap : 8192) : NULL;
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap = cap ? 2 * cap : 8192;
+		}
+		n = pread(a->session, buf + len, cap - 1 - len, (off_t)len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (!buf)
+		return 0;
+	buf[len] = '\0';
+	p = strncmp(buf, "refused ", 8) == 0 ? buf : strstr(buf, "\nrefused ");
+	if (!p) {
+		free(buf);
+		return 0;
+	}
+	p += *p == '\n' ? 9 : 8;
+	if (sscanf(p, "%299s %d", key, &err) != 2 || err <= 0)
+		err = EINVAL;
+	/* The text: the lines after it that start with a tab, without the tab. */
+	nl = p + strcspn(p, "\n");
+	out = *nl ? nl + 1 : nl;
+	for (t = out; *t == '\t';) {
+		size_t ll = strcspn(t + 1, "\n");
+
+		memmove(out, t + 1, ll);
+		out[ll] = '\n';
+		t += 1 + ll + (t[1 + ll] == '\n');
+		out += ll + 1;
+	}
+	*out = '\0';
+	filter_refused_say(a, key, -err, *nl && nl[1] ? nl + 1 : NULL, NULL);
+	free(buf);
+	return -err;
 }
 
 /* Remember @ev's name: a glob that matched none is answered with the events that were. */
@@ -532,6 +701,9 @@ void uet_autoenable_tick(void *arg)
 	struct uet_autoenable *a = arg;
 	struct uet_events evs;
 
+	/* First: an event that refused an armed filter may be gone already. */
+	if (!a->failed && a->armed_filter)
+		a->failed = autoenable_refused(a);
 	if (a->failed || uet_events_load(a->tracefs, &evs) < 0)
 		return;
 	if (a->formats)
@@ -597,9 +769,10 @@ static size_t autoenable_arm(struct uet_autoenable *a)
 		if (len < 0)
 			break;
 		/* Refused (a limit, a glob it cannot take): the ticks still enable, later. */
-		if (write(fd, line, (size_t)len) == len)
+		if (write(fd, line, (size_t)len) == len) {
 			armed++;
-		else
+			a->armed_filter |= filter != NULL;
+		} else
 			uet_err("%s: warning: '%s' not armed (%s): events it names are enabled "
 				"only once seen", a->who, uet_glob_shown(glob), strerror(errno));
 		free(line);
@@ -644,6 +817,17 @@ size_t uet_autoenable_unmatched(const struct uet_autoenable *a)
 		n++;
 	}
 	return n;
+}
+
+void uet_autoenable_say_failed(const struct uet_autoenable *a, const struct uet_child *cmd,
+			       const char *more)
+{
+	if (cmd && cmd->done && !cmd->ended)
+		uet_err("%s: the command ran to its end untraced: its events cannot be traced as asked%s",
+			a->who, more);
+	else
+		uet_err("%s: stopped%s: it cannot be traced as asked%s", a->who,
+			cmd ? " the command" : "", more);
 }
 
 void uet_autoenable_undo(struct uet_autoenable *a)

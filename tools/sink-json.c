@@ -2,7 +2,9 @@
 /*
  * The JSON sink: one object a line per user event record (ue_render_json(),
  * the keys of userevents(1) JSON OUTPUT).  It needs binary records: stream
- * reads trace_pipe_raw for it instead of trace_pipe.
+ * reads trace_pipe_raw for it instead of trace_pipe.  With --wall-clock,
+ * "ts" is in ns since the epoch: the trace clock's offset to CLOCK_REALTIME
+ * (read again at each flush of a live source) added.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,23 +18,47 @@ struct json_sink {
 	char *line;
 	size_t cap;
 	const char *who;
+	bool wall, live;		/* --wall-clock; of a live tracefs (not a file) */
+	clockid_t clock;		/* the trace clock */
+	int64_t to_real_ns;		/* CLOCK_REALTIME - the trace clock */
 };
 
 static int json_begin(struct uet_sink *s, const struct uet_sink_env *env)
 {
-	((struct json_sink *)s)->who = env->who;
+	struct json_sink *j = (struct json_sink *)s;
+
+	j->who = env->who;
+	j->wall = env->wall_clock;
+	j->live = env->tracefs != NULL;
+	if (j->wall) {
+		j->clock = j->live ? uet_trace_clockid(env->tracefs) : uet_clock_named(env->trace_clock);
+		j->to_real_ns = uet_wall_offset_ns(j->clock);
+	}
 	return 0;
 }
 
 static int json_record(struct uet_sink *s, const struct uet_sink_rec *r)
 {
 	struct json_sink *j = (struct json_sink *)s;
+	struct ue_record_ctx ctx = r->ctx;
 	int w;
 
 	if (!r->format)
 		return 0;	/* a text line: nothing to say in JSON */
-	w = uet_render_json(r->format, &r->ctx, r->data, r->len, &j->line, &j->cap);
+	if (j->wall)
+		ctx.ts_ns += (uint64_t)j->to_real_ns;
+	w = uet_render_json(r->format, &ctx, r->data, r->len, &j->line, &j->cap);
 	return uet_sink_put(s, w, j->line, r->format, j->who);
+}
+
+/* Live: the clocks' offset again (the wall clock may have been set). */
+static int json_flush(struct uet_sink *s)
+{
+	struct json_sink *j = (struct json_sink *)s;
+
+	if (j->wall && j->live)
+		j->to_real_ns = uet_wall_offset_ns(j->clock);
+	return uet_sink_stream_flush(s);
 }
 
 static int json_end(struct uet_sink *s, bool ok)
@@ -57,7 +83,7 @@ static const struct uet_sink_ops json_ops = {
 	.begin = json_begin,
 	.record = json_record,
 	.lost = json_lost,
-	.flush = uet_sink_stream_flush,
+	.flush = json_flush,
 	.end = json_end,
 };
 

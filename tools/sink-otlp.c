@@ -82,34 +82,6 @@ struct otlp_sink {
 
 /* ---- time and the process -------------------------------------------------- */
 
-static int64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* The trace clock (trace_clock's [choice]) as a clockid; usereventsd's is mono. */
-static clockid_t trace_clock(const char *tracefs)
-{
-	char *t = tracefs ? uet_read(tracefs, "trace_clock", NULL) : NULL, *b, *e;
-	clockid_t c = CLOCK_MONOTONIC;	/* local, global, perf, mono: close enough */
-
-	b = t ? strchr(t, '[') : NULL;
-	e = b ? strchr(b, ']') : NULL;
-	if (e) {
-		*e = '\0';
-		if (strcmp(b + 1, "boot") == 0)
-			c = CLOCK_BOOTTIME;
-		else if (strcmp(b + 1, "mono_raw") == 0)
-			c = CLOCK_MONOTONIC_RAW;
-		else if (strcmp(b + 1, "tai") == 0)
-			c = CLOCK_TAI;
-	}
-	free(t);
-	return c;
-}
 
 static void proc_read(struct proc *p, int32_t tid, const char *comm)
 {
@@ -714,7 +686,7 @@ static long encode(struct otlp_sink *o, const struct uet_sink_rec *r, const stru
 	uo_init_elems(&w, o->batch + at, o->o.batch_bytes - at, o->o.json, UO_SL_LOG_RECORDS);
 	uo_begin(&w, 0, NULL);
 	uo_fixed64(&w, UO_LR_OBSERVED_TIME, "observedTimeUnixNano",
-		   (uint64_t)clock_ns(CLOCK_REALTIME));
+		   (uint64_t)uet_clock_ns(CLOCK_REALTIME));
 	if (!uet_eh_start(r->format, r->data, r->len, &e) || !eh_record(o, &w, &e, &t)) {
 		const char *name = r->format->desc->name;
 
@@ -826,7 +798,7 @@ static int otlp_flush(struct uet_sink *s)
 {
 	struct otlp_sink *o = (struct otlp_sink *)s;
 
-	o->to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(o->clock);
+	o->to_real_ns = uet_wall_offset_ns(o->clock);
 	note_records(o);
 	if ((o->nrecords || o->nmetrics) &&
 	    (!o->fresh ||
@@ -842,8 +814,8 @@ static int otlp_begin(struct uet_sink *s, const struct uet_sink_env *env)
 {
 	struct otlp_sink *o = (struct otlp_sink *)s;
 
-	o->clock = trace_clock(env->tracefs);
-	o->to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(o->clock);
+	o->clock = uet_trace_clockid(env->tracefs);
+	o->to_real_ns = uet_wall_offset_ns(o->clock);
 	o->o.tracefs = env->tracefs;
 	o->tx = uet_otlp_sender_start(&o->o);
 	return o->tx ? 0 : -ENOMEM;

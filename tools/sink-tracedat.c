@@ -54,6 +54,9 @@ struct dat_sink {
 	bool ending;			/* the last flush: a page of only a loss mark goes out too */
 	struct uet_dat_writer *w;
 	struct dat_pending *pend;	/* per CPU, the file's page being filled */
+	uint64_t max_bytes;		/* uet_sink_tracedat_limit(); 0: none */
+	uint64_t fixed;			/* the compact file's bytes but its pages */
+	bool fixed_stale;		/* formats or task names changed since fixed was computed */
 };
 
 static void meta_free(struct uet_dat_meta *m)
@@ -136,6 +139,7 @@ static int dat_begin(struct uet_sink *s, const struct uet_sink_env *env)
 	e = uet_dat_writer_open(&d->w, d->fd, m, DAT_PAGE);
 	if (e < 0)
 		uet_err("%s: writing %s: %s", d->who, d->s.path, strerror(-e));
+	d->fixed_stale = true;
 	return e;
 }
 
@@ -170,6 +174,7 @@ static int dat_format_seen(struct uet_sink *s, const struct uet_format *f)
 	if (!k->t.system)
 		return -ENOMEM;
 	d->changed |= UET_DAT_FORMATS;
+	d->fixed_stale = true;
 	return 0;
 }
 
@@ -204,6 +209,27 @@ static int pending_all_out(struct dat_sink *d)
 	return 0;
 }
 
+static int formats_to_meta(struct dat_sink *d);
+
+/* The bytes of the compact file if it ended now (each page being filled a whole one). */
+static uint64_t dat_size(struct dat_sink *d)
+{
+	uint64_t pages = uet_dat_writer_pages(d->w), all;
+
+	if (d->fixed_stale) {
+		if ((d->changed & UET_DAT_FORMATS) && formats_to_meta(d) < 0)
+			return UINT64_MAX;
+		all = uet_dat_writer_compact_size(d->w, &d->m);
+		if (all == UINT64_MAX)
+			return all;
+		d->fixed = all - pages * DAT_PAGE;
+		d->fixed_stale = false;
+	}
+	for (unsigned int c = 0; c < d->m.ncpus; c++)
+		pages += d->pend[c].page && (d->pend[c].p.events || d->pend[c].missed);
+	return d->fixed + pages * DAT_PAGE;
+}
+
 static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, size_t len)
 {
 	struct dat_sink *d = (struct dat_sink *)s;
@@ -216,6 +242,9 @@ static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, s
 
 	if (cpu >= d->m.ncpus)
 		return -EINVAL;
+	/* A page more of the file could take it past the limit: full. */
+	if (d->max_bytes && dat_size(d) > d->max_bytes - DAT_PAGE)
+		return -EFBIG;
 	q = &d->pend[cpu];
 	if (!q->page) {
 		q->page = malloc(DAT_PAGE);
@@ -302,6 +331,7 @@ static void cmdlines_update(struct dat_sink *d)
 	free(d->m.cmdlines.text);
 	d->m.cmdlines = (struct uet_dat_text){ NULL, t, len };
 	d->changed |= UET_DAT_CMDLINES;
+	d->fixed_stale = true;
 }
 
 static int dat_flush(struct uet_sink *s)
@@ -407,6 +437,19 @@ static const struct uet_sink_ops dat_ops = {
 	.flush = dat_flush,
 	.end = dat_end,
 };
+
+void uet_sink_tracedat_limit(struct uet_sink *s, uint64_t max)
+{
+	if (s->ops == &dat_ops)
+		((struct dat_sink *)s)->max_bytes = max > DAT_PAGE ? max : DAT_PAGE;
+}
+
+uint64_t uet_sink_tracedat_size(struct uet_sink *s)
+{
+	struct dat_sink *d = (struct dat_sink *)s;
+
+	return s->ops == &dat_ops && d->w ? dat_size(d) : 0;
+}
 
 struct uet_sink *uet_sink_tracedat_new(FILE *out, const char *path)
 {

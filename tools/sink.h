@@ -39,6 +39,8 @@ struct uet_sink_env {
 	const char *tracefs;		/* a live tracefs, or NULL (report: a file) */
 	unsigned int ncpus;		/* its CPUs (UET_SINK_PAGES sinks) */
 	const char *source;		/* report: the file read (perf-decode names it), or NULL */
+	bool wall_clock;		/* --wall-clock: JSON time stamps in ns since the epoch */
+	const char *trace_clock;	/* report: the file's trace clock ("mono"...), or NULL */
 };
 
 /*
@@ -126,6 +128,15 @@ struct uet_sink *uet_sink_json_new(FILE *out, const char *path);
 /** uet_sink_stat_new - report --stat: the records counted, the counts at the end */
 struct uet_sink *uet_sink_stat_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_tracedat_new(FILE *out, const char *path);
+/**
+ * uet_sink_tracedat_limit - record --max-size: a page that could take the
+ * compact file past @max bytes (at least one page) is refused with -EFBIG,
+ * the file as it is, valid; the task names read at its end are not
+ * counted ahead
+ */
+void uet_sink_tracedat_limit(struct uet_sink *s, uint64_t max);
+/** uet_sink_tracedat_size - the bytes of the compact file if it ended now (0: not a trace.dat sink) */
+uint64_t uet_sink_tracedat_size(struct uet_sink *s);
 struct uet_sink *uet_sink_perfdecode_new(FILE *out, const char *path);
 
 /* EventHeader events in the text and JSON sinks (sink-perfdecode.c). */

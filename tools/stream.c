@@ -593,9 +593,10 @@ static void stream_tick(void *arg)
 		stream_stop = 1;
 }
 
-int uet_cmd_stream(const char *tracefs, int argc, char **argv)
+int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 {
-	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json | --format=FMT] [-b KiB] [--blocking[=MS] | --no-blocking]";
+	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json [--wall-clock] | --format=FMT] [-b KiB] [--blocking[=MS] | --no-blocking]";
+	char tracefs[4096];
 	struct uet_autoenable ae = { .tracefs = tracefs };
 	struct uet_stream s = { .tracefs = tracefs, .stop = &stream_stop };
 	struct uet_sinks sinks = { 0 };
@@ -604,15 +605,19 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 	int r;
 
 	r = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_FIELDS | UET_O_JSON |
-				   UET_O_PROVIDER | UET_O_FORMAT | UET_O_BUFFER,
+				   UET_O_PROVIDER | UET_O_FORMAT | UET_O_BUFFER | UET_O_WALL,
 			   usage);
 	if (r >= 0)
 		return r;
 	if (o.rest < argc) {
-		uet_err("stream: unexpected argument '%s' (usage: " UET_PROG " %s)", argv[o.rest],
-			usage);
+		r = uet_usage_err("stream", usage, "unexpected argument '%s'", argv[o.rest]);
 		uet_opts_free(&o);
-		return UET_EXIT_USAGE;
+		return r;
+	}
+	r = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs));
+	if (r) {
+		uet_opts_free(&o);
+		return r;
 	}
 	r = uet_buf_stats_read(tracefs, &st);
 	if (r < 0) {
@@ -621,7 +626,9 @@ int uet_cmd_stream(const char *tracefs, int argc, char **argv)
 		return UET_EXIT_FAIL;
 	}
 	if (uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL)) < 0 ||
-	    uet_sinks_begin(&sinks, &(struct uet_sink_env){ "stream", tracefs, st.ncpus }) < 0) {
+	    uet_sinks_begin(&sinks, &(struct uet_sink_env){ .who = "stream", .tracefs = tracefs,
+							    .ncpus = st.ncpus,
+							    .wall_clock = o.wall_clock }) < 0) {
 		uet_sinks_end(&sinks, false);
 		uet_opts_free(&o);
 		return UET_EXIT_FAIL;

@@ -54,7 +54,7 @@ void uet_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /**
  * uet_usage_err - a command line refused: "userevents: CMD: " and the message,
  * then CMD's usage line, both to stderr; every command's one wording
- * @cmd: the command ("list", "stream", ...)
+ * @cmd: the command ("list", "stream", ...); NULL: the global options
  * @usage: its usage after "userevents "
  * @fmt: what is wrong: "unknown option '--x'", "option '-e' needs a value",
  *       "--pid abc: not a pid"
@@ -90,6 +90,15 @@ int uet_usage_getopt(const char *cmd, const char *usage, int c, char **argv);
  */
 int uet_tracefs_find(const char *opt, char *out, size_t len);
 
+/**
+ * uet_tracefs_resolve - the tracefs of a command (uet_tracefs_find()), checked
+ * (uet_tracefs_check()): called once its command line was taken, so that a
+ * usage error comes first
+ *
+ * Return: 0, or UET_EXIT_NO_TRACEFS with the message printed.
+ */
+int uet_tracefs_resolve(const char *opt, char *out, size_t len);
+
 /** uet_read - the whole of DIR/REL, NUL-terminated (free it); NULL with errno */
 char *uet_read(const char *dir, const char *rel, size_t *ret_len);
 
@@ -124,10 +133,10 @@ bool uet_glob_match(const char *glob, const char *system, const char *name);
 int uet_set_enable(const char *tracefs, struct uet_events *evs, const char *glob, bool on);
 
 /* Commands: argc/argv start at the command's name; they return an exit code. */
-int uet_cmd_list(const char *tracefs, int argc, char **argv);
-int uet_cmd_enable(const char *tracefs, int argc, char **argv, bool on);
-int uet_cmd_stream(const char *tracefs, int argc, char **argv);
-int uet_cmd_stats(const char *tracefs, int argc, char **argv);
+int uet_cmd_list(const char *tracefs_opt, int argc, char **argv);
+int uet_cmd_enable(const char *tracefs_opt, int argc, char **argv, bool on);
+int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv);
+int uet_cmd_stats(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_run(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_record(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_report(int argc, char **argv);
@@ -165,6 +174,27 @@ void uet_sleep_ms(long ms);
 /** uet_now_ns - CLOCK_MONOTONIC in nanoseconds */
 uint64_t uet_now_ns(void);
 
+/*
+ * Wall-clock time of the trace's time stamps: the one conversion of export,
+ * stream --wall-clock and report --wall-clock.
+ */
+
+/** uet_clock_ns - @c in nanoseconds */
+int64_t uet_clock_ns(clockid_t c);
+
+/**
+ * uet_clock_named - the clock of a trace clock's name: "boot", "mono_raw",
+ * "tai"; any other ("mono", usereventsd's; "local", "global", "perf", the
+ * kernel's default, near enough to it) and NULL: CLOCK_MONOTONIC
+ */
+clockid_t uet_clock_named(const char *name);
+
+/** uet_trace_clockid - the clock of @tracefs's trace_clock (its [choice]); NULL: CLOCK_MONOTONIC */
+clockid_t uet_trace_clockid(const char *tracefs);
+
+/** uet_wall_offset_ns - CLOCK_REALTIME minus @c now: a time stamp of @c plus it is ns since the epoch */
+int64_t uet_wall_offset_ns(clockid_t c);
+
 /* Options a command takes (the bits) and what they were given. */
 #define UET_O_EVENT	(1u << 0)	/* -e, --event GLOB (repeatable) */
 #define UET_O_OUTPUT	(1u << 1)	/* -o, --output FILE */
@@ -178,6 +208,10 @@ uint64_t uet_now_ns(void);
 #define UET_O_FORMAT	(1u << 9)	/* --format=text|fields|json|perf-decode */
 #define UET_O_BUFFER	(1u << 10)	/* -b, --buffer-size KiB; --blocking[=MS], --no-blocking */
 #define UET_O_STAT	(1u << 11)	/* --stat (report: the "stat" sink) */
+#define UET_O_LIMIT	(1u << 12)	/* --duration SECONDS, --max-size SIZE (record) */
+#define UET_O_WALL	(1u << 13)	/* --wall-clock (--json's ts: ns since the epoch) */
+/* --max-size's least: a few of the file's 64 KiB pages besides its metadata. */
+#define UET_MAX_SIZE_MIN (1u << 20)
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
 #define UET_BUFFER_MIN_KIB 256
 #define UET_BUFFER_MAX_KIB (1024 * 1024)
@@ -197,6 +231,9 @@ struct uet_opts {
 	unsigned int buffer_kib;	/* -b: the channel's KiB per CPU; 0: the daemon's default */
 	unsigned int block_ms;		/* --blocking[=MS]: writers wait for us up to MS; 0: never */
 	bool block_set;			/* --blocking or --no-blocking given */
+	uint64_t duration_ns;		/* --duration: stop after it; 0: none */
+	uint64_t max_size;		/* --max-size: bytes of the file at most; 0: none */
+	bool wall_clock;		/* --wall-clock */
 	long pid;
 	int rest;		/* index in argv of the first operand */
 };
@@ -217,6 +254,12 @@ struct uet_opts {
 int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allowed,
 		   const char *usage);
 
+/**
+ * uet_size_arg - a size: N, or N with K, M or G (powers of 1024), above 0
+ * Return: whether @s is one (in *@out).
+ */
+bool uet_size_arg(const char *s, uint64_t *out);
+
 /** uet_glob_shown - how a glob was given: "-e GLOB" as GLOB, "-p SPEC" as "-p SPEC" (static buffer) */
 const char *uet_glob_shown(const char *glob);
 /** uet_opts_all_user_events - no -e given: every event of the user_events systems */
@@ -235,6 +278,7 @@ struct uet_child {
 	int lfd;		/* the launcher's end until the daemon's process has forked */
 	int status;		/* wait status once done */
 	bool done;
+	bool ended;		/* uet_child_end() stopped it (SIGTERM) */
 	bool lost;		/* the launcher ended before it said how the command ended */
 };
 
@@ -289,6 +333,15 @@ bool uet_child_poll(struct uet_child *c);
 
 /** uet_child_end - a command still running gets SIGTERM and is waited for; its launcher ends */
 void uet_child_end(struct uet_child *c);
+
+/**
+ * uet_child_stop - a limit reached: SIGINT to a command still running, as a
+ * ^C sends it; SIGTERM (uet_child_end()) if it is still there @grace_ms later
+ *
+ * Return: true when it ended of that SIGINT or SIGTERM (said on stderr):
+ * no failure of the command; else its end is uet_child_exit_code()'s to tell.
+ */
+bool uet_child_stop(struct uet_child *c, int grace_ms);
 
 /**
  * uet_child_exit_code - print how the command ended; the exit code that says it
@@ -624,6 +677,7 @@ struct uet_autoenable {
 	int failed;			/* -errno: a filter was refused (said); stop */
 	int session;			/* usereventsd_session, open; -1: none */
 	bool session_tried;		/* opened it, or found there is none */
+	bool armed_filter;		/* a pattern was armed with a filter: its refusals are read */
 	bool with_cmd;			/* CMD's own daemon (start()'s !warn): gone at the end */
 	char *seen;			/* with_cmd: "SYSTEM:NAME, ..." of the user events met */
 	size_t nseen;			/* its length */
@@ -651,6 +705,15 @@ void uet_autoenable_tick(void *arg);
  * Return: their number (the command then exits UET_EXIT_NO_MATCH).
  */
 size_t uet_autoenable_unmatched(const struct uet_autoenable *a);
+
+/**
+ * uet_autoenable_say_failed - after a refused filter (a->failed): the command
+ * stopped (with @cmd: CMD ended, or ran out untraced as asked)
+ * @cmd: the command traced, or NULL
+ * @more: appended to the message ("": nothing)
+ */
+void uet_autoenable_say_failed(const struct uet_autoenable *a, const struct uet_child *cmd,
+			       const char *more);
 
 /** uet_autoenable_undo - disable the events we enabled, forget them */
 void uet_autoenable_undo(struct uet_autoenable *a);

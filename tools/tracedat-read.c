@@ -313,19 +313,19 @@ static bool spans_overlap(struct span *s, unsigned int n)
 static int read_buffer_option(struct uet_dat *d, struct cur *o, char *err, size_t errlen)
 {
 	uint64_t fly = get(o, 8);
-	const char *name = getstr(o);
+	const char *name = getstr(o), *clock = getstr(o);
 	unsigned int page_size, ncpus;
 	struct span *spans;
 	struct cur sec;
 	int e;
 
-	getstr(o);	/* clock */
 	page_size = (unsigned int)get(o, 4);
 	ncpus = (unsigned int)get(o, 4);
 	if (o->bad)
 		return -EINVAL;
 	if (name[0])
 		return 0;	/* instances other than the top one: not ours */
+	snprintf(d->clock, sizeof(d->clock), "%s", clock);
 	/* A page holds at least its header; the option holds every CPU's entry. */
 	if (page_size < UET_DAT_PAGE_HDR) {
 		snprintf(err, errlen, "buffer option: page size %u", page_size);

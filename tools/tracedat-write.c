@@ -531,24 +531,50 @@ int uet_dat_writer_page(struct uet_dat_writer *w, unsigned int cpu, const void *
 	return 0;
 }
 
-int uet_dat_writer_compact(struct uet_dat_writer *w, const struct uet_dat_meta *m, int fd)
+/*
+ * The compact file's head into @b (header, metadata, the flyrecord section
+ * with its size), the CPUs' pages laid out after it in w->spans; returns
+ * where the data ends (the options go there).
+ */
+static uint64_t compact_head(struct uet_dat_writer *w, const struct uet_dat_meta *m,
+			     struct bytes *b, struct offsets *o)
 {
-	struct bytes b = { 0 };
-	struct offsets o;
 	uint64_t pos;
 	size_t at;
-	int e;
 
-	put_initial_header(&b, w->page_size);
-	put_metadata(&b, 0, m, &o);
-	o.fly = b.len;
-	at = section(&b, UET_DAT_OPT_BUFFER, str_id("flyrecord data"));
-	pos = align_up(b.len, w->page_size);
+	put_initial_header(b, w->page_size);
+	put_metadata(b, 0, m, o);
+	o->fly = b->len;
+	at = section(b, UET_DAT_OPT_BUFFER, str_id("flyrecord data"));
+	pos = align_up(b->len, w->page_size);
 	for (unsigned int c = 0; c < w->ncpus; c++) {
 		w->spans[c] = (struct span){ pos, w->cpu[c].size };
 		pos += w->cpu[c].size;
 	}
-	set64(&b, at, pos - (at + 8));
+	set64(b, at, pos - (at + 8));
+	return pos;
+}
+
+uint64_t uet_dat_writer_compact_size(struct uet_dat_writer *w, const struct uet_dat_meta *m)
+{
+	struct bytes b = { 0 };
+	struct offsets o;
+	uint64_t pos = compact_head(w, m, &b, &o);
+
+	b.len = 0;
+	put_options(&b, &o, m, w->page_size, w->spans);
+	pos = b.failed ? UINT64_MAX : pos + b.len;
+	free(b.p);
+	return pos;
+}
+
+int uet_dat_writer_compact(struct uet_dat_writer *w, const struct uet_dat_meta *m, int fd)
+{
+	struct bytes b = { 0 };
+	struct offsets o;
+	uint64_t pos = compact_head(w, m, &b, &o);
+	int e;
+
 	e = b.failed ? -ENOMEM : pwrite_all(fd, b.p, b.len, 0);
 	for (unsigned int c = 0; e == 0 && c < w->ncpus; c++)
 		e = copy_range(w->fd, w->cpu[c].off, fd, w->spans[c].off, w->cpu[c].size);

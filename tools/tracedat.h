@@ -99,6 +99,13 @@ int uet_dat_writer_commit(struct uet_dat_writer *w, const struct uet_dat_meta *m
 /** uet_dat_writer_compact - the committed file without slack, into @fd (empty); 0 or -errno */
 int uet_dat_writer_compact(struct uet_dat_writer *w, const struct uet_dat_meta *m, int fd);
 
+/**
+ * uet_dat_writer_compact_size - the bytes uet_dat_writer_compact() would
+ * write now (the pages appended, committed or not, and @m); UINT64_MAX
+ * without memory
+ */
+uint64_t uet_dat_writer_compact_size(struct uet_dat_writer *w, const struct uet_dat_meta *m);
+
 /** uet_dat_writer_pages - pages appended since the open */
 unsigned long long uet_dat_writer_pages(const struct uet_dat_writer *w);
 
@@ -120,6 +127,7 @@ struct uet_dat {
 	size_t nformats;
 	char *cmdlines;			/* NUL-terminated copy, or NULL */
 	char compression[32];		/* "none", "zstd", ... */
+	char clock[32];			/* the trace clock of its time stamps ("mono", "local"...) */
 	void **unpacked;		/* uncompressed sections and CPU data */
 	size_t nunpacked;
 	uint64_t unpacked_bytes;	/* their total, bounded (UET_DAT_UNPACK_MAX) */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format-parse.h"
@@ -36,12 +37,60 @@ int uet_usage_err(const char *cmd, const char *usage, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, UET_PROG ": %s: ", cmd);
+	fprintf(stderr, cmd ? UET_PROG ": %s: " : UET_PROG ": ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nusage: " UET_PROG " %s\n", usage);
 	return UET_EXIT_USAGE;
+}
+
+int64_t uet_clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+clockid_t uet_clock_named(const char *name)
+{
+	if (name && strcmp(name, "boot") == 0)
+		return CLOCK_BOOTTIME;
+	if (name && strcmp(name, "mono_raw") == 0)
+		return CLOCK_MONOTONIC_RAW;
+	if (name && strcmp(name, "tai") == 0)
+		return CLOCK_TAI;
+	return CLOCK_MONOTONIC;	/* local, global, perf, mono: close enough */
+}
+
+clockid_t uet_trace_clockid(const char *tracefs)
+{
+	char *t = tracefs ? uet_read(tracefs, "trace_clock", NULL) : NULL, *b, *e;
+	clockid_t c;
+
+	b = t ? strchr(t, '[') : NULL;
+	e = b ? strchr(b, ']') : NULL;
+	if (e)
+		*e = '\0';
+	c = uet_clock_named(e ? b + 1 : NULL);
+	free(t);
+	return c;
+}
+
+int64_t uet_wall_offset_ns(clockid_t c)
+{
+	return uet_clock_ns(CLOCK_REALTIME) - uet_clock_ns(c);
+}
+
+int uet_tracefs_resolve(const char *opt, char *out, size_t len)
+{
+	if (uet_tracefs_find(opt, out, len) < 0) {
+		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
+		return UET_EXIT_NO_TRACEFS;
+	}
+	/* Not one (--tracefs /tmp): every command says so alike. */
+	return uet_tracefs_check(out) < 0 ? UET_EXIT_NO_TRACEFS : 0;
 }
 
 int uet_usage_getopt(const char *cmd, const char *usage, int c, char **argv)

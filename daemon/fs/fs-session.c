@@ -7,10 +7,13 @@
  * SYSTEM/NAME EXPR", "arm GLOB [EXPR]", "arm-provider SPEC", "disarm GLOB",
  * "disarm-provider SPEC"); a read lists what the descriptor holds.  Armed
  * patterns enable the events they name inside their registration (the
- * registry's hook), and the events there already.
+ * registry's hook), and the events there already; an EXPR an event refuses
+ * is kept for the read ("refused"), since that event may be gone before
+ * the tool looks.
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +40,8 @@ struct ue_session {
 	size_t n;
 	struct arm *arms;	/* in the order armed: the first that matches gives the filter */
 	size_t narms;
+	char *refused;		/* the first armed filter an event refused: "SYSTEM/NAME ERRNO\nTEXT" */
+	unsigned long nrefused;	/* how many refusals, that one included */
 };
 
 /* Every open session of the daemon (ue_daemon.sessions). */
@@ -166,10 +171,23 @@ static int session_filter(struct ue_session *s, struct ue_revent *ev, const char
 	return r;
 }
 
+/* Keep the first refusal of an armed filter, with what the filter file showed then. */
+static void arm_refused(struct ue_session *s, struct ue_revent *ev, int err)
+{
+	char *shown;
+
+	if (s->nrefused++ || !(shown = ue_revent_filter_text(ev)))
+		return;
+	if (asprintf(&s->refused, "%s/%s %d\n%s", ue_revent_system(ev), ue_revent_tp_name(ev),
+		     -err, strcmp(shown, "none") ? shown : "") < 0)
+		s->refused = NULL;
+	free(shown);
+}
+
 /*
  * What @a does to @ev: its filter first (one that does not compile for
- * this event's fields leaves the event alone: the tool sees why when it
- * sets the filter itself), then the enable, held by @s.
+ * this event's fields leaves the event alone, the reason kept for a read
+ * of the session), then the enable, held by @s.
  */
 static int arm_apply(struct ue_daemon *d, struct ue_session *s, const struct arm *a,
 		     struct ue_revent *ev)
@@ -182,8 +200,11 @@ static int arm_apply(struct ue_daemon *d, struct ue_session *s, const struct arm
 		return 0;
 	if (a->filter && !(was_on && !held_elsewhere(d, s, ev, false))) {
 		r = session_filter(s, ev, a->filter, strlen(a->filter));
-		if (r < 0)
+		if (r < 0) {
+			if (r != -ENOMEM)
+				arm_refused(s, ev, r);
 			return r;
+		}
 	}
 	r = session_enable(d, s, ev);
 	if (r == 0 && !was_on && ue_revent_enabled(ev))
@@ -429,6 +450,19 @@ static int session_show(struct ue_daemon *d, struct ue_fh *fh)
 			ue_text_printf(&t, "filter %s/%s\n", ue_revent_system(ev),
 				       ue_revent_tp_name(ev));
 	}
+	/* "refused SYSTEM/NAME ERRNO COUNT", then the filter file's text then, each line after a tab. */
+	if (s->refused) {
+		const char *nl = strchr(s->refused, '\n');
+
+		ue_text_printf(&t, "refused %.*s %lu\n", (int)(nl - s->refused), s->refused,
+			       s->nrefused);
+		for (const char *l = nl + 1; *l;) {
+			size_t n = strcspn(l, "\n");
+
+			ue_text_printf(&t, "\t%.*s\n", (int)n, l);
+			l += n + (l[n] == '\n');
+		}
+	}
 	ue_mutex_unlock(&d->sessions->lock);
 	return ue_text_to_fh(&t, fh);
 }
@@ -457,6 +491,7 @@ static void session_release(struct ue_daemon *d, struct ue_fh *fh)
 	ue_mutex_unlock(&d->sessions->lock);
 	free(s->arms);
 	free(s->v);
+	free(s->refused);
 	free(s);
 	fh->session = NULL;
 }

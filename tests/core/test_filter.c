@@ -853,4 +853,94 @@ TEST(subsystem_error)
 	free(shown);
 }
 
+/*
+ * ue_filter_check(): the syntax alone.  Never stricter than an event: of the
+ * reference session's filters, each that fa or fb took passes the check
+ * (what the check refuses, the event refuses, maybe for an earlier field).
+ */
+TEST(check_never_stricter)
+{
+	static char text[8192];
+	struct ue_event *ev[2];
+	int bad = 0;
+
+	ASSERT_EQ(ue_event_parse(FA_ARGS, &ev[0]), 0);
+	ASSERT_EQ(ue_event_parse(FB_ARGS, &ev[1]), 0);
+	for (size_t i = 0; i < sizeof(session) / sizeof(session[0]); i++) {
+		struct ue_filter *f = NULL;
+		char *shown = NULL, *msg = NULL;
+		size_t len;
+		int r, c;
+
+		if (session[i].kind != STEP_FILTER)
+			continue;
+		len = unescape(session[i].text, text);
+		r = ue_filter_parse(ev[session[i].event[1] == 'b'], text, len, &f, &shown);
+		c = ue_filter_check(text, len, &msg);
+		if (r == 0 && c != 0) {
+			printf("# step %zu: %s: event %d, check %d (%s)\n", i, session[i].text, r, c,
+			       msg ? msg : "-");
+			bad++;
+		}
+		/* A refusal with no text only where the event's had none either. */
+		if (c && !msg && shown) {
+			printf("# step %zu: %s: the check gave no reason\n", i, session[i].text);
+			bad++;
+		}
+		ue_filter_free(f);
+		free(shown);
+		free(msg);
+	}
+	EXPECT_EQ(bad, 0);
+	ue_event_free(ev[0]);
+	ue_event_free(ev[1]);
+}
+
+/* What it refuses, it says as a filter file would, with a reason where the kernel gives none. */
+TEST(check_messages)
+{
+	static const struct {
+		const char *text;
+		int err;
+		const char *msg;
+	} cases[] = {
+		/* Fields of no event: any name, any type its operand needs. */
+		{ "nosuch == 1", 0, NULL },
+		{ "seq > 5 && name ~ \"web*\" || !(x & 4)", 0, NULL },
+		{ "COMM == 3 && cpu == \"x\" && v == -5 && u == 18446744073709551615", 0, NULL },
+		/* The kernel's tracefs may take these (usereventsd refuses them per event). */
+		{ "ip.function == 0x1234", 0, NULL },
+		{ "mask & CPUS{1-3}", 0, NULL },
+		{ "0", 0, NULL },
+		{ "seq > 5 &&& ", EPERM, "seq > 5 &&&\n          ^\nparse_error: Expecting a field name\n" },
+		{ "&&", EPERM, "&&\n^\nparse_error: Expecting a field name\n" },
+		{ "   ", EINVAL, "\n^\nparse_error: No filter found\n" },
+		{ "seq = 5", EINVAL, "seq = 5\n     ^\nparse_error: Invalid operator\n" },
+		{ "seq > 5 &&", EINVAL,
+		  "seq > 5 &&\n          ^\nparse_error: Meaningless filter expression\n" },
+		{ "(seq > 5", ENOENT, "(seq > 5\n^\nparse_error: Too many '('\n" },
+		{ "s == \"abc", ESRCH, "s == \"abc\n     ^\nparse_error: Missing matching quote\n" },
+		{ "n == 12abc", EINVAL, "n == 12abc\n      ^\nparse_error: Illegal integer value\n" },
+		{ "n ~ 1", EINVAL, "n ~ 1\n     ^\nparse_error: Illegal operation for field type\n" },
+		{ "s < \"x\"", EINVAL,
+		  "s < \"x\"\n     ^\nparse_error: Illegal operation for field type\n" },
+		{ "mask & CPUS{}", EINVAL, "mask & CPUS{}\n             ^\nparse_error: Invalid cpulist\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *msg = (char *)1;
+		int r = ue_filter_check(cases[i].text, strlen(cases[i].text), &msg);
+
+		if (r != -cases[i].err)
+			printf("# %s\n", cases[i].text);
+		EXPECT_EQ(r, -cases[i].err);
+		if (cases[i].msg) {
+			EXPECT_STREQ(msg, cases[i].msg);
+		} else {
+			EXPECT_TRUE(msg == NULL);
+		}
+		free(msg);
+	}
+}
+
 UE_TEST_MAIN()

@@ -264,6 +264,39 @@ TEST(arm_enables_existing_events_and_read_lists_patterns)
 	close(fd);
 }
 
+/*
+ * An armed filter an event refuses as it registers: the event stays off, and
+ * a read of the session tells which event refused it and why, as its filter
+ * file showed it, the first refusal of the session only (counted), also once
+ * the event is gone (issue 24: a short-lived program's reason was lost).
+ */
+TEST(refused_armed_filter_is_told)
+{
+	static uint32_t w, w2;
+	int s = session_open(), fd = data_open();
+	uint32_t idx;
+	char buf[1024];
+	ssize_t n;
+
+	ASSERT_GE(s, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(cmd(s, "arm armR_* nosuch == 1"), 0);
+	n = pread(s, buf, sizeof(buf) - 1, 0);
+	ASSERT_GE(n, 0);
+	buf[n] = '\0';
+	EXPECT_TRUE(strstr(buf, "refused") == NULL);
+	EXPECT_EQ(reg_eh(fd, "armR_L4K1", &w, &idx), 0);
+	EXPECT_EQ(reg_eh(fd, "armR_L5K1", &w2, &idx), 0);
+	EXPECT_EQ(enabled("armR_L4K1"), 0);
+	close(fd);
+	n = pread(s, buf, sizeof(buf) - 1, 0);
+	ASSERT_GE(n, 0);
+	buf[n] = '\0';
+	EXPECT_TRUE(strstr(buf, "\nrefused user_events/armR_L4K1 22 2\n"
+				"\tnosuch == 1\n\t       ^\n\tparse_error: Field not found\n") != NULL);
+	close(s);
+}
+
 /* Provider specs: level at most LEVEL, a keyword sharing a bit with KEYWORDS (or 0). */
 TEST(provider_level_and_keywords)
 {

@@ -79,6 +79,45 @@ grep -q "^userevents: report: $work/none.dat: No such file or directory" "$work/
 	fail "report of a missing file: message"
 expect_rc 2 "report --pid that is no pid" -- "$tool" report --pid x "$work/none.dat"
 
+# One wording for a refused command line, whatever the command (issue 24):
+# "userevents: CMD: what", then CMD's usage line, both on stderr, exit 2.
+# The global options' refusals say so alike, without a command ('-' as CMD).
+# A usage error comes before the tracefs is looked for: a USEREVENTS_TRACEFS
+# that does not exist does not turn it into exit 3.
+# expect_usage CMD EXPECTED-MESSAGE -- ARGS...
+expect_usage() {
+	ucmd=$1
+	umsg=$2
+	shift 3
+	if [ "$ucmd" = - ]; then
+		USEREVENTS_TRACEFS=$work/none expect_rc 2 "$*: refused" -- "$tool" "$@"
+		upre="userevents: "
+		uusage="usage: userevents \\[--tracefs"
+	else
+		USEREVENTS_TRACEFS=$work/none expect_rc 2 "$ucmd $*: refused" -- "$tool" "$ucmd" "$@"
+		upre="userevents: $ucmd: "
+		uusage="usage: userevents $ucmd"
+	fi
+	[ "$(sed -n 1p "$work/err")" = "$upre$umsg" ] ||
+		fail "$ucmd $*: first line '$(sed -n 1p "$work/err")', expected '$upre$umsg'"
+	sed -n 2p "$work/err" | grep -q "^$uusage" ||
+		fail "$ucmd $*: no usage line on stderr after the message"
+	[ -s "$work/out" ] && fail "$ucmd $*: something on stdout"
+}
+expect_usage - "unknown option '--bogus'" -- --bogus
+expect_usage - "--color bogus: not auto, always or never" -- --color=bogus list
+expect_usage - "unknown command 'frobnicate' (see userevents --help)" -- frobnicate
+expect_usage run "no command (-- CMD)" --
+expect_usage run "--blocking and --no-blocking apply to record, stream and export" -- --blocking -- true
+expect_usage record "no output file (-o FILE)" -- -e x
+expect_usage stream "unexpected argument 'x'" -- x
+expect_usage stats "unexpected argument 'x'" -- x
+expect_usage list "unknown option '--bogus'" -- --bogus
+expect_usage enable "no GLOB" --
+expect_usage disable "unknown option '-x'" -- -x
+expect_usage run "option --duration does not apply" -- --duration 1 -- true
+expect_usage stream "option --max-size does not apply" -- --max-size 1M
+
 # ---- a mounted daemon, found in the mount table -------------------------
 "$daemon" "$mnt" || { echo "FAIL: usereventsd did not mount"; exit 1; }
 # Its events live as long as it does: long enough for the checks below, then killed.
@@ -90,20 +129,6 @@ while ! grep -q example_message "$mnt/user_events_status" 2>/dev/null && [ $i -l
 	i=$((i + 1))
 done
 
-# One wording for a refused command line, whatever the command (issue 24):
-# "userevents: CMD: what", then CMD's usage line, both on stderr, exit 2.
-# expect_usage CMD EXPECTED-MESSAGE -- ARGS...
-expect_usage() {
-	ucmd=$1
-	umsg=$2
-	shift 3
-	expect_rc 2 "$ucmd $*: refused" -- "$tool" "$ucmd" "$@"
-	[ "$(sed -n 1p "$work/err")" = "userevents: $ucmd: $umsg" ] ||
-		fail "$ucmd $*: first line '$(sed -n 1p "$work/err")', expected 'userevents: $ucmd: $umsg'"
-	sed -n 2p "$work/err" | grep -q "^usage: userevents $ucmd" ||
-		fail "$ucmd $*: no usage line on stderr after the message"
-	[ -s "$work/out" ] && fail "$ucmd $*: something on stdout"
-}
 expect_usage list "unknown option '--bogus'" -- --bogus
 expect_usage list "unknown option '-Z'" -- -Z
 expect_usage stats "unknown option '--bogus'" -- --bogus
@@ -176,8 +201,8 @@ grep -q "^userevents: stream: warning: no event matches 'nosuch' yet" "$work/err
 grep -q "^userevents: stream: no event matched 'nosuch'" "$work/err" ||
 	fail "stream -e nosuch: no closing message"
 # A filter with a missing quote: the parser's words, not the kernel's errno
-# (ESRCH, "No such process"), and stream stops with an error.
-expect_rc 1 "stream -f with a missing quote" -- \
+# (ESRCH, "No such process"), a usage error before anything is enabled.
+expect_rc 2 "stream -f with a missing quote" -- \
 	timeout 10 "$tool" stream -e example_request -f 'path ~ "abc'
 grep -q 'Missing matching quote' "$work/err" || fail "stream -f: no parse error shown"
 grep -q 'No such process' "$work/err" && fail "stream -f: the raw ESRCH shown"
@@ -203,6 +228,26 @@ assert all(isinstance(j[k], int) for k in keys - {"tracefs"}), j
 assert j["events"] == 3 and j["enabled"] == 1 and "writes_fuse" in j, j
 PY
 expect_usage stats "unexpected argument 'x'" -- --json x
+# stats --interval: the counters' increase per second, a line (an object) per
+# interval; the example writes its enabled event ten times a second.
+expect_rc 0 "stats --interval 0.5 --count 2 --json" -- "$tool" stats --interval 0.5 --count 2 --json
+python3 - "$work/out" <<'PY' || fail "stats --interval --json: $(cat "$work/out")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 2, rows
+for r in rows:
+    assert 0.4 < r["interval"] < 2, r
+    assert set(r) == {"interval", "read", "overrun", "dropped", "writes_fuse", "records_native",
+                      "records_interposed"}, r
+    assert 2 <= r["writes_fuse"] <= 50 and r["dropped"] == 0, r
+PY
+expect_rc 0 "stats --interval 0.5 --count 1" -- "$tool" stats --interval 0.5 --count 1
+[ "$(sed -n 1p "$work/out" | tr -s ' ' | sed 's/^ //')" = \
+	"read/s overrun/s dropped/s writes_fuse/s records_native/s records_interposed/s" ] &&
+	[ "$(sed -n 2p "$work/out" | wc -w)" = 6 ] && [ "$(wc -l < "$work/out")" = 2 ] ||
+	fail "stats --interval: not a header and a line of six rates: $(cat "$work/out")"
+expect_usage stats "--interval 0: not a time in seconds from 0.1 to 86400" -- --interval 0
+expect_usage stats "--count needs --interval" -- --count 3
 expect_rc 0 "disable user_events:*" -- "$tool" disable 'user_events:*'
 [ "$(cat "$mnt/events/enable")" = 0 ] || fail "disable: something still enabled"
 USEREVENTS_TRACEFS=$work/none expect_rc 3 "USEREVENTS_TRACEFS wins over the mount table" -- \
@@ -242,6 +287,30 @@ else
 	fail "stream --json: exit $rc, wrote $written, $(wc -l < "$work/a") trace lines"
 	head -5 "$work/diff" "$work/err"
 fi
+# --wall-clock: "ts" in ns since the epoch, between the wall times before and after.
+expect_rc 2 "stream --wall-clock without --json" -- "$tool" --tracefs "$mnt" stream --wall-clock
+"$tool" --tracefs "$mnt" stream --json --wall-clock > "$work/json" 2> "$work/err" &
+spid=$!
+sleep 0.5
+t0=$(date +%s%N)
+"$example" "$mnt" 1 > "$work/example.out"
+t1=$(date +%s%N)
+sleep 1.5
+kill -INT $spid
+wait $spid
+rc=$?
+written=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/example.out")
+if [ $rc = 0 ] && python3 - "$work/json" "$t0" "$t1" "$written" <<'PY'; then
+import json, sys
+ts = [json.loads(l)["ts"] for l in open(sys.argv[1])]
+t0, t1, n = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+assert len(ts) == n and n > 0, (len(ts), n)
+assert all(t0 <= t <= t1 for t in ts), (t0, min(ts), max(ts), t1)
+PY
+	ok "stream --json --wall-clock: the $written records stamped between the wall times around them"
+else
+	fail "stream --json --wall-clock: exit $rc"; head -3 "$work/json" "$work/err"
+fi
 echo 0 > "$mnt/events/user_events/enable"
 umount "$mnt"
 
@@ -250,7 +319,7 @@ umount "$mnt"
 mounts_before=$(grep -c ' fuse.usereventsd ' /proc/self/mountinfo || true)
 # The example finds the daemon at /sys/kernel/tracing: run binds it there.
 TMPDIR=$runtmp expect_rc 0 "run -e 'user_events:*' -- example" -- \
-	"$tool" run -e 'user_events:*' -o "$work/copy" -- "$example" /sys/kernel/tracing 2
+	"$tool" run -e 'user_events:*' -- "$example" /sys/kernel/tracing 2
 written=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/out")
 total=$(sed -n 's/^total *\([0-9]*\) .*/\1/p' "$work/err")
 lines=$(grep -c ': example_\(tick\|request\|message\): ' "$work/out")
@@ -261,7 +330,17 @@ grep -q '^ *user_events_exa-[0-9]* *\[[0-9]*\] ..... *[0-9]*\.[0-9]*: example_re
 	fail "run: no example_request trace line"
 grep -q '^dropped: 0 ' "$work/err" || fail "run: summary has no 'dropped: 0'"
 grep -q 'command exited with status 0' "$work/err" || fail "run: exit line"
-[ "$(grep ': example_' "$work/copy" | wc -l)" = "$lines" ] || fail "run -o: the copy differs"
+# -o FILE, as strace -o and perf trace -o: the trace lines there, not on
+# standard output, which is CMD's own (issue 24).
+TMPDIR=$runtmp expect_rc 0 "run -o FILE -- example" -- \
+	"$tool" run -e 'user_events:*' -o "$work/copy" -- sh -c 'echo CMD-OUTPUT; exec "$0" "$@"' \
+	"$example" /sys/kernel/tracing 2
+written=$(sed -n 's/^wrote \([0-9]*\) records.*/\1/p' "$work/out")
+[ -n "$written" ] && [ "$(grep -c ': example_' "$work/copy")" = "$written" ] ||
+	fail "run -o: ${written:-?} written, $(grep -c ': example_' "$work/copy") lines in the file"
+[ "$(grep -vc '^\(CMD-OUTPUT\|registered .*\|wrote .*\)$' "$work/out")" = 0 ] &&
+	[ "$(sed -n 1p "$work/out")" = CMD-OUTPUT ] ||
+	fail "run -o: standard output is not CMD's alone: $(head -3 "$work/out")"
 [ -z "$(ls -A "$runtmp")" ] || fail "run left $(ls -A "$runtmp") behind"
 [ "$(grep -c ' fuse.usereventsd ' /proc/self/mountinfo || true)" = "$mounts_before" ] ||
 	fail "run left a usereventsd mount"
@@ -290,6 +369,37 @@ grep -q '^parse_error: Field not found$' "$work/err" || fail "run -f: no parse e
 grep -q 'run: stopped the command' "$work/err" || fail "run -f: no word that the run stopped"
 [ $(($(date +%s) - t0)) -lt 20 ] || fail "run -f: the command was not stopped (ran its 30 s)"
 grep -q ': example_request: ' "$work/out" && fail "run -f: an event with a refused filter was enabled"
+# The same refusal with a program that registers, writes once and exits before
+# any scan (issue 24): the daemon keeps why it refused the armed filter, and
+# run, record and export say it as above, not "no event matched".
+for c in run record export; do
+	case $c in
+	run) set -- run -q ;;
+	record) set -- record -q -o "$work/f.dat" ;;
+	export) set -- export -q --otlp http://127.0.0.1:9 ;;
+	esac
+	for f in 'nosuch > 5' 'count == "x"'; do
+		TMPDIR=$runtmp expect_rc 125 "$c -f '$f' -- a program of one write" -- \
+			"$tool" "$@" -e example_tick -f "$f" -- \
+			sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 0' "$example"
+		grep -q "^userevents: $c: filter of user_events/example_tick refused:$" "$work/err" &&
+			grep -q '^parse_error: \(Field not found\|Expecting numeric field\)$' "$work/err" ||
+			fail "$c -f '$f' of a short-lived program: not the parser's words: $(cat "$work/err")"
+		# (Ran to its end, or stopped when the refusal was read before it ended.)
+		grep -q "^userevents: $c: \(the command ran to its end untraced\|stopped the command\)" \
+			"$work/err" || fail "$c -f '$f' of a short-lived program: no word of the command"
+		grep -q 'no event matched' "$work/err" && fail "$c -f '$f': 'no event matched'"
+	done
+	# A filter that parses for no event: refused before CMD starts (usage, exit 2).
+	rm -f "$work/started"
+	TMPDIR=$runtmp expect_rc 2 "$c -f 'count > 5 &&& ' (syntax)" -- \
+		"$tool" "$@" -e example_tick -f 'count > 5 &&& ' -- sh -c ': > "$0"' "$work/started"
+	[ "$(sed -n 1p "$work/err")" = "userevents: $c: -f: the filter does not parse:" ] &&
+		grep -q '^parse_error: Expecting a field name$' "$work/err" ||
+		fail "$c -f with a syntax error: $(cat "$work/err")"
+	[ -e "$work/started" ] && fail "$c -f with a syntax error: CMD was started"
+done
+set --
 # -e of an event the program never registers: said, and exit 4 instead of 0.
 TMPDIR=$runtmp expect_rc 4 "run -q -e nosuch" -- \
 	"$tool" run -q -e nosuch -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
@@ -342,6 +452,18 @@ if command -v script >/dev/null; then
 		ok "record -- CMD on a terminal: no progress line into CMD's output"
 	else
 		fail "record -- CMD on a terminal: $(tr '\r' '@' < "$work/tty" | head -3)"
+	fi
+	# Without CMD: the progress line, each second, with the rate of that second.
+	"$daemon" "$mnt" || fail "usereventsd did not mount again"
+	"$example" "$mnt" 4 >/dev/null &
+	script -qec "'$tool' --tracefs '$mnt' record -o '$work/p.dat' --duration 3.5 -e 'user_events:*'" \
+		/dev/null > "$work/tty" 2>&1
+	wait
+	umount "$mnt"
+	if tr '\r' '\n' < "$work/tty" | grep -q '^userevents: record: [0-9]* events ([0-9]*/s), [0-9]* bytes, 0 dropped'; then
+		ok "record on a terminal: a progress line with events/s"
+	else
+		fail "record on a terminal: no rate in the progress line: $(tr '\r' '\n' < "$work/tty" | head -3)"
 	fi
 else
 	echo "SKIP: no script(1): terminal checks not run"

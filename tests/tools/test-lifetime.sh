@@ -4,7 +4,10 @@
 # a closed pipe (| head), by SIGHUP or by SIGKILL leave no private
 # usereventsd, no directory, no mount and no event enabled; a second
 # usereventsd on a live mount is refused (--replace detaches the first), a
-# dead one's mount is still recovered.  Needs root and /dev/fuse (77 otherwise).
+# dead one's mount is still recovered; an unmount ends the daemon at once,
+# unless another mount namespace holds a copy of the mount: it then serves
+# that copy, says so, and ends with it (issue 24).
+# Needs root and /dev/fuse (77 otherwise).
 #
 #   test-lifetime.sh USEREVENTS USEREVENTSD USER_EVENTS_EXAMPLE
 set -u
@@ -244,6 +247,40 @@ if "$daemon" "$sp"; then
 else
 	fail "usereventsd did not mount on a path with a space"
 fi
+
+# ---- umount ------------------------------------------------------------
+# The last mount gone: the daemon ends at once, and says nothing.
+"$daemon" -f "$mnt" 2>"$work/err" & dpid=$!
+sleep 2.5	# past its first look at the mount table
+t0=$(date +%s%N)
+umount "$mnt"
+wait $dpid
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $ms -lt 1500 ] && [ ! -s "$work/err" ] && ok "umount of its only mount: ended in $ms ms" ||
+	fail "umount of its only mount: ended in $ms ms, said '$(cat "$work/err")'"
+# A copy in another mount namespace (as unshare -m, a container or a unit's
+# private mounts make) keeps the kernel's connection: the daemon serves it,
+# says why it is still there, and ends when the copy goes.
+"$daemon" -f "$mnt" 2>"$work/err" & dpid=$!
+sleep 0.5
+unshare -m --propagation private sh -c "cat '$mnt/user_events_status' >/dev/null && exec sleep 30" & copy=$!
+sleep 0.5
+umount "$mnt"
+i=0
+until grep -q 'still mounted in another mount namespace' "$work/err" || [ $i -ge 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if kill -0 $dpid 2>/dev/null && grep -qx "usereventsd: $mnt was unmounted here but is still mounted in another mount namespace (or open after a lazy unmount): serving it until that goes (SIGTERM ends it now)" "$work/err"; then
+	ok "umount with a copy in another namespace: serving it, and saying so"
+else
+	fail "umount with a copy in another namespace: alive $(kill -0 $dpid 2>/dev/null && echo yes || echo no), said '$(cat "$work/err")'"
+fi
+kill $copy
+t0=$(date +%s%N)
+wait $dpid
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $ms -lt 3000 ] && ok "the copy gone: the daemon ended in $ms ms" || fail "the copy gone: ended in $ms ms"
 
 [ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all passed"

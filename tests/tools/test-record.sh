@@ -4,13 +4,16 @@
 # private mount namespace usereventsd is stacked over a tracefs (stack.sh).  Checks:
 # trace-cmd report reads our trace.dat and prints the records our `trace`
 # showed; our report prints them exactly as `trace` did, for our file and for
-# one from trace-cmd extract; filters; record -- CMD with a private daemon.
+# one from trace-cmd extract; filters; record -- CMD with a private daemon;
+# its limits (--duration, --max-size).
 # Needs root, /dev/fuse, trace-cmd, unshare: exit 77 (skip) otherwise.
-# Usage: test-record.sh USEREVENTS USEREVENTSD EXAMPLE
+# Usage: test-record.sh USEREVENTS USEREVENTSD EXAMPLE BURST
+# (BURST: bench/bench_burst.c on libuserevents)
 set -u
 TOOL=$1
 DAEMON=$2
 EXAMPLE=$3
+BURST=$4
 
 . "$(dirname "$0")/stack.sh"
 
@@ -93,6 +96,7 @@ else
 fi
 
 # 4b. record -- CMD with no tracefs named: a private usereventsd, every record.
+t0=$(date +%s%N)
 mkdir "$W/tmp"
 ( cd "$W" && unset USEREVENTS_TRACEFS && export TMPDIR=$W/tmp &&
 	exec "$TOOL" record -o "$W/priv.dat" -- "$EXAMPLE" /sys/kernel/tracing 2 ) \
@@ -110,6 +114,29 @@ else
 fi
 grep -q '^userevents: record: command exited with status 0$' "$W/priv.log" ||
 	{ echo "not ok - record -- example: no exit line"; fail=1; }
+# report --json --wall-clock: the same records, stamped in ns since the epoch
+# between the wall times around the recording (this system's clocks, since
+# the file was recorded here since its last boot).
+t1=$(date +%s%N)
+if "$TOOL" report --json --wall-clock "$W/priv.dat" > "$W/wall.json" &&
+	"$TOOL" report --json "$W/priv.dat" > "$W/boot.json" &&
+	python3 - "$W" "$t0" "$t1" <<'PY'; then
+import json, sys
+w, t0, t1 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+wall = [json.loads(l) for l in open(w + "/wall.json")]
+boot = [json.loads(l) for l in open(w + "/boot.json")]
+assert len(wall) == len(boot) > 0
+assert all(t0 <= r["ts"] <= t1 for r in wall), (t0, wall[0]["ts"], wall[-1]["ts"], t1)
+off = {a["ts"] - b["ts"] for a, b in zip(wall, boot)}
+assert len(off) == 1, off
+for a, b in zip(wall, boot):
+    del a["ts"], b["ts"]
+assert wall == boot
+PY
+	echo "ok - report --json --wall-clock: every record within the recording's wall times, one offset"
+else
+	echo "not ok - report --json --wall-clock"; head -3 "$W/wall.json"; fail=1
+fi
 
 # 4c. report --stat of that file: per event and per CPU as report --json
 # counts them (lost: its {"cpu","lost"} objects), first and last time as
@@ -220,6 +247,52 @@ else
 	head -3 "$W/err"; fail=1
 fi
 echo 0 > $T/events/user_events/enable
+
+# 4f. Limits (issue 24).  --duration: the recording ends that long after it
+# started, CMD gets SIGINT as from a ^C, and its end by it is no failure;
+# --max-size: the file (compact, as left) is at most SIZE, valid for both
+# readers; the closing line says which limit stopped it.
+limit_case() {	# WHAT LIMIT-OPTION -- CMD...
+	what=$1 lim=$2
+	shift 3
+	t0=$(date +%s)
+	( cd "$W" && unset USEREVENTS_TRACEFS && export TMPDIR=$W/tmp &&
+		exec "$TOOL" record -o "$W/lim.dat" $lim -- "$@" ) > "$W/lim.log" 2>&1
+	rc=$? secs=$(($(date +%s) - t0))
+	n=$(sed -n 's/^userevents: record: \([0-9]*\) events, .*; stopped \(after --duration\|at --max-size\)$/\1/p' "$W/lim.log")
+	ours_n=$("$TOOL" report "$W/lim.dat" 2>/dev/null | grep -c ': \(example_\|burst_\)')
+	got=$(trace-cmd report "$W/lim.dat" 2>/dev/null | grep -c ': \(example_\|burst_\)')
+	if [ $rc = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$ours_n" = "$n" ] && [ "$got" = "$n" ]; then
+		echo "ok - record $lim -- $what: exit 0 after $secs s, $n records in both reports"
+	else
+		echo "not ok - record $lim -- $what: exit $rc, closing line ${n:-none}, ours $ours_n, trace-cmd $got"
+		sed 's/^/#   /' "$W/lim.log"; fail=1
+	fi
+}
+limit_case "a 30 s program" "--duration 1.5" -- "$EXAMPLE" /sys/kernel/tracing 30
+[ "$secs" -lt 15 ] || { echo "not ok - record --duration 1.5 took $secs s"; fail=1; }
+grep -q 'stopped after --duration$' "$W/lim.log" &&
+	grep -q '^userevents: record: command stopped by Interrupt$' "$W/lim.log" ||
+	{ echo "not ok - record --duration: no word of the limit and of the SIGINT"; fail=1; }
+limit_case "a burst of 2 x 400000" "--max-size 1M" -- "$BURST" 2 400000
+size=$(stat -c %s "$W/lim.dat")
+[ "$size" -le 1048576 ] && [ "$size" -gt 524288 ] && echo "ok - record --max-size 1M: $size bytes" ||
+	{ echo "not ok - record --max-size 1M: a file of $size bytes"; fail=1; }
+grep -q 'stopped at --max-size$' "$W/lim.log" ||
+	{ echo "not ok - record --max-size: no word of the limit"; fail=1; }
+# Without CMD: the duration alone ends it.
+t0=$(date +%s)
+timeout 20 "$TOOL" record -o "$W/lim.dat" --duration 1 -e 'user_events:*' > "$W/lim.log" 2>&1
+rc=$? secs=$(($(date +%s) - t0))
+[ $rc = 0 ] && [ $secs -lt 10 ] && grep -q 'stopped after --duration$' "$W/lim.log" &&
+	echo "ok - record --duration 1 without CMD: exit 0 after $secs s" ||
+	{ echo "not ok - record --duration 1 without CMD: exit $rc after $secs s"; sed 's/^/#   /' "$W/lim.log"; fail=1; }
+record_rc 2 "--duration 0" -- --duration 0 -o "$W/x.dat" -- true
+record_rc 2 "--duration x" -- --duration 1x -o "$W/x.dat" -- true
+record_rc 2 "--max-size below 1M" -- --max-size 512K -o "$W/x.dat" -- true
+record_rc 2 "--max-size 0" -- --max-size 0 -o "$W/x.dat" -- true
+grep -q "^userevents: record: --max-size 0: not a size of 1M or more (N, NK, NM or NG)$" "$W/err" ||
+	{ echo "not ok - record --max-size 0: message"; sed 's/^/#   /' "$W/err"; fail=1; }
 
 # 5. A foreign file is refused with a reason.
 printf 'not a trace' > "$W/bad.dat"
