@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "otlp.h"
+#include "export.h"
 #include "tool.h"
 
 static void usage(FILE *out)

@@ -5,23 +5,27 @@
  * counted, the reader never waits), one thread posts them over libcurl,
  * retrying 429, 502, 503, 504 and transport errors with exponential backoff
  * and jitter (Retry-After honoured), reads partial_success, and keeps the
- * counters, which it also writes to a stats file for `userevents stats`
- * (otlp-stats.c).
+ * counters, which it also writes to a stats file, the one owner of its
+ * format: written by the sending thread, read for `userevents stats`.
  */
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "export.h"
 #include "otlp.h"
 #include "tool.h"
-#include "../core/otlp.h"
 
 #define BACKOFF_FIRST_MS 100
 #define BACKOFF_MAX_MS 5000
@@ -570,4 +574,104 @@ void uet_otlp_sender_stop(struct uet_otlp_sender *s, bool quiet, struct uet_otlp
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
 	free(s);
+}
+
+/* ---- the stats files: written above (write_stats()), read by `userevents stats` -------------------------------------------------------------- */
+
+int uet_otlp_stats_dir(char *out, size_t len)
+{
+	const char *env = getenv("USEREVENTS_RUNDIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+
+	if (env && *env)
+		snprintf(out, len, "%s", env);
+	else if (geteuid() == 0)
+		snprintf(out, len, "/run/userevents");
+	else if (xdg && *xdg)
+		snprintf(out, len, "%s/userevents", xdg);
+	else
+		snprintf(out, len, "/tmp/userevents-%u", (unsigned)geteuid());
+	if (mkdir(out, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static bool same_dir(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	if (realpath(a, ra) && realpath(b, rb))
+		return strcmp(ra, rb) == 0;
+	return strcmp(a, b) == 0;
+}
+
+/* "KEY: VALUE" as JSON's '"KEY":VALUE', VALUE a number when it is all digits. */
+static void stat_json(const char *line)
+{
+	const char *v = strstr(line, ": ");
+	int kn = v ? (int)(v - line) : (int)strlen(line);
+	bool num;
+
+	v = v ? v + 2 : "";
+	num = *v && strspn(v, "0123456789") == strlen(v) && (v[0] != '0' || !v[1]);
+	printf(",\"%.*s\":", kn, line);
+	if (num) {
+		fputs(v, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			putchar('\\');
+		if ((unsigned char)*v >= 0x20)
+			putchar(*v);
+	}
+	putchar('"');
+}
+
+void uet_export_stats_print(const char *tracefs, bool json)
+{
+	char dir[4096], path[4400], line[4400];
+	struct dirent *d;
+	int shown = 0;
+	DIR *dp;
+
+	if (json)
+		fputs(",\"exports\":[", stdout);
+	if (uet_otlp_stats_dir(dir, sizeof(dir)) < 0 || !(dp = opendir(dir))) {
+		if (json)
+			putchar(']');
+		return;
+	}
+	while ((d = readdir(dp))) {
+		int pid = 0;
+		FILE *f;
+		bool ours = false;
+
+		if (sscanf(d->d_name, "export-%d.stats", &pid) != 1 || pid <= 0 ||
+		    strstr(d->d_name, ".tmp") || (kill(pid, 0) < 0 && errno == ESRCH))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (strncmp(line, "tracefs: ", 9) == 0) {
+				ours = same_dir(line + 9, tracefs);
+				if (ours && json)
+					printf("%s{\"pid\":%d", shown++ ? "," : "", pid);
+			} else if (ours && strncmp(line, "pid: ", 5) != 0) {
+				if (json)
+					stat_json(line);
+				else
+					printf("export.%d.%s\n", pid, line);
+			}
+		}
+		if (ours && json)
+			putchar('}');
+		fclose(f);
+	}
+	closedir(dp);
+	if (json)
+		putchar(']');
 }

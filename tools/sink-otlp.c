@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "eventheader.h"
+#include "export.h"
 #include "otlp.h"
 #include "tool.h"
-#include "../core/otlp.h"
 
 #define GROUPS_MAX 64		/* processes in one request */
 #define PROCS 256		/* thread -> process cache */

@@ -455,7 +455,7 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 /** uet_stream_free - release the counts */
 void uet_stream_free(struct uet_stream *s);
 
-/* records.c: binary records, from trace_pipe_raw or a trace.dat. */
+/* formats.c: binary records, from trace_pipe_raw or a trace.dat. */
 
 /* The format of one event type. */
 struct uet_format {
@@ -474,7 +474,7 @@ struct uet_format {
 struct uet_formats {
 	struct uet_format *v;
 	size_t n, cap;
-	size_t *by_text, *by_id;	/* indexes of v (records.c) */
+	size_t *by_text, *by_id;	/* indexes of v (formats.c) */
 	size_t ix_cap, ix_used;
 	/* If set: told of each format added or replaced (a negative return is returned) */
 	int (*on_new)(void *arg, const struct uet_format *f);

@@ -41,7 +41,19 @@ refused daemon/procs/enabler.c registry.h "procs/ does not call events/: one way
 refused daemon/native/native.c daemon.h "native/ does not see the daemon's context"
 refused daemon/lock/lock.c buffer.h "lock/ is below every module"
 refused daemon/fs/fs-data.c enabler-int.h "a private header of procs/"
-refused tools/records.c filter-int.h "a private header of core/"
+refused tools/formats.c filter-int.h "a private header of core/"
+
+# A header of tools/ named as one of core/: refused (the include path's
+# order, not the file, would decide which one an include finds).
+cp "$work/core/otlp.h" "$work/tools/otlp.h"
+if "$work/scripts/check-includes" "$work" >"$work/out" 2>&1; then
+	echo "FAIL: tools/otlp.h beside core/otlp.h passed"; status=1
+elif grep -q 'tools/otlp.h: a header named otlp.h is also core/otlp.h' "$work/out"; then
+	echo "ok: a shadowing header is refused"
+else
+	echo "FAIL: a shadowing header: $(cat "$work/out")"; status=1
+fi
+rm "$work/tools/otlp.h"
 
 # Without its table the check cannot run: it says so and fails.
 sed 's/include rules: scripts/include rules gone: scripts/' "$src/docs/ARCHITECTURE.md" \

@@ -5,8 +5,8 @@
  * thread posting over libcurl with retries, the counters and their stats
  * file).  docs/otlp.md is the mapping; userevents(1) the options.
  */
-#ifndef UE_TOOLS_OTLP_H
-#define UE_TOOLS_OTLP_H
+#ifndef UE_TOOLS_EXPORT_H
+#define UE_TOOLS_EXPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -105,4 +105,4 @@ int uet_otlp_stats_dir(char *out, size_t len);
  */
 void uet_export_stats_print(const char *tracefs, bool json);
 
-#endif /* UE_TOOLS_OTLP_H */
+#endif /* UE_TOOLS_EXPORT_H */
