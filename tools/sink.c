@@ -165,7 +165,8 @@ static void stream_buffer(struct uet_sink *s)
 	static char *stdout_buf;
 	char **slot = s->out == stdout ? &stdout_buf : &s->outbuf;
 
-	if (*slot || isatty(fileno(s->out)))
+	/* Another's stream (not stdout, not opened here) keeps its own buffer: it outlives us. */
+	if ((s->out != stdout && !s->path) || *slot || isatty(fileno(s->out)))
 		return;
 	*slot = malloc(STREAM_BUFFER);
 	if (*slot && setvbuf(s->out, *slot, _IOFBF, STREAM_BUFFER) != 0) {
