@@ -78,7 +78,7 @@ _userevents()
 		COMPREPLY=($(compgen -W "--otlp -e --event -f --filter -p --provider --protocol --gzip --header --batch-records --batch-bytes --batch-delay --queue-bytes --drop --timeout --retry-timeout --flush-timeout -b --buffer-size --blocking --no-blocking -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	report)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --format= --stat --help" -- "$cur"))
+			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --format= --stat --counter --help" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi ;;

@@ -96,6 +96,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "blocking", optional_argument, NULL, 'B' },
 		{ "no-blocking", no_argument, NULL, 'N' },
 		{ "stat", no_argument, NULL, 'S' },
+		{ "counter", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -114,6 +115,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'b', UET_O_BUFFER, "-b" },	  { 'B', UET_O_BUFFER, "--blocking" },
 		{ 'N', UET_O_BUFFER, "--no-blocking" },
 		{ 'S', UET_O_STAT, "--stat" },
+		{ 'C', UET_O_COUNTER, "--counter" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -123,7 +125,8 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 	memset(o, 0, sizeof(*o));
 	o->globs = calloc((size_t)argc + 1, sizeof(*o->globs));
 	o->filters = calloc((size_t)argc + 1, sizeof(*o->filters));
-	if (!o->globs || !o->filters) {
+	o->counters = calloc((size_t)argc + 1, sizeof(*o->counters));
+	if (!o->globs || !o->filters || !o->counters) {
 		uet_opts_free(o);
 		return UET_EXIT_FAIL;
 	}
@@ -210,12 +213,20 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : c == 'S' ? "stat" : optarg;
 			o->format_opt = c == 'T';
 			if (c == 'T' && strcmp(optarg, "text") && strcmp(optarg, "fields") &&
-			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode")) {
+			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode") &&
+			    strcmp(optarg, "chrome")) {
 				uet_opts_free(o);
 				return uet_usage_err(argv[0], usage,
-						     "--format %s: not text, fields, json or perf-decode",
+						     "--format %s: not text, fields, json, perf-decode or chrome",
 						     optarg);
 			}
+			break;
+		case 'C':
+			if (!strchr(optarg, '.') || optarg[0] == '.') {
+				uet_opts_free(o);
+				return uet_usage_err(argv[0], usage, "--counter %s: not EVENT.FIELD", optarg);
+			}
+			o->counters[o->ncounters++] = optarg;
 			break;
 		case 'I':
 			errno = 0;
@@ -296,6 +307,8 @@ void uet_opts_free(struct uet_opts *o)
 			free(o->globs[i]);
 	free(o->globs);
 	free(o->filters);
+	free(o->counters);
+	o->counters = NULL;
 	o->filters = NULL;
 	o->globs = NULL;
 	o->nglobs = 0;

@@ -178,6 +178,7 @@ uint64_t uet_now_ns(void);
 #define UET_O_FORMAT	(1u << 9)	/* --format=text|fields|json|perf-decode */
 #define UET_O_BUFFER	(1u << 10)	/* -b, --buffer-size KiB; --blocking[=MS], --no-blocking */
 #define UET_O_STAT	(1u << 11)	/* --stat (report: the "stat" sink) */
+#define UET_O_COUNTER	(1u << 12)	/* --counter EVENT.FIELD (repeatable; --format=chrome) */
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
 #define UET_BUFFER_MIN_KIB 256
 #define UET_BUFFER_MAX_KIB (1024 * 1024)
@@ -198,6 +199,8 @@ struct uet_opts {
 	unsigned int block_ms;		/* --blocking[=MS]: writers wait for us up to MS; 0: never */
 	bool block_set;			/* --blocking or --no-blocking given */
 	long pid;
+	const char **counters;	/* the --counter EVENT.FIELDs (argv's) */
+	size_t ncounters;
 	int rest;		/* index in argv of the first operand */
 };
 

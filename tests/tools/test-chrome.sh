@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# report --format=chrome (tools/sink-chrome.c): Chrome's Trace Event Format
+# of three traces, each checked by chrome-check.py against the format's
+# rules (ph, ts numbers, integer pid/tid, every B with its E on its track,
+# every async b with its e by cat and id):
+#  - eh-provider activities: EventHeader activity start/stop without an
+#    activity ID as B/E slices (nested), with one as an async span begun and
+#    ended on two threads, an instant between, --counter on its field;
+#  - eh-provider write: every EventHeader encoding as instants, plain
+#    events' fields as args, --counter on a plain field, valid UTF-8;
+#  - user_events_example: plain events, a counter per tick.
+# Needs root and /dev/fuse: exit 77 otherwise.
+# Usage: test-chrome.sh USEREVENTS EH_PROVIDER USER_EVENTS_EXAMPLE CHROME_CHECK
+set -u
+tool=$1
+provider=$2
+example=$3
+check=$4
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+[ -c /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
+command -v unshare >/dev/null || { echo "SKIP: no unshare"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+if [ -z "${UE_CHROME_NS:-}" ]; then
+	UE_CHROME_NS=1 exec unshare -m --propagation private -- "$0" "$@"
+fi
+W=$(mktemp -d "${TMPDIR:-/tmp}/ue-chrome.XXXXXX") || exit 1
+trap 'rm -rf "$W"' EXIT
+unset USEREVENTS_TRACEFS
+fails=0
+ok() { echo "ok - $1"; }
+no() { echo "not ok - $1"; fails=$((fails + 1)); }
+
+"$tool" record -q -o "$W/act.dat" -- "$provider" activities 2> "$W/err" ||
+	{ no "record -- eh-provider activities"; cat "$W/err"; }
+"$tool" report --format=chrome --counter EhAct:Tick.n "$W/act.dat" > "$W/act.json" ||
+	no "report --format=chrome (activities)"
+python3 "$check" "$W/act.json" --expect B=2 --expect E=2 --expect b=1 --expect e=1 \
+	--expect i=1 --expect C=1 --expect name:EhAct:Task=4 --expect name:EhAct:Job=2 &&
+	ok "activities: nested B/E slices, an async span across threads, a counter" ||
+	{ no "activities"; cat "$W/act.json"; }
+# The span's two ends on two threads, the slices on one.
+python3 - "$W/act.json" <<'X' && ok "async span begun and ended on different threads" || no "async span threads"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+b = [e for e in ev if e["ph"] == "b"][0]
+e = [e for e in ev if e["ph"] == "e"][0]
+tids = {x["tid"] for x in ev if x["ph"] in "BE"}
+names = {x["args"]["name"] for x in ev if x["ph"] == "M"}
+sys.exit(not (b["tid"] != e["tid"] and b["id"] == e["id"] and len(tids) == 1 and
+              b["tid"] in tids and names == {"eh-provider"}))
+X
+
+"$tool" record -q -o "$W/eh.dat" -- "$provider" write 2> "$W/err" ||
+	{ no "record -- eh-provider write"; cat "$W/err"; }
+"$tool" report --format=chrome --counter eh_plain.count "$W/eh.dat" > "$W/eh.json" ||
+	no "report --format=chrome (eh-provider)"
+python3 "$check" "$W/eh.json" --expect i=41 --expect C=1 --expect B=0 &&
+	grep -q '"name":"EhTest:Ints","args":{"u8": 200, "i8": -128' "$W/eh.json" &&
+	grep -q '"name":"eh_plain","args":{"count":4,"neg":-2,"tag":"hello"' "$W/eh.json" &&
+	ok "eh-provider: 41 instants with their fields, a counter" || { no "eh-provider"; head -5 "$W/eh.json"; }
+
+"$tool" record -q -o "$W/ex.dat" -- "$example" 2> "$W/err" > /dev/null ||
+	{ no "record -- user_events_example"; cat "$W/err"; }
+"$tool" report --format=chrome --counter example_tick.count "$W/ex.dat" > "$W/ex.json" ||
+	no "report --format=chrome (example)"
+n=$("$tool" report "$W/ex.dat" | grep -c .)
+python3 "$check" "$W/ex.json" --expect i="$n" --expect M=2 > "$W/check" &&
+	grep -q ' C=[1-9]' "$W/check" && ok "user_events_example: $n instants, counters" ||
+	{ no "user_events_example"; cat "$W/check"; }
+
+# The format's name where formats are named; --counter wants it.
+"$tool" report --counter a.b "$W/ex.dat" > /dev/null 2> "$W/err"
+[ $? = 2 ] && grep -q 'needs --format=chrome' "$W/err" && ok "--counter without chrome refused" ||
+	no "--counter without chrome"
+# And a checker that fails on a B without its E.
+printf '{"traceEvents":[{"ph":"B","ts":1,"pid":1,"tid":1,"name":"x"}],"displayTimeUnit":"ns"}' > "$W/bad.json"
+python3 "$check" "$W/bad.json" > /dev/null && no "checker passes an unclosed B" || ok "checker fails an unclosed B"
+
+[ "$fails" = 0 ]
