@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sink.h"
 #include "tool.h"
 
 /* How long the native path's rings may take to drain after the command exits. */
@@ -688,4 +689,71 @@ void uet_autoenable_free(struct uet_autoenable *a)
 	free(a->seen);
 	a->seen = NULL;
 	a->nseen = 0;
+}
+
+int uet_live_start(const char *who, const char *tracefs_opt, const struct uet_opts *o,
+		   struct uet_child *cmd, struct uet_sinks *sinks, struct uet_autoenable *a,
+		   struct uet_private **priv, char *tracefs, size_t len, unsigned int *ncpus)
+{
+	int fail = cmd->argv ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
+	struct uet_buf_stats bs;
+	int e;
+
+	if (cmd->argv && tracefs_opt) {
+		uet_err("%s: --tracefs does not apply with CMD: it runs against its own usereventsd",
+			who);
+		return UET_EXIT_USAGE;
+	}
+	if (cmd->argv) {
+		if (uet_private_start(who, priv, tracefs, len, cmd) < 0)
+			return fail;
+	} else if (uet_tracefs_find(tracefs_opt, tracefs, len) < 0) {
+		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
+		return UET_EXIT_NO_TRACEFS;
+	} else if (uet_tracefs_check(tracefs) < 0) {
+		return UET_EXIT_NO_TRACEFS;
+	}
+	e = uet_buf_stats_read(tracefs, &bs);
+	if (e < 0 || !bs.ncpus) {
+		uet_err("%s: %s/per_cpu: %s", who, tracefs, strerror(e < 0 ? -e : ENOENT));
+		return fail;
+	}
+	*ncpus = bs.ncpus;
+	if (uet_sinks_begin(sinks, &(struct uet_sink_env){ who, tracefs, bs.ncpus }) < 0)
+		return fail;
+	*a = (struct uet_autoenable){ .tracefs = tracefs, .who = who, .globs = o->globs,
+				      .filters = o->filters, .nglobs = o->nglobs,
+				      .default_globs = o->default_globs };
+	/* Armed before CMD starts: its first write is kept. */
+	if (uet_autoenable_start(a, !cmd->argv) < 0 ||
+	    (cmd->argv && uet_child_start(cmd, tracefs) < 0))
+		return fail;
+	return 0;
+}
+
+int uet_live_status(const char *who, const struct uet_autoenable *a, struct uet_child *cmd,
+		    int e, bool ours)
+{
+	int code;
+
+	if (a->failed) {
+		uet_err("%s: stopped%s: it cannot be traced as asked", who,
+			cmd->argv ? " the command" : "");
+		return cmd->argv ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
+	}
+	code = cmd->argv && !ours ? uet_child_exit_code(cmd, who) : UET_EXIT_OK;
+	if (e < 0 && code == 0)
+		return cmd->argv ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
+	if (code == 0 && uet_autoenable_unmatched(a))
+		return UET_EXIT_NO_MATCH;
+	return code;
+}
+
+void uet_live_end(struct uet_child *cmd, struct uet_sinks *sinks, struct uet_autoenable *a,
+		  struct uet_private *priv)
+{
+	uet_child_end(cmd);
+	uet_sinks_end(sinks, false);
+	uet_autoenable_free(a);
+	uet_private_stop(priv);
 }

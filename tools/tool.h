@@ -132,6 +132,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_record(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_report(int argc, char **argv);
 int uet_cmd_export(const char *tracefs_opt, int argc, char **argv);
+int uet_cmd_top(const char *tracefs_opt, int argc, char **argv);
 
 /* Per-CPU buffer counters summed (per_cpu/cpuN/stats). */
 struct uet_buf_stats {
@@ -660,5 +661,33 @@ void uet_autoenable_undo(struct uet_autoenable *a);
 
 /** uet_autoenable_free - uet_autoenable_undo(), and release what start() allocated */
 void uet_autoenable_free(struct uet_autoenable *a);
+
+struct uet_sinks;
+
+/**
+ * uet_live_start - what a live command (export, top) does before it reads:
+ * its tracefs (a private usereventsd for @cmd when it has argv, --tracefs
+ * @tracefs_opt refused then; else @tracefs_opt or the one found) and its
+ * CPUs (@ncpus), @sinks begun, @a armed for @o's globs (warned of without
+ * @cmd), @cmd started
+ * @priv: the private daemon started, for uet_private_stop()
+ *
+ * Return: 0, or the exit code to return (the message is printed).
+ */
+int uet_live_start(const char *who, const char *tracefs_opt, const struct uet_opts *o,
+		   struct uet_child *cmd, struct uet_sinks *sinks, struct uet_autoenable *a,
+		   struct uet_private **priv, char *tracefs, size_t len, unsigned int *ncpus);
+
+/**
+ * uet_live_status - a live command's exit code once its reading returned @e:
+ * a refused arming, else @cmd's status (0 when @ours: we ended it) or ours
+ * (0, 1 when @e < 0, 4 when a glob matched nothing)
+ */
+int uet_live_status(const char *who, const struct uet_autoenable *a, struct uet_child *cmd,
+		    int e, bool ours);
+
+/** uet_live_end - @cmd ended, @sinks ended (not begun: released), @a freed, @priv stopped */
+void uet_live_end(struct uet_child *cmd, struct uet_sinks *sinks, struct uet_autoenable *a,
+		  struct uet_private *priv);
 
 #endif /* UE_TOOLS_TOOL_H */

@@ -28,7 +28,7 @@ def zsh_branch(cmd):
     return b
 
 
-for cmd in ("list", "stats", "stream", "run", "record", "report", "export"):
+for cmd in ("list", "stats", "stream", "run", "record", "report", "export", "top"):
     out = subprocess.run([tool, cmd, "--help"], capture_output=True, text=True).stdout
     opts = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", out)) - {"--"}
     syn = synopsis[synopsis.index("userevents " + cmd):]
