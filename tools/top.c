@@ -63,6 +63,10 @@ struct top_sink {
 	size_t ixcap;		/* a power of two */
 	uint64_t *lost_cpu;	/* losses marked, for the CPU's next record */
 	unsigned int nlost;
+	/* The last row counted: a plain event's next record of the thread costs no lookup. */
+	const struct uet_format *last_f;
+	int32_t last_pid;
+	size_t last_row;
 };
 
 static uint64_t row_hash(const char *event, int32_t pid)
@@ -143,16 +147,27 @@ static int top_record(struct uet_sink *s, const struct uet_sink_rec *r)
 
 	if (!r->format)
 		return 0;
-	if (uet_eh_start(r->format, r->data, r->len, &e)) {
-		snprintf(event, sizeof(event), "%.*s:%.*s", (int)e.n.provider_len, e.tp_name,
-			 (int)e.name_len, e.name);
-		snprintf(provider, sizeof(provider), "%.*s", (int)e.n.provider_len, e.tp_name);
+	if (r->format == t->last_f && r->ctx.pid == t->last_pid) {
+		pthread_mutex_lock(&t->mu);
+		row = &t->rows[t->last_row];
 	} else {
-		snprintf(event, sizeof(event), "%s", r->format->desc->name);
-		snprintf(provider, sizeof(provider), "%s", r->format->system);
+		bool eh = uet_eh_start(r->format, r->data, r->len, &e);
+
+		if (eh) {
+			snprintf(event, sizeof(event), "%.*s:%.*s", (int)e.n.provider_len, e.tp_name,
+				 (int)e.name_len, e.name);
+			snprintf(provider, sizeof(provider), "%.*s", (int)e.n.provider_len, e.tp_name);
+		} else {
+			snprintf(event, sizeof(event), "%s", r->format->desc->name);
+			snprintf(provider, sizeof(provider), "%s", r->format->system);
+		}
+		pthread_mutex_lock(&t->mu);
+		row = row_of(t, event, provider, &r->ctx);
+		/* An EventHeader tracepoint carries several events: looked up each time. */
+		t->last_f = row && !eh ? r->format : NULL;
+		t->last_pid = r->ctx.pid;
+		t->last_row = row ? (size_t)(row - t->rows) : 0;
 	}
-	pthread_mutex_lock(&t->mu);
-	row = row_of(t, event, provider, &r->ctx);
 	if (row) {
 		row->events++;
 		row->bytes += r->len;
@@ -189,6 +204,14 @@ static int top_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
 	return r;
 }
 
+/* A format new or changed (its memory may be a former one's): no last row. */
+static int top_format_seen(struct uet_sink *s, const struct uet_format *f)
+{
+	(void)f;
+	((struct top_sink *)s)->last_f = NULL;
+	return 0;
+}
+
 static int top_flush(struct uet_sink *s)
 {
 	(void)s;
@@ -206,6 +229,7 @@ static const struct uet_sink_ops top_ops = {
 	.name = "top",
 	.needs = UET_SINK_RECORDS,
 	.begin = top_begin,
+	.format_seen = top_format_seen,
 	.record = top_record,
 	.lost = top_lost,
 	.flush = top_flush,

@@ -2,13 +2,14 @@
 /*
  * rate_producer: a user event written at a fixed rate, for top's tests.
  *
- *   rate_producer RATE SECONDS [NAME]
+ *   rate_producer RATE SECONDS [NAME [PAD]]
  *
- * registers "NAME u32 n" (default rate_tick) in $USEREVENTS_TRACEFS's (or
+ * registers "NAME u32 n" (default rate_tick; with PAD bytes more,
+ * "NAME u32 n; char[PAD] pad", zeros: big records that fill a buffer soon) in $USEREVENTS_TRACEFS's (or
  * /sys/kernel/tracing's) user_events_data and writes it RATE times a second
- * (in steps of a millisecond, on an absolute schedule) for SECONDS (0:
- * until killed), a write only while the event is enabled.  Prints "wrote N
- * (M refused)" at the end.
+ * (in steps of a millisecond, on an absolute schedule; RATE 0: as fast as
+ * it can) for SECONDS (0: until killed), a write only while the event is
+ * enabled.  Prints "wrote N (M refused)" at the end, N the writes made.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -44,12 +45,14 @@ int main(int argc, char **argv)
 	char path[4096], name_args[256];
 	struct user_reg reg = { .size = sizeof(reg) };
 	uint32_t enabled = 0, n = 0;
-	unsigned long long wrote = 0, failed = 0, rate, secs;
+	unsigned long long wrote = 0, failed = 0, skipped = 0, rate, secs;
 	uint64_t start, end;
+	static char padding[4096];
+	size_t pad;
 	int fd, wi;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: rate_producer RATE SECONDS [NAME]\n");
+		fprintf(stderr, "usage: rate_producer RATE SECONDS [NAME [PAD]]\n");
 		return 2;
 	}
 	rate = strtoull(argv[1], NULL, 10);
@@ -57,7 +60,11 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	snprintf(path, sizeof(path), "%s/user_events_data", dir ? dir : "/sys/kernel/tracing");
-	snprintf(name_args, sizeof(name_args), "%s u32 n", argc > 3 ? argv[3] : "rate_tick");
+	pad = argc > 4 ? strtoul(argv[4], NULL, 10) : 0;
+	if (pad > sizeof(padding))
+		pad = sizeof(padding);
+	snprintf(name_args, sizeof(name_args), pad ? "%s u32 n; char[%zu] pad" : "%s u32 n",
+		 argc > 3 ? argv[3] : "rate_tick", pad);
 	fd = open(path, O_RDWR);
 	if (fd < 0) {
 		perror(path);
@@ -74,21 +81,23 @@ int main(int argc, char **argv)
 	start = now_ns();
 	end = start + secs * 1000000000ull;
 	for (uint64_t ms = 1; !stop && (!secs || now_ns() < end); ms++) {
-		unsigned long long due = rate * ms / 1000;
+		unsigned long long due = rate ? rate * ms / 1000 : wrote + 1000;
 		uint64_t t = start + ms * 1000000ull, now = now_ns();
 
 		for (; wrote < due; wrote++, n++) {
-			struct iovec iov[2] = { { &wi, sizeof(wi) }, { &n, sizeof(n) } };
+			struct iovec iov[3] = { { &wi, sizeof(wi) }, { &n, sizeof(n) }, { padding, pad } };
 
 			/* A tracer that just left may refuse one (EBADF): counted, not fatal. */
-			if (__atomic_load_n(&enabled, __ATOMIC_RELAXED) && writev(fd, iov, 2) < 0)
+			if (!__atomic_load_n(&enabled, __ATOMIC_RELAXED))
+				skipped++;
+			else if (writev(fd, iov, pad ? 3 : 2) < 0)
 				failed++;
 		}
-		if (t > now)
+		if (rate && t > now)
 			nanosleep(&(struct timespec){ .tv_sec = (time_t)((t - now) / 1000000000u),
 						      .tv_nsec = (long)((t - now) % 1000000000u) }, NULL);
 	}
-	printf("wrote %llu (%llu refused)\n", wrote, failed);
+	printf("wrote %llu (%llu refused)\n", wrote - skipped - failed, failed);
 	close(fd);
 	return 0;
 }

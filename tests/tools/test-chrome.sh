@@ -9,14 +9,17 @@
 #    ended on two threads, an instant between, --counter on its field;
 #  - eh-provider write: every EventHeader encoding as instants, plain
 #    events' fields as args, --counter on a plain field, valid UTF-8;
-#  - user_events_example: plain events, a counter per tick.
+#  - user_events_example: plain events, a counter per tick;
+#  - rate_producer's big records into a small buffer without blocking:
+#    the losses as LOST N EVENTS markers, N adding up to report --stat's.
 # Needs root and /dev/fuse: exit 77 otherwise.
-# Usage: test-chrome.sh USEREVENTS EH_PROVIDER USER_EVENTS_EXAMPLE CHROME_CHECK
+# Usage: test-chrome.sh USEREVENTS EH_PROVIDER USER_EVENTS_EXAMPLE CHROME_CHECK RATE_PRODUCER
 set -u
 tool=$1
 provider=$2
 example=$3
 check=$4
+producer=$5
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 [ -c /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
@@ -69,6 +72,21 @@ n=$("$tool" report "$W/ex.dat" | grep -c .)
 python3 "$check" "$W/ex.json" --expect i="$n" --expect M=2 > "$W/check" &&
 	grep -q ' C=[1-9]' "$W/check" && ok "user_events_example: $n instants, counters" ||
 	{ no "user_events_example"; cat "$W/check"; }
+
+# Losses: 150,000 records of 1 KB a second into 256 KiB a CPU, not blocking.
+"$tool" record -q -b 256 --no-blocking -o "$W/lost.dat" -- "$producer" 150000 1 big 1000 2> "$W/err" > /dev/null ||
+	{ no "record -- rate_producer"; cat "$W/err"; }
+lost=$("$tool" report --stat "$W/lost.dat" | awk '/^CPU /{c=1; next} c && NF==3 {s+=$3} END {print s+0}')
+"$tool" report --format=chrome "$W/lost.dat" > "$W/lost.json" || no "report --format=chrome (losses)"
+marked=$(grep -o '"name":"LOST [0-9]* EVENTS"' "$W/lost.json" | awk '{s+=$2} END {print s+0}')
+if [ "$lost" = 0 ]; then
+	echo "ok - # SKIP no record lost this time"
+elif python3 "$check" "$W/lost.json" > "$W/check" && [ "$marked" = "$lost" ]; then
+	ok "$lost records lost: LOST markers adding up to them"
+else
+	no "losses: $marked marked of $lost"; cat "$W/check"
+fi
+rm -f "$W/lost.json"
 
 # The format's name where formats are named; --counter wants it.
 "$tool" report --counter a.b "$W/ex.dat" > /dev/null 2> "$W/err"
