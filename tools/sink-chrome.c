@@ -10,7 +10,8 @@
  * activity ID (start and stop may then be on different threads); a stop
  * without its start is an instant, a start still open at the end is closed
  * at the last time stamp, so every begin has its end.  --counter
- * EVENT.FIELD makes each numeric FIELD of EVENT a counter ("ph":"C").  Lost
+ * EVENT.FIELD makes each numeric FIELD of EVENT a counter ("ph":"C"), and
+ * so are the gauges and sums an otlp_metrics event carries.  Lost
  * records are an instant "LOST N EVENTS" of process scope, on the process
  * of the CPU's next record (global scope at the end).  Time stamps in
  * microseconds, pid and tid the record's thread id (the ring buffer has no
@@ -303,6 +304,117 @@ static int ch_eventheader(struct chrome_sink *c, const struct ueh_event *e,
 	return 0;
 }
 
+/* ---- otlp_metrics: the gauges' and sums' numbers as counters ---------------------------- */
+
+struct pb {
+	const uint8_t *p, *end;
+};
+
+static bool pb_varint(struct pb *b, uint64_t *v)
+{
+	*v = 0;
+	for (int i = 0; i < 10 && b->p < b->end; i++) {
+		uint8_t c = *b->p++;
+
+		*v |= (uint64_t)(c & 0x7f) << (7 * i);
+		if (!(c & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* The next field of @b: its number, a varint or fixed value in @v, a length-delimited one in @sub. */
+static bool pb_next(struct pb *b, uint64_t *num, uint64_t *v, struct pb *sub)
+{
+	uint64_t key, n;
+
+	if (b->p >= b->end || !pb_varint(b, &key))
+		return false;
+	*num = key >> 3;
+	*sub = (struct pb){ NULL, NULL };
+	switch (key & 7) {
+	case 0:
+		return pb_varint(b, v);
+	case 1:
+	case 5:
+		n = (key & 7) == 1 ? 8 : 4;
+		if ((size_t)(b->end - b->p) < n)
+			return false;
+		*v = 0;
+		memcpy(v, b->p, n);	/* little-endian, as the wire */
+		b->p += n;
+		return true;
+	case 2:
+		if (!pb_varint(b, &n) || n > (uint64_t)(b->end - b->p))
+			return false;
+		*sub = (struct pb){ b->p, b->p + n };
+		b->p += n;
+		return true;
+	}
+	return false;
+}
+
+/* One metric: "C" named by it, its gauge's or sum's data points as value, value1, ... */
+static void metric_counter(struct chrome_sink *c, struct pb m, uint64_t ts, int32_t tid)
+{
+	struct pb f, name = { NULL, NULL }, data = { NULL, NULL };
+	uint64_t num, v;
+
+	while (pb_next(&m, &num, &v, &f)) {
+		if (num == 1 && f.p)
+			name = f;
+		else if ((num == 5 || num == 7) && f.p)	/* gauge, sum */
+			data = f;
+	}
+	if (!name.p || !data.p ||
+	    !jstr(&c->name, &c->name_cap, (const char *)name.p, (size_t)(name.end - name.p)))
+		return;
+	for (unsigned int k = 0; pb_next(&data, &num, &v, &f);) {
+		struct pb dp = f, g;
+		uint64_t dn, dv;
+
+		if (num != 1 || !f.p)
+			continue;	/* not a data point */
+		while (pb_next(&dp, &dn, &dv, &g)) {
+			double d;
+
+			if (dn != 4 && dn != 6)	/* as_double, as_int */
+				continue;
+			if (dn == 4)
+				memcpy(&d, &dv, sizeof(d));
+			else
+				d = (double)(int64_t)dv;
+			if (d != d || d - d != 0)
+				continue;	/* NaN, infinities: not JSON */
+			ev_open(c, "C", ts, tid);
+			fprintf(c->s.out, ",\"cat\":\"otlp_metrics\",\"name\":%s,\"args\":{\"value%.0u\":%.17g}}",
+				c->name, k, d);
+			k++;
+		}
+	}
+}
+
+/* An otlp_metrics event (docs/otlp.md) with protocol 0: its ExportMetricsServiceRequest's metrics. */
+static void metrics_counters(struct chrome_sink *c, const struct uet_sink_rec *r, int32_t tid)
+{
+	const struct ue_event *ev = r->format->desc;
+	struct ue_value proto, buf;
+	struct pb req, rm, sm, m;
+	uint64_t n1, n2, n3, v;
+
+	if (strcmp(ev->name, "otlp_metrics") != 0 || ev->nfields != 3 ||
+	    strcmp(ev->fields[0].name, "protocol") != 0 || strcmp(ev->fields[2].name, "buffer") != 0 ||
+	    ue_field_value(&ev->fields[0], r->data, r->len, &proto) != UE_VAL_UINT || proto.u != 0 ||
+	    ue_field_value(&ev->fields[2], r->data, r->len, &buf) != UE_VAL_BYTES)
+		return;
+	req = (struct pb){ buf.p, (const uint8_t *)buf.p + buf.len };
+	while (pb_next(&req, &n1, &v, &rm))	/* resource_metrics */
+		while (n1 == 1 && rm.p && pb_next(&rm, &n2, &v, &sm))	/* scope_metrics */
+			while (n2 == 2 && sm.p && pb_next(&sm, &n3, &v, &m))	/* metrics */
+				if (n3 == 2 && m.p)
+					metric_counter(c, m, r->ctx.ts_ns, tid);
+}
+
 static int ch_record(struct uet_sink *s, const struct uet_sink_rec *r)
 {
 	struct chrome_sink *c = (struct chrome_sink *)s;
@@ -334,6 +446,7 @@ static int ch_record(struct uet_sink *s, const struct uet_sink_rec *r)
 	fprintf(s->out, ",\"s\":\"t\",\"cat\":\"%s\",\"name\":%s,\"args\":%s}", r->format->system,
 		c->name, c->args);
 	counters(c, r->format->system, r->format->desc->name, r->ctx.ts_ns, t->tid);
+	metrics_counters(c, r, t->tid);
 	return ferror(s->out) ? -EIO : 0;
 }
 

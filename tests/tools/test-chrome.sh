@@ -11,15 +11,17 @@
 #    events' fields as args, --counter on a plain field, valid UTF-8;
 #  - user_events_example: plain events, a counter per tick;
 #  - rate_producer's big records into a small buffer without blocking:
-#    the losses as LOST N EVENTS markers, N adding up to report --stat's.
+#    the losses as LOST N EVENTS markers, N adding up to report --stat's;
+#  - otlp-provider -m: an otlp_metrics event's gauge and sum as counters.
 # Needs root and /dev/fuse: exit 77 otherwise.
-# Usage: test-chrome.sh USEREVENTS EH_PROVIDER USER_EVENTS_EXAMPLE CHROME_CHECK RATE_PRODUCER
+# Usage: test-chrome.sh USEREVENTS EH_PROVIDER USER_EVENTS_EXAMPLE CHROME_CHECK RATE_PRODUCER OTLP_PROVIDER
 set -u
 tool=$1
 provider=$2
 example=$3
 check=$4
 producer=$5
+otlp_provider=$6
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 [ -c /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
@@ -87,6 +89,17 @@ else
 	no "losses: $marked marked of $lost"; cat "$W/check"
 fi
 rm -f "$W/lost.json"
+
+# otlp_metrics: an ExportMetricsServiceRequest of a gauge "depth" (as_int 7)
+# and a sum "load" (as_double 2.5), written by hand.
+printf '\012\055\022\053\022\024\012\005depth\052\013\012\011\061\007\000\000\000\000\000\000\000\022\023\012\004load\072\013\012\011\041\000\000\000\000\000\000\004\100' > "$W/metrics.pb"
+"$tool" record -q -o "$W/m.dat" -- "$otlp_provider" -n 0 -m "$W/metrics.pb" > /dev/null 2> "$W/err" ||
+	{ no "record -- otlp-provider -m"; cat "$W/err"; }
+"$tool" report --format=chrome "$W/m.dat" > "$W/m.json" || no "report --format=chrome (metrics)"
+python3 "$check" "$W/m.json" --expect C=2 > "$W/check" &&
+	grep -q '"ph":"C",.*"name":"depth","args":{"value":7}}' "$W/m.json" &&
+	grep -q '"ph":"C",.*"name":"load","args":{"value":2.5}}' "$W/m.json" &&
+	ok "otlp_metrics: a gauge and a sum as counters" || { no "otlp_metrics"; cat "$W/check"; grep '"C"' "$W/m.json"; }
 
 # The format's name where formats are named; --counter wants it.
 "$tool" report --counter a.b "$W/ex.dat" > /dev/null 2> "$W/err"
