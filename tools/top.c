@@ -431,6 +431,7 @@ static int term_raw(void)
 	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
 	t.c_cc[VMIN] = 1;
 	t.c_cc[VTIME] = 0;
+	t.c_cc[VSUSP] = _POSIX_VDISABLE;	/* no ^Z: stopped, we could not restore it */
 	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &t) < 0)
 		return -errno;
 	tio_saved = 1;
@@ -611,7 +612,8 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
 	uet_opts_all_user_events(&o);
 	ui.sink = &ts;
-	ui.tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	/* --once: a table that stays, not a screen that goes. */
+	ui.tty = !ui.once && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 	ui.what = with_cmd ? rest[o.rest] : tracefs;
 	uet_sinks_add(&sinks, &ts.s);
 	uet_catch_signals();
