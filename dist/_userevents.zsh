@@ -48,7 +48,7 @@ _userevents_cmd() {
 	report) _arguments $ev '--pid[only this process]:pid:' \
 		'(--json --format --stat)--fields[fields as name=value]' \
 		'(--fields --format --stat)--json[one JSON object a record]' \
-		'(--fields --json --stat)--format=[output format]:format:(text fields json perf-decode chrome)' \
+		'(--fields --json --stat)--format=[output format]:format:(text fields json perf-decode chrome html)' \
 		'(--fields --json --format)--stat[counts per event and CPU, lost, first and last time]' \
 		'*--counter[a numeric field as a counter (--format=chrome)]:EVENT.FIELD:' \
 		':trace.dat:_files' ;;

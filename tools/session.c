@@ -215,10 +215,10 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			o->format_opt = c == 'T';
 			if (c == 'T' && strcmp(optarg, "text") && strcmp(optarg, "fields") &&
 			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode") &&
-			    strcmp(optarg, "chrome")) {
+			    strcmp(optarg, "chrome") && strcmp(optarg, "html")) {
 				uet_opts_free(o);
 				return uet_usage_err(argv[0], usage,
-						     "--format %s: not text, fields, json, perf-decode or chrome",
+						     "--format %s: not text, fields, json, perf-decode, chrome or html",
 						     optarg);
 			}
 			break;

@@ -129,6 +129,8 @@ struct uet_sink *uet_sink_tracedat_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_perfdecode_new(FILE *out, const char *path);
 /** uet_sink_chrome_new - Chrome's Trace Event Format JSON (Perfetto UI, chrome://tracing) */
 struct uet_sink *uet_sink_chrome_new(FILE *out, const char *path);
+/** uet_sink_html_new - one self-contained HTML page: a plot, a timeline, a table */
+struct uet_sink *uet_sink_html_new(FILE *out, const char *path);
 /** uet_sink_chrome_counter - --counter EVENT.FIELD (kept, not copied); 0, -EINVAL (not chrome) or -ENOMEM */
 int uet_sink_chrome_counter(struct uet_sink *s, const char *spec);
 

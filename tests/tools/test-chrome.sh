@@ -12,7 +12,10 @@
 #  - user_events_example: plain events, a counter per tick;
 #  - rate_producer's big records into a small buffer without blocking:
 #    the losses as LOST N EVENTS markers, N adding up to report --stat's;
-#  - otlp-provider -m: an otlp_metrics event's gauge and sum as counters.
+#  - otlp-provider -m: an otlp_metrics event's gauge and sum as counters;
+# and report --format=html (tools/sink-html.c), checked by html-check.py:
+# self-contained, the plot's series, the timeline's threads and slices, the
+# lost markers, the table; 1 M records in less than 10 s.
 # Needs root and /dev/fuse: exit 77 otherwise.
 # Usage: test-chrome.sh USEREVENTS EH_PROVIDER USER_EVENTS_EXAMPLE CHROME_CHECK RATE_PRODUCER OTLP_PROVIDER
 set -u
@@ -22,6 +25,7 @@ example=$3
 check=$4
 producer=$5
 otlp_provider=$6
+html_check=$(dirname "$check")/html-check.py
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 [ -c /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
@@ -89,6 +93,31 @@ else
 	no "losses: $marked marked of $lost"; cat "$W/check"
 fi
 rm -f "$W/lost.json"
+"$tool" report --format=html "$W/lost.dat" > "$W/lost.html" || no "report --format=html (losses)"
+hl=$(python3 "$html_check" "$W/lost.html" --expect rows=500 --expect series=1 --expect threads=1) &&
+	{ [ "$lost" = 0 ] || ! echo "$hl" | grep -q ' lost=0 '; } &&
+	ok "html of $lost losses: $hl" || no "html of the losses: $hl"
+
+# html: the activities' slices, a series per event, one row per record.
+"$tool" report --format=html "$W/act.dat" > "$W/act.html" || no "report --format=html"
+python3 "$html_check" "$W/act.html" --expect series=3 --expect rows=7 --expect slices=2 \
+	--expect threads=2 --expect lost=0 > "$W/check" && grep -q 'EhAct:Job' "$W/act.html" &&
+	ok "html: self-contained, plot, timeline with slices, table" || { no "html"; cat "$W/check"; }
+# 1 M records: the page in less than 10 s, its size bounded.
+"$tool" record -q -o "$W/big.dat" -- "$producer" 1000000 1 > /dev/null 2> "$W/err" ||
+	{ no "record 1 M"; cat "$W/err"; }
+n=$("$tool" report --stat "$W/big.dat" | awk '$1 == "total" {print $2; exit}')
+t0=$(date +%s%N)
+"$tool" report --format=html "$W/big.dat" > "$W/big.html" || no "report --format=html (1 M)"
+ms=$((($(date +%s%N) - t0) / 1000000))
+size=$(wc -c < "$W/big.html")
+if [ "${n:-0}" -ge 900000 ] && [ "$ms" -lt 10000 ] && [ "$size" -lt 2000000 ] &&
+	python3 "$html_check" "$W/big.html" --expect rows=500 > "$W/check"; then
+	ok "html of $n records in $ms ms, $size bytes"
+else
+	no "html of ${n:-?} records: $ms ms, $size bytes"; cat "$W/check"
+fi
+rm -f "$W/big.dat" "$W/big.html"
 
 # otlp_metrics: an ExportMetricsServiceRequest of a gauge "depth" (as_int 7)
 # and a sum "load" (as_double 2.5), written by hand.
