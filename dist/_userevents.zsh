@@ -41,12 +41,20 @@ _userevents_cmd() {
 		'--flush-timeout[the flush at exit, ms]:ms:' {-q,--quiet}'[no counters at exit]' \
 		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
+	top) _arguments $ev $pv '-d[seconds between refreshes]:seconds:' \
+		'--once[one table after one interval]' \
+		'--group[rows per]:group:(event provider process)' \
+		'--sort[sort by]:key:(events bytes lost name)' \
+		'(-b --buffer-size)'{-b,--buffer-size}'[KiB per CPU]:KiB:' \
+		'--no-preload[CMD without the interposer]' \
+		'(-):command:_command_names -e' '*::args:_normal' ;;
 	report) _arguments '*'{-e,--event}'[events: SYSTEM:NAME glob]:event:' '--pid[only this process]:pid:' \
 		'(--json --format --stat)--fields[fields as name=value]' \
 		'(--fields --format --stat)--json[one JSON object a record]' \
 		'--wall-clock[JSON ts in ns since the epoch]' \
-		'(--fields --json --stat)--format=[output format]:format:(text fields json perf-decode)' \
+		'(--fields --json --stat)--format=[output format]:format:(text fields json perf-decode chrome html)' \
 		'(--fields --json --format)--stat[counts per event and CPU, lost, first and last time]' \
+		'*--counter[a numeric field as a counter (--format=chrome)]:EVENT.FIELD:' \
 		':trace.dat:_files' ;;
 	esac
 }
@@ -67,7 +75,7 @@ _userevents() {
 	_arguments -C '--tracefs[tracefs directory]:directory:_directories' \
 		'--color=[bold text]:when:(auto always never)' \
 		'(- *)'{-h,--help}'[usage]' '(- *)'{-V,--version}'[version]' \
-		'1:command:((list\:"events, fields, state, filter, triggers" enable\:"enable events" disable\:"disable events" stream\:"records as they come" stats\:"counters" run\:"trace one program privately" record\:"record a trace.dat" report\:"print a trace.dat" export\:"send to an OpenTelemetry collector" help\:"usage"))' \
+		'1:command:((list\:"events, fields, state, filter, triggers" enable\:"enable events" disable\:"disable events" stream\:"records as they come" stats\:"counters" run\:"trace one program privately" record\:"record a trace.dat" report\:"print a trace.dat" export\:"send to an OpenTelemetry collector" top\:"live rates per event, provider, process" help\:"usage"))' \
 		'*::arg:->args'
 	[[ $state == args ]] && _userevents_cmd
 }

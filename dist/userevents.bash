@@ -55,7 +55,7 @@ _userevents()
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "--tracefs --color --help --version" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "list enable disable stream stats run record report export help" -- "$cur"))
+			COMPREPLY=($(compgen -W "list enable disable stream stats run record report export top help" -- "$cur"))
 		fi
 		return
 	fi
@@ -78,9 +78,11 @@ _userevents()
 		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -p --provider -b --buffer-size --blocking --no-blocking --duration --max-size -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	export)
 		COMPREPLY=($(compgen -W "--otlp -e --event -f --filter -p --provider --protocol --gzip --header --batch-records --batch-bytes --batch-delay --queue-bytes --drop --timeout --retry-timeout --flush-timeout -b --buffer-size --blocking --no-blocking -q --quiet --no-preload -- --help" -- "$cur")) ;;
+	top)
+		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -d --once --group --sort -b --buffer-size --no-preload -- --help" -- "$cur")) ;;
 	report)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --wall-clock --format= --stat --help" -- "$cur"))
+			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --wall-clock --format= --stat --counter --help" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi ;;

@@ -177,9 +177,9 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	struct uet_otlp_stats st = { 0 };
 	struct uet_sinks sinks = { 0 };
 	struct uet_otlp_opts x;
-	struct uet_buf_stats bs;
 	struct uet_opts o;
 	char tracefs[4096], **rest;
+	unsigned int ncpus;
 	int nrest = 0, e, exit_code;
 	bool with_cmd;
 
@@ -213,40 +213,17 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	with_cmd = o.rest < nrest;
 	uet_child_init(&child, "export", with_cmd ? rest + o.rest : NULL, o.no_preload);
 	exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
-	if (with_cmd && tracefs_opt) {
-		exit_code = uet_usage_err("export", usage, "--tracefs does not apply with CMD: "
-					  "it runs against its own usereventsd");
-		goto out;
-	}
 	x.quiet = o.quiet;
 	x.result = &st;
 	uet_opts_all_user_events(&o);
 	if (uet_sinks_add(&sinks, uet_sink_otlp_new(&x)) < 0)
 		goto out;
 	uet_catch_signals();
-	if (with_cmd) {
-		if (uet_private_start("export", &priv, tracefs, sizeof(tracefs), &child) < 0)
-			goto out;
-	} else if ((e = uet_tracefs_resolve(tracefs_opt, tracefs, sizeof(tracefs)))) {
-		exit_code = e;
+	e = uet_live_start("export", usage, tracefs_opt, &o, &child, &sinks, &ae, &priv, tracefs,
+			   sizeof(tracefs), &ncpus);
+	if (e > 0 && (exit_code = e))
 		goto out;
-	}
-	e = uet_buf_stats_read(tracefs, &bs);
-	if (e < 0 || !bs.ncpus) {
-		uet_err("export: %s/per_cpu: %s", tracefs, strerror(e < 0 ? -e : ENOENT));
-		goto out;
-	}
-	if (uet_sinks_begin(&sinks, &(struct uet_sink_env){ "export", tracefs, bs.ncpus }) < 0)
-		goto out;
-	ae = (struct uet_autoenable){ .tracefs = tracefs, .who = "export", .globs = o.globs,
-				      .filters = o.filters, .nglobs = o.nglobs,
-				      .default_globs = o.default_globs };
-	/* Armed before CMD starts: its first write is kept. */
-	if (uet_autoenable_start(&ae, !with_cmd) < 0)
-		goto out;
-	if (with_cmd && uet_child_start(&child, tracefs) < 0)
-		goto out;
-	e = uet_stream_raw(tracefs, &o, &ae, &sinks, bs.ncpus, with_cmd ? &child : NULL, NULL);
+	e = uet_stream_raw(tracefs, &o, &ae, &sinks, ncpus, with_cmd ? &child : NULL, NULL);
 	if (e < 0 && with_cmd) {
 		/* The reading broke: the command is still ours to wait for. */
 		while (!uet_child_poll(&child))
@@ -256,23 +233,11 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	/* The flush: what is queued goes, for --flush-timeout at most. */
 	if (uet_sinks_end(&sinks, e == 0) < 0 && e == 0)
 		e = -EIO;
-	if (ae.failed) {
-		uet_child_end(&child);
-		uet_autoenable_say_failed(&ae, with_cmd ? &child : NULL, "");
-		goto out;
-	}
-	exit_code = with_cmd ? uet_child_exit_code(&child, "export") : UET_EXIT_OK;
-	if (e < 0 && exit_code == 0)
-		exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
-	else if (exit_code == 0 && uet_autoenable_unmatched(&ae))
-		exit_code = UET_EXIT_NO_MATCH;
-	else if (exit_code == 0 && uet_otlp_dropped(&st))
+	exit_code = uet_live_status("export", &ae, &child, e, false);
+	if (exit_code == 0 && uet_otlp_dropped(&st))
 		exit_code = UET_EXIT_DROPPED;
 out:
-	uet_child_end(&child);
-	uet_sinks_end(&sinks, false);
-	uet_autoenable_free(&ae);
-	uet_private_stop(priv);
+	uet_live_end(&child, &sinks, &ae, priv);
 	uet_opts_free(&o);
 	free(rest);
 	return exit_code;

@@ -49,6 +49,9 @@ static void usage(FILE *out)
 	      "                               send records to an OpenTelemetry collector\n"
 	      "                               (OTLP/HTTP logs), until SIGINT/SIGTERM or CMD's\n"
 	      "                               exit (CMD: against a private usereventsd)\n"
+	      "  top [-e GLOB]... [-p SPEC]... [-d SECONDS] [--once] [-- CMD [ARGS]]\n"
+	      "                               live events/s, bytes/s, lost/s per event,\n"
+	      "                               provider or process (q quits)\n"
 	      "\n"
 	      "GLOB is NAME or SYSTEM:NAME with shell wildcards (user_events:*).\n"
 	      "SPEC is PROVIDER[:LEVEL[:KEYWORDS]]: the EventHeader events\n"
@@ -553,6 +556,8 @@ int main(int argc, char **argv)
 		return uet_cmd_report(argc, argv);
 	if (strcmp(cmd, "export") == 0)
 		return uet_cmd_export(opt_tracefs, argc, argv);
+	if (strcmp(cmd, "top") == 0)
+		return uet_cmd_top(opt_tracefs, argc, argv);
 	if (strcmp(cmd, "list") && strcmp(cmd, "enable") && strcmp(cmd, "disable") &&
 	    strcmp(cmd, "stream") && strcmp(cmd, "stats")) {
 		return uet_usage_err(NULL, main_usage, "unknown command '%s' (see " UET_PROG " --help)",

@@ -15,7 +15,8 @@
 #include "tracedat.h"
 
 static const char usage[] =
-	"report [-e GLOB]... [--pid N] [--fields | --json [--wall-clock] | --format=FMT | --stat] FILE";
+	"report [-e GLOB]... [--pid N] [--fields | --json [--wall-clock] | --format=FMT | --stat] "
+	"[--counter EVENT.FIELD]... FILE";
 
 /*
  * --wall-clock of a file: this system's offset of the file's clock, right
@@ -52,13 +53,17 @@ int uet_cmd_report(int argc, char **argv)
 	int e, exit_code = UET_EXIT_FAIL;
 
 	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_PID | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT |
-				   UET_O_STAT | UET_O_WALL,
+				   UET_O_STAT | UET_O_WALL | UET_O_COUNTER,
 			   usage);
 	if (e >= 0)
 		return e;
 	if (o.rest != argc - 1) {
 		uet_opts_free(&o);
 		return uet_usage_err("report", usage, "one FILE");
+	}
+	if (o.ncounters && strcmp(o.format, "chrome") != 0) {
+		uet_opts_free(&o);
+		return uet_usage_err("report", usage, "--counter needs --format=chrome");
 	}
 	e = uet_dat_read(argv[o.rest], &d, err, sizeof(err));
 	if (e < 0) {
@@ -68,6 +73,8 @@ int uet_cmd_report(int argc, char **argv)
 	if (o.wall_clock && !wall_clock_fits(&d, argv[o.rest]))
 		goto out;
 	e = uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL));
+	for (size_t i = 0; e == 0 && i < o.ncounters; i++)
+		e = uet_sink_chrome_counter(sinks.v[0], o.counters[i]);
 	if (e == 0)
 		e = uet_sinks_begin(&sinks, &(struct uet_sink_env){ .who = "report",
 								    .ncpus = d.ncpus,

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sink.h"
 #include "tool.h"
 
 /* How long the native path's rings may take to drain after the command exits. */
@@ -165,6 +166,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "duration", required_argument, NULL, 'D' },
 		{ "max-size", required_argument, NULL, 'M' },
 		{ "wall-clock", no_argument, NULL, 'W' },
+		{ "counter", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -185,6 +187,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'S', UET_O_STAT, "--stat" },
 		{ 'D', UET_O_LIMIT, "--duration" }, { 'M', UET_O_LIMIT, "--max-size" },
 		{ 'W', UET_O_WALL, "--wall-clock" },
+		{ 'C', UET_O_COUNTER, "--counter" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -194,7 +197,8 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 	memset(o, 0, sizeof(*o));
 	o->globs = calloc((size_t)argc + 1, sizeof(*o->globs));
 	o->filters = calloc((size_t)argc + 1, sizeof(*o->filters));
-	if (!o->globs || !o->filters) {
+	o->counters = calloc((size_t)argc + 1, sizeof(*o->counters));
+	if (!o->globs || !o->filters || !o->counters) {
 		uet_opts_free(o);
 		return UET_EXIT_FAIL;
 	}
@@ -286,12 +290,20 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : c == 'S' ? "stat" : optarg;
 			o->format_opt = c == 'T';
 			if (c == 'T' && strcmp(optarg, "text") && strcmp(optarg, "fields") &&
-			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode")) {
+			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode") &&
+			    strcmp(optarg, "chrome") && strcmp(optarg, "html")) {
 				uet_opts_free(o);
 				return uet_usage_err(argv[0], usage,
-						     "--format %s: not text, fields, json or perf-decode",
+						     "--format %s: not text, fields, json, perf-decode, chrome or html",
 						     optarg);
 			}
+			break;
+		case 'C':
+			if (!strchr(optarg, '.') || optarg[0] == '.') {
+				uet_opts_free(o);
+				return uet_usage_err(argv[0], usage, "--counter %s: not EVENT.FIELD", optarg);
+			}
+			o->counters[o->ncounters++] = optarg;
 			break;
 		case 'I':
 			errno = 0;
@@ -396,6 +408,8 @@ void uet_opts_free(struct uet_opts *o)
 			free(o->globs[i]);
 	free(o->globs);
 	free(o->filters);
+	free(o->counters);
+	o->counters = NULL;
 	o->filters = NULL;
 	o->globs = NULL;
 	o->nglobs = 0;
@@ -859,4 +873,67 @@ void uet_autoenable_free(struct uet_autoenable *a)
 	free(a->seen);
 	a->seen = NULL;
 	a->nseen = 0;
+}
+
+int uet_live_start(const char *who, const char *usage, const char *tracefs_opt,
+		   const struct uet_opts *o, struct uet_child *cmd, struct uet_sinks *sinks,
+		   struct uet_autoenable *a, struct uet_private **priv, char *tracefs, size_t len,
+		   unsigned int *ncpus)
+{
+	int fail = cmd->argv ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
+	struct uet_buf_stats bs;
+	int e;
+
+	if (cmd->argv && tracefs_opt)
+		return uet_usage_err(who, usage, "--tracefs does not apply with CMD: "
+						 "it runs against its own usereventsd");
+	if (cmd->argv) {
+		if (uet_private_start(who, priv, tracefs, len, cmd) < 0)
+			return fail;
+	} else if ((e = uet_tracefs_resolve(tracefs_opt, tracefs, len))) {
+		return e;
+	}
+	e = uet_buf_stats_read(tracefs, &bs);
+	if (e < 0 || !bs.ncpus) {
+		uet_err("%s: %s/per_cpu: %s", who, tracefs, strerror(e < 0 ? -e : ENOENT));
+		return fail;
+	}
+	*ncpus = bs.ncpus;
+	if (uet_sinks_begin(sinks, &(struct uet_sink_env){ who, tracefs, bs.ncpus }) < 0)
+		return fail;
+	*a = (struct uet_autoenable){ .tracefs = tracefs, .who = who, .globs = o->globs,
+				      .filters = o->filters, .nglobs = o->nglobs,
+				      .default_globs = o->default_globs };
+	/* Armed before CMD starts: its first write is kept. */
+	if (uet_autoenable_start(a, !cmd->argv) < 0 ||
+	    (cmd->argv && uet_child_start(cmd, tracefs) < 0))
+		return fail;
+	return 0;
+}
+
+int uet_live_status(const char *who, const struct uet_autoenable *a, struct uet_child *cmd,
+		    int e, bool ours)
+{
+	int code;
+
+	if (a->failed) {
+		uet_child_end(cmd);
+		uet_autoenable_say_failed(a, cmd->argv ? cmd : NULL, "");
+		return cmd->argv ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
+	}
+	code = cmd->argv && !ours ? uet_child_exit_code(cmd, who) : UET_EXIT_OK;
+	if (e < 0 && code == 0)
+		return cmd->argv ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
+	if (code == 0 && uet_autoenable_unmatched(a))
+		return UET_EXIT_NO_MATCH;
+	return code;
+}
+
+void uet_live_end(struct uet_child *cmd, struct uet_sinks *sinks, struct uet_autoenable *a,
+		  struct uet_private *priv)
+{
+	uet_child_end(cmd);
+	uet_sinks_end(sinks, false);
+	uet_autoenable_free(a);
+	uet_private_stop(priv);
 }

@@ -22,7 +22,9 @@ static const struct {
 	{ "json", uet_sink_json_new },		/* one JSON object a record */
 	{ "trace.dat", uet_sink_tracedat_new },	/* trace-cmd's file, version 7 */
 	{ "perf-decode", uet_sink_perfdecode_new },	/* LinuxTracepoints' perf-decode JSON */
-	{ "stat", uet_sink_stat_new },		/* counts per event and CPU (report --stat) */
+	{ "stat", uet_sink_stat_new },
+	{ "chrome", uet_sink_chrome_new },	/* Chrome's Trace Event Format (Perfetto UI) */
+	{ "html", uet_sink_html_new },		/* one page: a plot, a timeline, a table */		/* counts per event and CPU (report --stat) */
 };
 
 struct uet_sink *uet_sink_new(const char *name, FILE *out, const char *path)

@@ -138,6 +138,12 @@ void uet_sink_tracedat_limit(struct uet_sink *s, uint64_t max);
 /** uet_sink_tracedat_size - the bytes of the compact file if it ended now (0: not a trace.dat sink) */
 uint64_t uet_sink_tracedat_size(struct uet_sink *s);
 struct uet_sink *uet_sink_perfdecode_new(FILE *out, const char *path);
+/** uet_sink_chrome_new - Chrome's Trace Event Format JSON (Perfetto UI, chrome://tracing) */
+struct uet_sink *uet_sink_chrome_new(FILE *out, const char *path);
+/** uet_sink_html_new - one self-contained HTML page: a plot, a timeline, a table */
+struct uet_sink *uet_sink_html_new(FILE *out, const char *path);
+/** uet_sink_chrome_counter - --counter EVENT.FIELD (kept, not copied); 0, -EINVAL (not chrome) or -ENOMEM */
+int uet_sink_chrome_counter(struct uet_sink *s, const char *spec);
 
 /* EventHeader events in the text and JSON sinks (sink-perfdecode.c). */
 struct ueh_event;

@@ -141,6 +141,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_record(const char *tracefs_opt, int argc, char **argv);
 int uet_cmd_report(int argc, char **argv);
 int uet_cmd_export(const char *tracefs_opt, int argc, char **argv);
+int uet_cmd_top(const char *tracefs_opt, int argc, char **argv);
 
 /* Per-CPU buffer counters summed (per_cpu/cpuN/stats). */
 struct uet_buf_stats {
@@ -212,6 +213,7 @@ int64_t uet_wall_offset_ns(clockid_t c);
 #define UET_O_WALL	(1u << 13)	/* --wall-clock (--json's ts: ns since the epoch) */
 /* --max-size's least: a few of the file's 64 KiB pages besides its metadata. */
 #define UET_MAX_SIZE_MIN (1u << 20)
+#define UET_O_COUNTER	(1u << 14)	/* --counter EVENT.FIELD (repeatable; --format=chrome) */
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
 #define UET_BUFFER_MIN_KIB 256
 #define UET_BUFFER_MAX_KIB (1024 * 1024)
@@ -235,6 +237,8 @@ struct uet_opts {
 	uint64_t max_size;		/* --max-size: bytes of the file at most; 0: none */
 	bool wall_clock;		/* --wall-clock */
 	long pid;
+	const char **counters;	/* the --counter EVENT.FIELDs (argv's) */
+	size_t ncounters;
 	int rest;		/* index in argv of the first operand */
 };
 
@@ -720,5 +724,35 @@ void uet_autoenable_undo(struct uet_autoenable *a);
 
 /** uet_autoenable_free - uet_autoenable_undo(), and release what start() allocated */
 void uet_autoenable_free(struct uet_autoenable *a);
+
+struct uet_sinks;
+
+/**
+ * uet_live_start - what a live command (export, top) does before it reads:
+ * its tracefs (a private usereventsd for @cmd when it has argv, --tracefs
+ * @tracefs_opt refused then; else @tracefs_opt or the one found) and its
+ * CPUs (@ncpus), @sinks begun, @a armed for @o's globs (warned of without
+ * @cmd), @cmd started
+ * @usage: the command's, for a usage error (--tracefs with CMD)
+ * @priv: the private daemon started, for uet_private_stop()
+ *
+ * Return: 0, or the exit code to return (the message is printed).
+ */
+int uet_live_start(const char *who, const char *usage, const char *tracefs_opt,
+		   const struct uet_opts *o, struct uet_child *cmd, struct uet_sinks *sinks,
+		   struct uet_autoenable *a, struct uet_private **priv, char *tracefs, size_t len,
+		   unsigned int *ncpus);
+
+/**
+ * uet_live_status - a live command's exit code once its reading returned @e:
+ * a refused arming (said; @cmd ended), else @cmd's status (0 when @ours: we ended it) or ours
+ * (0, 1 when @e < 0, 4 when a glob matched nothing)
+ */
+int uet_live_status(const char *who, const struct uet_autoenable *a, struct uet_child *cmd,
+		    int e, bool ours);
+
+/** uet_live_end - @cmd ended, @sinks ended (not begun: released), @a freed, @priv stopped */
+void uet_live_end(struct uet_child *cmd, struct uet_sinks *sinks, struct uet_autoenable *a,
+		  struct uet_private *priv);
 
 #endif /* UE_TOOLS_TOOL_H */

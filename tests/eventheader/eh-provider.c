@@ -8,6 +8,11 @@
  * registers each as PROVIDER_L<l>K<k> with the six header fields through
  * DIAG_IOCSREG and writes it with writev (as libeventheader-tracepoint
  * does), once its enable bit is set; or
+ *   eh-provider activities [USER_EVENTS_DATA]
+ * writes activities instead (provider EhAct): on the main thread a Task
+ * start (opcode 1) and stop (2) without activity ID, nested in another,
+ * and a Job started with an activity ID on the main thread and stopped with
+ * it on a second thread, a Tick (opcode 0) with a numeric field between; or
  *   eh-provider dat FILE
  * writes them, with malformed ones after them, in the layout of
  * LinuxTracepoints' interceptor files (u32 size, name, NUL, event), the
@@ -15,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -542,44 +548,52 @@ static int write_plain(int fd)
 			 otlp, sizeof(otlp));
 }
 
-static int write_all(const char *path)
+/* Register evs[] and wait for their enable bits; the write indexes in @wi. */
+static int reg_all(int fd, uint32_t *enabled, int *wi)
 {
-	static uint8_t out[4096];
-	uint32_t enabled[MAXEV] = { 0 };
-	int wi[MAXEV];
-	int fd = open(path, O_RDWR);
 	char cmd[256];
 
-	if (fd < 0) {
-		perror(path);
-		return 1;
-	}
 	for (size_t i = 0; i < nevs; i++) {
 		struct user_reg reg = { .size = sizeof(reg) };
 
 		snprintf(cmd, sizeof(cmd), "%.127s u8 eventheader_flags; u8 version; u16 id; u16 tag; "
 			 "u8 opcode; u8 level", evs[i].tp);
-		reg.enable_bit = 0;
 		reg.enable_size = 4;
 		reg.enable_addr = (uint64_t)(uintptr_t)&enabled[i];
 		reg.name_args = (uint64_t)(uintptr_t)cmd;
 		if (ioctl(fd, DIAG_IOCSREG, &reg) < 0) {
-			/* The same tracepoint twice (same level and keyword): shared. */
 			perror(cmd);
 			return 1;
 		}
 		wi[i] = (int)reg.write_index;
 	}
-	/* Each written once its tracer has enabled it (5 s at most). */
 	for (int tries = 0; tries < 500; tries++) {
 		size_t on = 0;
 
 		for (size_t i = 0; i < nevs; i++)
 			on += __atomic_load_n(&enabled[i], __ATOMIC_RELAXED) != 0;
 		if (on == nevs)
-			break;
+			return 0;
 		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
 	}
+	fprintf(stderr, "eh-provider: not enabled\n");
+	return 1;
+}
+
+static int write_all(const char *path)
+{
+	static uint8_t out[4096];
+	uint32_t enabled[MAXEV] = { 0 };
+	int wi[MAXEV];
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	/* Each written once its tracer has enabled it (5 s at most). */
+	if (reg_all(fd, enabled, wi))
+		return 1;
 	for (size_t i = 0; i < nevs; i++) {
 		size_t len = assemble(&evs[i], out);
 		struct iovec iov[3] = {
@@ -588,10 +602,6 @@ static int write_all(const char *path)
 			{ out + 8, len - 8 },
 		};
 
-		if (!__atomic_load_n(&enabled[i], __ATOMIC_RELAXED)) {
-			fprintf(stderr, "eh-provider: %s never enabled\n", evs[i].tp);
-			return 1;
-		}
 		if (writev(fd, iov, 3) < 0) {
 			perror("writev");
 			return 1;
@@ -600,14 +610,72 @@ static int write_all(const char *path)
 	return write_plain(fd) ? 1 : (close(fd), 0);
 }
 
+static int act_fd, act_wi[8];
+
+static int act_write(size_t i)
+{
+	static uint8_t out[4096];
+	size_t len = assemble(&evs[i], out);
+
+	nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	if (writev(act_fd, (struct iovec[]){ { &act_wi[i], 4 }, { out, len } }, 2) < 0) {
+		perror("writev");
+		return 1;
+	}
+	return 0;
+}
+
+static void *act_thread(void *arg)
+{
+	return (void *)(intptr_t)act_write((size_t)(uintptr_t)arg);
+}
+
+/* Slices and an async span (see the top): evs[] 0 Task start, 1 Task stop, 2 Job start, 3 Job stop, 4 Tick. */
+static int write_activities(const char *path)
+{
+	uint32_t enabled[8] = { 0 };
+	pthread_t th;
+	void *r;
+	struct ev *e;
+
+	prov = "EhAct";
+	nevs = 0;
+	e = ev_new("Task", 5, 1);
+	ev_hdr(e, 0, 1, 0, 1);
+	e = ev_new("Task", 5, 2);
+	ev_hdr(e, 0, 2, 0, 2);
+	e = ev_new("Job", 4, 1);
+	ev_hdr(e, 0, 3, 0, 1);
+	e->act = act1;
+	e = ev_new("Job", 4, 2);
+	ev_hdr(e, 0, 4, 0, 2);
+	e->act = act1;
+	e = ev_new("Tick", 3, 1);
+	fnum(e, "n", V32, DEF, 42);
+	act_fd = open(path, O_RDWR);
+	if (act_fd < 0) {
+		perror(path);
+		return 1;
+	}
+	if (reg_all(act_fd, enabled, act_wi) || act_write(0) || act_write(0) || act_write(4) ||
+	    act_write(1) || act_write(2) || act_write(1) || pthread_create(&th, NULL, act_thread,
+									   (void *)3))
+		return 1;
+	pthread_join(th, &r);
+	return r != NULL;
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t out[4096];
 
-	if (argc < 2 || (strcmp(argv[1], "write") && (strcmp(argv[1], "dat") || argc < 3))) {
-		fprintf(stderr, "usage: eh-provider write [USER_EVENTS_DATA] | dat FILE\n");
+	if (argc < 2 || (strcmp(argv[1], "write") && strcmp(argv[1], "activities") &&
+			 (strcmp(argv[1], "dat") || argc < 3))) {
+		fprintf(stderr, "usage: eh-provider write|activities [USER_EVENTS_DATA] | dat FILE\n");
 		return 2;
 	}
+	if (strcmp(argv[1], "activities") == 0)
+		return write_activities(argc > 2 ? argv[2] : "/sys/kernel/tracing/user_events_data");
 	build_lists();
 	if (strcmp(argv[1], "write") == 0)
 		return write_all(argc > 2 ? argv[2] : "/sys/kernel/tracing/user_events_data");

@@ -20,7 +20,7 @@ man = open(src + "/docs/man/userevents.1").read()
 readme = open(src + "/README.md").read()
 synopsis = man[man.index(".SH SYNOPSIS"):man.index(".SH DESCRIPTION")].replace("\\-", "-")
 fails = 0
-COMMANDS = ("list", "enable", "disable", "stats", "stream", "run", "record", "report", "export")
+COMMANDS = ("list", "enable", "disable", "stats", "stream", "run", "record", "report", "export", "top")
 OPT = r"(?<![\w-])(--?[a-z][a-z-]*)"
 
 
@@ -69,7 +69,7 @@ for cmd in COMMANDS:
 main_help = subprocess.run([tool, "--help"], capture_output=True, text=True).stdout
 
 # --help's options are in the completions and the SYNOPSIS.
-for cmd in ("list", "stats", "stream", "run", "record", "report", "export"):
+for cmd in ("list", "stats", "stream", "run", "record", "report", "export", "top"):
     syn = synopsis[synopsis.index("userevents " + cmd):]
     syn = syn[:syn.find(".br")]
     for o in sorted(options(helps[cmd])):

@@ -1,0 +1,142 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# userevents top (tools/top.c):
+#  - --once without a terminal: one plain table (no escape), the producer's
+#    event at its rate (rate_producer: 20,000 events/s) within 20 %;
+#  - against a running usereventsd (--tracefs) and as top -- CMD;
+#  - under tmux: the full screen shows the producer's rate within 20 %,
+#    g regroups (PID COMM), q quits: the shell's prompt is back, the
+#    alternate screen left, the terminal sane (echo on); SIGTERM the same.
+# Needs root and /dev/fuse (exit 77 otherwise); tmux for the screen cases.
+# Usage: test-top.sh USEREVENTS USEREVENTSD RATE_PRODUCER
+set -u
+tool=$1
+daemon=$2
+producer=$3
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+[ -c /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
+command -v unshare >/dev/null || { echo "SKIP: no unshare"; exit 77; }
+if [ -z "${UE_TOP_NS:-}" ]; then
+	UE_TOP_NS=1 exec unshare -m --propagation private -- "$0" "$@"
+fi
+W=$(mktemp -d "${TMPDIR:-/tmp}/ue-top.XXXXXX") || exit 1
+mkdir "$W/mnt"
+pids=
+sock="$W/tmux.sock"
+trap 'for p in $pids; do kill $p 2>/dev/null; done; tmux -S "$sock" kill-server 2>/dev/null;
+      umount "$W/mnt" 2>/dev/null; rm -rf "$W"' EXIT
+unset USEREVENTS_TRACEFS
+fails=0
+ok() { echo "ok - $1"; }
+no() { echo "not ok - $1"; fails=$((fails + 1)); }
+RATE=20000
+
+# The rate top shows for EVENT in the table of FILE, an integer (K and M expanded).
+rate_of() {
+	awk -v ev="$2" '$1 == ev { v = $2; m = 1; if (v ~ /K$/) m = 1000; if (v ~ /M$/) m = 1000000;
+		sub(/[KM]$/, "", v); r = v * m } END { printf "%d\n", r }' "$1"
+}
+within() {	# RATE: within 20 % of $RATE
+	[ "$1" -ge $((RATE * 8 / 10)) ] && [ "$1" -le $((RATE * 12 / 10)) ]
+}
+
+# top -- CMD, --once, not a terminal.
+"$tool" top --once -d 2 -- "$producer" $RATE 0 > "$W/once" 2> "$W/once.err" < /dev/null
+rc=$?
+r=$(rate_of "$W/once" rate_tick)
+if [ $rc = 0 ] && within "$r" && ! grep -q "$(printf '\033')" "$W/once" &&
+	grep -q '^EVENT  *EVENTS/s  *BYTES/s  *LOST/s  *EVENTS$' "$W/once" && grep -q '^total ' "$W/once"; then
+	ok "top --once -- CMD: one plain table, rate_tick at $r/s"
+else
+	no "top --once -- CMD (exit $rc, rate $r)"; cat "$W/once" "$W/once.err"
+fi
+[ "$(grep -c '^EVENT ' "$W/once")" = 1 ] && ok "--once: one table" || no "--once: one table"
+
+# Against a running daemon, grouped by process.
+"$daemon" -f "$W/mnt" 2> "$W/daemon.err" &
+pids="$pids $!"
+for _ in $(seq 50); do [ -e "$W/mnt/user_events_data" ] && break; sleep 0.1; done
+USEREVENTS_TRACEFS="$W/mnt" "$producer" $RATE 0 > /dev/null &
+ppid=$!
+pids="$pids $ppid"
+"$tool" --tracefs "$W/mnt" top --once -d 2 --group process < /dev/null > "$W/live" 2> "$W/live.err"
+rc=$?
+r=$(awk -v p="$ppid" '$1 == p { v = $3; m = 1; if (v ~ /K$/) m = 1000; sub(/[KM]$/, "", v);
+	printf "%d\n", v * m }' "$W/live")
+if [ $rc = 0 ] && [ -n "$r" ] && within "$r" && grep -q "^PID COMM" "$W/live"; then
+	ok "top --tracefs --group process: pid $ppid at $r/s"
+else
+	no "top --tracefs (exit $rc, rate '$r')"; cat "$W/live" "$W/live.err"
+fi
+"$tool" --tracefs "$W/mnt" top --once -d 0.5 -e nosuch_event < /dev/null > /dev/null 2>&1
+[ $? = 4 ] && ok "an -e GLOB that matches nothing: exit 4" || no "-e nosuch_event"
+"$tool" top -d 0 < /dev/null > /dev/null 2>&1
+[ $? = 2 ] && ok "-d 0 refused" || no "-d 0 refused"
+
+if ! command -v tmux > /dev/null; then
+	echo "ok - # SKIP the screen: no tmux (scripts/install-deps installs it)"
+	[ "$fails" = 0 ]
+	exit
+fi
+# The screen: a shell in tmux, top in it, against the running daemon.
+tmux -S "$sock" -f /dev/null new-session -d -x 120 -y 30 "env -i PS1='PROMPT> ' TERM=xterm-256color PATH=$PATH sh" ||
+	{ no "tmux new-session"; exit 1; }
+sleep 0.5
+tmux -S "$sock" send-keys "stty -a > $W/stty.before; $tool --tracefs $W/mnt top -d 1" Enter
+sleep 3.5
+tmux -S "$sock" capture-pane -p > "$W/screen"
+r=$(rate_of "$W/screen" rate_tick)
+if within "$r" && grep -q '^userevents top - ' "$W/screen" && grep -q '^total ' "$W/screen" &&
+	grep -q 'q quit' "$W/screen" && ! grep -q 'PROMPT>' "$W/screen"; then
+	ok "the screen: rate_tick at $r/s (alternate screen: no prompt)"
+else
+	no "the screen (rate '$r')"; cat "$W/screen"
+fi
+tmux -S "$sock" send-keys g
+sleep 0.5
+tmux -S "$sock" capture-pane -p > "$W/screen.g"
+grep -q '^PROVIDER ' "$W/screen.g" && grep -q "^user_events " "$W/screen.g" &&
+	ok "g: grouped by provider (system)" || { no "g: provider"; cat "$W/screen.g"; }
+tmux -S "$sock" send-keys g
+sleep 0.5
+tmux -S "$sock" capture-pane -p > "$W/screen.g"
+grep -q 'PID COMM' "$W/screen.g" && grep -q "^$ppid rate_producer" "$W/screen.g" &&
+	ok "g g: grouped by process" || { no "g g: process"; cat "$W/screen.g"; }
+tmux -S "$sock" send-keys q
+sleep 1
+tmux -S "$sock" send-keys "stty -a > $W/stty.after; echo back-\$((6*7))" Enter
+sleep 0.5
+tmux -S "$sock" capture-pane -p > "$W/screen.q"
+if grep -q 'PROMPT>' "$W/screen.q" && grep -q '^back-42' "$W/screen.q" &&
+	! grep -q 'EVENTS/s' "$W/screen.q" && cmp -s "$W/stty.before" "$W/stty.after"; then
+	ok "q: the prompt back, the table gone, the terminal as it was"
+else
+	no "q"; cat "$W/screen.q"; diff "$W/stty.before" "$W/stty.after"
+fi
+# SIGTERM: the same way out.
+tmux -S "$sock" send-keys "clear; $tool --tracefs $W/mnt top -d 1" Enter
+sleep 2
+kill -TERM $(pgrep -f -x "$tool --tracefs $W/mnt top -d 1") 2>/dev/null
+sleep 1
+tmux -S "$sock" send-keys "stty -a > $W/stty.term; echo term-\$((6*7))" Enter
+sleep 0.5
+tmux -S "$sock" capture-pane -p > "$W/screen.t"
+if grep -q '^term-42' "$W/screen.t" && ! grep -q 'EVENTS/s' "$W/screen.t" &&
+	cmp -s "$W/stty.before" "$W/stty.term"; then
+	ok "SIGTERM: the terminal restored"
+else
+	no "SIGTERM"; cat "$W/screen.t"
+fi
+# top -- CMD on the screen, q ends the command too: exit 0.
+tmux -S "$sock" send-keys "clear; $tool top -- $producer $RATE 0; echo rc-\$?" Enter
+sleep 3
+tmux -S "$sock" capture-pane -p > "$W/screen.c"
+r=$(rate_of "$W/screen.c" rate_tick)
+tmux -S "$sock" send-keys q
+sleep 2
+tmux -S "$sock" capture-pane -p > "$W/screen.cq"
+within "$r" && grep -q '^rc-0' "$W/screen.cq" && ok "top -- CMD on the screen: $r/s, q exits 0" ||
+	{ no "top -- CMD on the screen ($r)"; cat "$W/screen.c" "$W/screen.cq"; }
+
+[ "$fails" = 0 ]

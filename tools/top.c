@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * userevents top: the events being written, live, as top shows processes:
+ * events/s, bytes/s and lost/s per event, per provider (EventHeader's, or
+ * the system) or per process, sorted, with totals, refreshed every -d
+ * SECONDS.  The records come as stream's do (uet_stream_raw(): the
+ * consumer channel, not blocking the writers) into a sink that counts them
+ * (the reader's thread); a second thread renders the table and reads the
+ * keys.  On a terminal: the alternate screen, plain ANSI escapes, the
+ * terminal raw (no echo, no line editing; ^C still a signal); every way
+ * out restores it.  Elsewhere: one plain table a refresh (--once: one).
+ * Against the running daemon, or a private one for -- CMD (as run).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "eventheader.h"
+#include "sink.h"
+#include "tool.h"
+
+static const char usage[] =
+	"top [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-d SECONDS] [--once]\n"
+	"        [--group event|provider|process] [--sort events|bytes|lost|name] [-b KiB]\n"
+	"        [--no-preload] [-- CMD [ARGS]]";
+
+enum group { G_EVENT, G_PROVIDER, G_PROCESS, G_N };
+enum sortkey { S_EVENTS, S_BYTES, S_LOST, S_NAME, S_N };
+static const char *const group_names[G_N] = { "event", "provider", "process" };
+static const char *const sort_names[S_N] = { "events", "bytes", "lost", "name" };
+
+/* One event of one thread: what the reader counts. */
+struct top_row {
+	char event[160];	/* NAME, or Provider:Event */
+	char provider[96];	/* SYSTEM, or Provider */
+	char comm[20];
+	int32_t pid;
+	unsigned long long events, bytes, lost;		/* since the start */
+	unsigned long long pevents, pbytes, plost;	/* at the last refresh */
+	double revents, rbytes, rlost;			/* the rates it measured */
+};
+
+/* A line of the table: rows grouped, their rates. */
+struct top_line {
+	char name[200];
+	double events, bytes, lost;
+	unsigned long long total;
+};
+
+struct top_sink {
+	struct uet_sink s;
+	pthread_mutex_t mu;
+	struct top_row *rows;
+	size_t nrows, cap;
+	uint32_t *ix;		/* open addressing: row index + 1, 0 empty */
+	size_t ixcap;		/* a power of two */
+	uint64_t *lost_cpu;	/* losses marked, for the CPU's next record */
+	unsigned int nlost;
+	/* The last row counted: a plain event's next record of the thread costs no lookup. */
+	const struct uet_format *last_f;
+	int32_t last_pid;
+	size_t last_row;
+};
+
+static uint64_t row_hash(const char *event, int32_t pid)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)(uint32_t)pid;
+
+	for (; *event; event++)
+		h = (h ^ (unsigned char)*event) * 1099511628211ull;
+	return h;
+}
+
+static int ix_grow(struct top_sink *t)
+{
+	size_t cap = t->ixcap ? t->ixcap * 2 : 256;
+	uint32_t *ix = calloc(cap, sizeof(*ix));
+
+	if (!ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nrows; i++) {
+		size_t k = row_hash(t->rows[i].event, t->rows[i].pid) & (cap - 1);
+
+		while (ix[k])
+			k = (k + 1) & (cap - 1);
+		ix[k] = (uint32_t)i + 1;
+	}
+	free(t->ix);
+	t->ix = ix;
+	t->ixcap = cap;
+	return 0;
+}
+
+/* The row of @event written by @pid, made when new (under the lock). */
+static struct top_row *row_of(struct top_sink *t, const char *event, const char *provider,
+			      const struct ue_record_ctx *ctx)
+{
+	size_t k;
+
+	if (2 * (t->nrows + 1) > t->ixcap && ix_grow(t) < 0)
+		return NULL;
+	for (k = row_hash(event, ctx->pid) & (t->ixcap - 1); t->ix[k]; k = (k + 1) & (t->ixcap - 1)) {
+		struct top_row *r = &t->rows[t->ix[k] - 1];
+
+		if (r->pid == ctx->pid && strcmp(r->event, event) == 0)
+			return r;
+	}
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct top_row *v = realloc(t->rows, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->rows = v;
+		t->cap = cap;
+	}
+	t->ix[k] = (uint32_t)++t->nrows;
+	memset(&t->rows[t->nrows - 1], 0, sizeof(t->rows[0]));
+	snprintf(t->rows[t->nrows - 1].event, sizeof(t->rows[0].event), "%s", event);
+	snprintf(t->rows[t->nrows - 1].provider, sizeof(t->rows[0].provider), "%s", provider);
+	snprintf(t->rows[t->nrows - 1].comm, sizeof(t->rows[0].comm), "%s",
+		 ctx->comm ? ctx->comm : "<...>");
+	t->rows[t->nrows - 1].pid = ctx->pid;
+	return &t->rows[t->nrows - 1];
+}
+
+static int top_begin(struct uet_sink *s, const struct uet_sink_env *env)
+{
+	(void)s;
+	(void)env;
+	return 0;
+}
+
+static int top_record(struct uet_sink *s, const struct uet_sink_rec *r)
+{
+	struct top_sink *t = (struct top_sink *)s;
+	char event[160], provider[96];
+	struct top_row *row;
+	struct ueh_event e;
+
+	if (!r->format)
+		return 0;
+	if (r->format == t->last_f && r->ctx.pid == t->last_pid) {
+		pthread_mutex_lock(&t->mu);
+		row = &t->rows[t->last_row];
+	} else {
+		bool eh = uet_eh_start(r->format, r->data, r->len, &e);
+
+		if (eh) {
+			snprintf(event, sizeof(event), "%.*s:%.*s", (int)e.n.provider_len, e.tp_name,
+				 (int)e.name_len, e.name);
+			snprintf(provider, sizeof(provider), "%.*s", (int)e.n.provider_len, e.tp_name);
+		} else {
+			snprintf(event, sizeof(event), "%s", r->format->desc->name);
+			snprintf(provider, sizeof(provider), "%s", r->format->system);
+		}
+		pthread_mutex_lock(&t->mu);
+		row = row_of(t, event, provider, &r->ctx);
+		/* An EventHeader tracepoint carries several events: looked up each time. */
+		t->last_f = row && !eh ? r->format : NULL;
+		t->last_pid = r->ctx.pid;
+		t->last_row = row ? (size_t)(row - t->rows) : 0;
+	}
+	if (row) {
+		row->events++;
+		row->bytes += r->len;
+		if (r->ctx.cpu < t->nlost) {
+			row->lost += t->lost_cpu[r->ctx.cpu];
+			t->lost_cpu[r->ctx.cpu] = 0;
+		}
+	}
+	pthread_mutex_unlock(&t->mu);
+	return row ? 0 : -ENOMEM;
+}
+
+/* A loss is counted to the event of the CPU's next record (a mark of unknown size: 1). */
+static int top_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
+{
+	struct top_sink *t = (struct top_sink *)s;
+	int r = 0;
+
+	pthread_mutex_lock(&t->mu);
+	if (cpu >= t->nlost) {
+		uint64_t *v = realloc(t->lost_cpu, (cpu + 1) * sizeof(*v));
+
+		if (v) {
+			memset(v + t->nlost, 0, (cpu + 1 - t->nlost) * sizeof(*v));
+			t->lost_cpu = v;
+			t->nlost = cpu + 1;
+		}
+	}
+	if (cpu < t->nlost)
+		t->lost_cpu[cpu] += n == UINT64_MAX ? 1 : n;
+	else
+		r = -ENOMEM;
+	pthread_mutex_unlock(&t->mu);
+	return r;
+}
+
+/* A format new or changed (its memory may be a former one's): no last row. */
+static int top_format_seen(struct uet_sink *s, const struct uet_format *f)
+{
+	(void)f;
+	((struct top_sink *)s)->last_f = NULL;
+	return 0;
+}
+
+static int top_flush(struct uet_sink *s)
+{
+	(void)s;
+	return 0;
+}
+
+static int top_end(struct uet_sink *s, bool ok)
+{
+	(void)ok;
+	(void)s;
+	return 0;	/* freed by top itself: the renderer reads it to the last */
+}
+
+static const struct uet_sink_ops top_ops = {
+	.name = "top",
+	.needs = UET_SINK_RECORDS,
+	.begin = top_begin,
+	.format_seen = top_format_seen,
+	.record = top_record,
+	.lost = top_lost,
+	.flush = top_flush,
+	.end = top_end,
+};
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+struct top_ui {
+	struct top_sink *sink;
+	enum group group;
+	enum sortkey sort;
+	double delay;		/* seconds between refreshes */
+	bool tty, once;
+	const char *what;	/* the tracefs, or the command */
+	struct top_line *lines;
+	size_t nlines, cap;
+	volatile bool quit;	/* the reader ended: the renderer too */
+	bool quit_key;		/* q pressed, or --once done: we ended the command */
+	pthread_t th;
+};
+
+static int cmp_line(const void *a, const void *b, void *arg)
+{
+	const struct top_line *x = a, *y = b;
+	enum sortkey k = *(const enum sortkey *)arg;
+	double dx = k == S_BYTES ? x->bytes : k == S_LOST ? x->lost : x->events;
+	double dy = k == S_BYTES ? y->bytes : k == S_LOST ? y->lost : y->events;
+
+	if (k != S_NAME && dx != dy)
+		return dx < dy ? 1 : -1;
+	if (k != S_NAME && x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void group_name(const struct top_row *r, enum group g, char *buf, size_t len)
+{
+	if (g == G_EVENT)
+		snprintf(buf, len, "%s", r->event);
+	else if (g == G_PROVIDER)
+		snprintf(buf, len, "%s", r->provider);
+	else
+		snprintf(buf, len, "%d %s", r->pid, r->comm);
+}
+
+/* The rates of every row since the last refresh, @secs ago. */
+static void top_measure(struct top_ui *ui, double secs)
+{
+	struct top_sink *t = ui->sink;
+
+	pthread_mutex_lock(&t->mu);
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct top_row *row = &t->rows[i];
+
+		row->revents = (double)(row->events - row->pevents) / secs;
+		row->rbytes = (double)(row->bytes - row->pbytes) / secs;
+		row->rlost = (double)(row->lost - row->plost) / secs;
+		row->pevents = row->events;
+		row->pbytes = row->bytes;
+		row->plost = row->lost;
+	}
+	pthread_mutex_unlock(&t->mu);
+}
+
+/* The rows' rates grouped and sorted into ui->lines. */
+static int top_group(struct top_ui *ui)
+{
+	struct top_sink *t = ui->sink;
+	char name[200];
+	size_t n = 0;
+	int r = 0;
+
+	pthread_mutex_lock(&t->mu);
+	if (t->nrows > ui->cap) {
+		struct top_line *v = realloc(ui->lines, t->nrows * sizeof(*v));
+
+		if (!v)
+			r = -ENOMEM;
+		else
+			ui->lines = v, ui->cap = t->nrows;
+	}
+	for (size_t i = 0; r == 0 && i < t->nrows; i++) {
+		const struct top_row *row = &t->rows[i];
+		struct top_line *l = NULL;
+
+		group_name(row, ui->group, name, sizeof(name));
+		for (size_t k = 0; k < n && !l; k++)
+			if (strcmp(ui->lines[k].name, name) == 0)
+				l = &ui->lines[k];
+		if (!l) {
+			l = &ui->lines[n++];
+			memset(l, 0, sizeof(*l));
+			snprintf(l->name, sizeof(l->name), "%s", name);
+		}
+		l->events += row->revents;
+		l->bytes += row->rbytes;
+		l->lost += row->rlost;
+		l->total += row->events;
+	}
+	pthread_mutex_unlock(&t->mu);
+	if (r < 0)
+		return r;
+	ui->nlines = n;
+	if (n)
+		qsort_r(ui->lines, n, sizeof(*ui->lines), cmp_line, &ui->sort);
+	return 0;
+}
+
+/* 12345, 12.3K, 1.23M: a rate in 8 columns. */
+static const char *human(double v, char *buf, size_t len)
+{
+	if (v < 100000)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 1e7)
+		snprintf(buf, len, "%.1fK", v / 1e3);
+	else
+		snprintf(buf, len, "%.2fM", v / 1e6);
+	return buf;
+}
+
+static void top_render(struct top_ui *ui, double secs)
+{
+	static const char *const head[G_N] = { "EVENT", "PROVIDER", "PID COMM" };
+	double ev = 0, by = 0, lo = 0;
+	unsigned long long total = 0;
+	size_t rows = SIZE_MAX, shown;
+	char a[32], b[32], c[32];
+	struct winsize ws;
+	int width = 80, namew = 16;
+	FILE *f = stdout;
+
+	for (size_t i = 0; i < ui->nlines; i++) {
+		ev += ui->lines[i].events;
+		by += ui->lines[i].bytes;
+		lo += ui->lines[i].lost;
+		total += ui->lines[i].total;
+	}
+	if (ui->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 5) {
+		rows = (size_t)ws.ws_row - 5;
+		width = ws.ws_col;
+	}
+	if (ui->tty)
+		fputs("\033[H\033[2J", f);
+	fprintf(f, "userevents top - %s - every %.1f s, by %s, sorted by %s\n", ui->what, secs,
+		group_names[ui->group], sort_names[ui->sort]);
+	shown = ui->nlines < rows ? ui->nlines : rows;
+	/* The names' column: the longest shown, within the terminal's width. */
+	for (size_t i = 0; i < shown; i++)
+		if ((int)strlen(ui->lines[i].name) > namew)
+			namew = (int)strlen(ui->lines[i].name);
+	if (ui->tty && namew > width - 46)
+		namew = width - 46 > 10 ? width - 46 : 10;
+	fprintf(f, "%s%-*.*s %10s %10s %8s %12s%s\n", ui->tty ? "\033[7m" : "", namew, namew,
+		head[ui->group], "EVENTS/s", "BYTES/s", "LOST/s", "EVENTS", ui->tty ? "\033[0m" : "");
+	for (size_t i = 0; i < shown; i++) {
+		const struct top_line *l = &ui->lines[i];
+
+		fprintf(f, "%-*.*s %10s %10s %8s %12llu\n", namew, namew, l->name,
+			human(l->events, a, sizeof(a)), human(l->bytes, b, sizeof(b)),
+			human(l->lost, c, sizeof(c)), l->total);
+	}
+	if (shown < ui->nlines)
+		fprintf(f, "... %zu more\n", ui->nlines - shown);
+	fprintf(f, "%s%-*.*s %10s %10s %8s %12llu%s\n", ui->tty ? "\033[1m" : "", namew, namew,
+		"total", human(ev, a, sizeof(a)), human(by, b, sizeof(b)), human(lo, c, sizeof(c)),
+		total, ui->tty ? "\033[0m" : "");
+	if (ui->tty)
+		fputs("q quit  g group (event, provider, process)  s sort (events, bytes, lost, name)",
+		      f);
+	else
+		fputc('\n', f);
+	fflush(f);
+}
+
+/* ---- the terminal ----------------------------------------------------------------------- */
+
+static struct termios saved_tio;
+static volatile sig_atomic_t tio_saved;
+
+/* Every way out: the terminal as it was, the normal screen, the cursor. */
+static void term_restore(void)
+{
+	if (!tio_saved)
+		return;
+	tio_saved = 0;
+	tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+	fputs("\033[?25h\033[?1049l", stdout);
+	fflush(stdout);
+}
+
+static int term_raw(void)
+{
+	struct termios t;
+
+	if (tcgetattr(STDIN_FILENO, &saved_tio) < 0)
+		return -errno;
+	t = saved_tio;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	t.c_cc[VSUSP] = _POSIX_VDISABLE;	/* no ^Z: stopped, we could not restore it */
+	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &t) < 0)
+		return -errno;
+	tio_saved = 1;
+	atexit(term_restore);
+	/* The alternate screen, the cursor hidden. */
+	fputs("\033[?1049h\033[?25l", stdout);
+	fflush(stdout);
+	return 0;
+}
+
+/* A key: q quits (as a SIGTERM would), g and s go round the groupings and sortings. */
+static bool top_key(struct top_ui *ui, char c)
+{
+	switch (c) {
+	case 'q':
+	case 'Q':
+	case 3:		/* ^C read as a byte */
+		ui->quit_key = true;
+		kill(getpid(), SIGTERM);
+		return true;
+	case 'g':
+		ui->group = (ui->group + 1) % G_N;
+		return false;
+	case 's':
+		ui->sort = (ui->sort + 1) % S_N;
+		return false;
+	case 'e':
+		ui->sort = S_EVENTS;
+		return false;
+	case 'b':
+		ui->sort = S_BYTES;
+		return false;
+	case 'l':
+		ui->sort = S_LOST;
+		return false;
+	case 'n':
+		ui->sort = S_NAME;
+		return false;
+	}
+	return false;
+}
+
+/* The renderer's thread: a refresh every delay, the keys between. */
+static void *top_ui_main(void *arg)
+{
+	struct top_ui *ui = arg;
+	uint64_t last = uet_now_ns();
+	double secs = ui->delay;
+	bool measured = false;
+
+	if (ui->tty)
+		top_render(ui, 0);	/* the frame, at once */
+	while (!ui->quit) {
+		uint64_t now = uet_now_ns(), next = last + (uint64_t)(ui->delay * 1e9);
+		int wait = now >= next ? 0 : (int)((next - now) / 1000000) + 1;
+		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+		bool redraw = false;
+		char c;
+
+		if (wait > 100)
+			wait = 100;	/* ui->quit looked at often */
+		if (ui->tty && poll(&p, 1, wait) == 1 && read(STDIN_FILENO, &c, 1) == 1) {
+			if (top_key(ui, c))
+				break;
+			redraw = measured;
+		} else if (!ui->tty) {
+			uet_sleep_ms(wait);
+		}
+		now = uet_now_ns();
+		if (now >= next) {
+			secs = (double)(now - last) / 1e9;
+			top_measure(ui, secs);
+			last = now;
+			measured = redraw = true;
+		}
+		if (redraw) {
+			if (top_group(ui) < 0)
+				break;
+			top_render(ui, secs);
+		}
+		if (ui->once && measured) {
+			ui->quit_key = true;
+			kill(getpid(), SIGTERM);
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* top's own options out of argv, the others into @rest for uet_opts_parse(). */
+static int top_opts(struct top_ui *ui, int argc, char **argv, char **rest, int *nrest)
+{
+	static const char *const takes_arg[] = { "-e", "-f", "-p", "-b", "--event", "--filter",
+						 "--provider", "--buffer-size" };
+	int i;
+
+	rest[(*nrest)++] = argv[0];
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		char *end;
+		bool took = false;
+
+		if (strcmp(a, "--") == 0 || a[0] != '-')
+			break;
+		if (strcmp(a, "--once") == 0) {
+			ui->once = true;
+			continue;
+		}
+		for (int k = 0; k < 3 && !took; k++) {
+			static const char *const mine[] = { "-d", "--group", "--sort" };
+			size_t ml = strlen(mine[k]);
+
+			if (strncmp(a, mine[k], ml) != 0 || (a[ml] && a[ml] != '='))
+				continue;
+			took = true;
+			val = a[ml] == '=' ? a + ml + 1 : i + 1 < argc ? argv[++i] : NULL;
+			if (!val)
+				return uet_usage_err("top", usage, "option '%s' needs a value", mine[k]);
+			if (k == 0) {
+				ui->delay = strtod(val, &end);
+				if (end == val || *end || !(ui->delay >= 0.1 && ui->delay <= 3600))
+					return uet_usage_err("top", usage,
+							     "-d %s: not a time in seconds from 0.1 to 3600",
+							     val);
+				continue;
+			}
+			for (int v = 0; v < (k == 1 ? G_N : S_N); v++)
+				if (strcmp(val, k == 1 ? group_names[v] : sort_names[v]) == 0)
+					*(k == 1 ? (int *)&ui->group : (int *)&ui->sort) = v, val = NULL;
+			if (val)
+				return uet_usage_err("top", usage, "%s %s: not %s", mine[k], val,
+						     k == 1 ? "event, provider or process" :
+							      "events, bytes, lost or name");
+		}
+		if (took)
+			continue;
+		rest[(*nrest)++] = argv[i];
+		for (size_t k = 0; k < sizeof(takes_arg) / sizeof(takes_arg[0]); k++)
+			if (strcmp(a, takes_arg[k]) == 0 && i + 1 < argc)
+				rest[(*nrest)++] = argv[++i];
+	}
+	for (; i < argc; i++)
+		rest[(*nrest)++] = argv[i];
+	rest[*nrest] = NULL;
+	return -1;
+}
+
+int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
+{
+	struct top_ui ui = { .delay = 1, .group = G_EVENT, .sort = S_EVENTS };
+	struct top_sink ts = { .s.ops = &top_ops, .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct uet_autoenable ae = { 0 };
+	struct uet_private *priv = NULL;
+	struct uet_child child = { 0 };
+	struct uet_sinks sinks = { 0 };
+	struct uet_opts o;
+	char tracefs[4096], **rest;
+	unsigned int ncpus;
+	int nrest = 0, e, exit_code;
+	bool with_cmd, ui_on = false;
+	sigset_t all, old;
+
+	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	if (!rest)
+		return UET_EXIT_FAIL;
+	e = top_opts(&ui, argc, argv, rest, &nrest);
+	if (e < 0)
+		e = uet_opts_parse(&o, nrest, rest,
+				   UET_O_EVENT | UET_O_FILTER | UET_O_PROVIDER | UET_O_NO_PRELOAD |
+					   UET_O_BUFFER,
+				   usage);
+	if (e >= 0) {
+		free(rest);
+		return e;
+	}
+	with_cmd = o.rest < nrest;
+	uet_child_init(&child, "top", with_cmd ? rest + o.rest : NULL, o.no_preload);
+	exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
+	uet_opts_all_user_events(&o);
+	ui.sink = &ts;
+	/* --once: a table that stays, not a screen that goes. */
+	ui.tty = !ui.once && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	ui.what = with_cmd ? rest[o.rest] : tracefs;
+	uet_sinks_add(&sinks, &ts.s);
+	uet_catch_signals();
+	e = uet_live_start("top", usage, tracefs_opt, &o, &child, &sinks, &ae, &priv, tracefs,
+			   sizeof(tracefs), &ncpus);
+	if (e > 0 && (exit_code = e))
+		goto out;
+	if (ui.tty && term_raw() < 0)
+		ui.tty = false;
+	/* Signals are the reader's: they cut its waits short. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ui_on = pthread_create(&ui.th, NULL, top_ui_main, &ui) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	e = uet_stream_raw(tracefs, &o, &ae, &sinks, ncpus, with_cmd ? &child : NULL, NULL);
+	if (e < 0 && with_cmd) {
+		while (!uet_child_poll(&child))
+			uet_sleep_ms(50);
+	}
+	ui.quit = true;
+	if (ui_on)
+		pthread_join(ui.th, NULL);
+	term_restore();
+	uet_autoenable_undo(&ae);
+	/* q ended the command: not its failure. */
+	exit_code = uet_live_status("top", &ae, &child, e, ui.quit_key);
+out:
+	term_restore();
+	uet_live_end(&child, &sinks, &ae, priv);
+	uet_opts_free(&o);
+	free(rest);
+	free(ts.rows);
+	free(ts.ix);
+	free(ts.lost_cpu);
+	free(ui.lines);
+	return exit_code;
+}
