@@ -503,6 +503,7 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 	struct raw_stream rs = { .tracefs = tracefs, .globs = o->globs, .nglobs = o->nglobs,
 				 .sinks = sinks, .tally = tally };
 	struct uet_raw raw = { 0 };
+	bool slow_scan;
 	int r;
 
 	rs.formats.on_new = formats_seen;
@@ -514,15 +515,19 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 	if (r < 0)
 		return r;
 	ae->formats = &rs.formats;
+	slow_scan = raw.chan && ae->session >= 0 && !child;
 	for (uint64_t last_tick = 0;;) {
 		/* Decided before the pass: a pass that then reads nothing ends it. */
 		bool stopping = child ? child->done : uet_signal != 0;
 		uint64_t wm;
 		int got;
 
-		/* Armed in usereventsd, events are enabled as they register: a slower scan does. */
-		if (uet_now_ns() - last_tick >= (raw.chan && ae->session >= 0 ? 1000000000ull
-									      : 200000000ull)) {
+		/*
+		 * Armed in usereventsd, events are enabled as they register: a
+		 * slower scan does, but for CMD, whose events the scans name when
+		 * a glob matched none (they go with it: a short CMD needs them seen).
+		 */
+		if (uet_now_ns() - last_tick >= (slow_scan ? 1000000000ull : 200000000ull)) {
 			uet_autoenable_tick(ae);
 			last_tick = uet_now_ns();
 		}
@@ -554,7 +559,7 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 			continue;
 		}
 		if (!got)
-			uet_raw_wait(&raw, raw.chan && ae->session >= 0 ? 1000 : 200);
+			uet_raw_wait(&raw, slow_scan ? 1000 : 200);
 	}
 	{
 		struct uet_chan_counts cc;
