@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * userevents run: one program traced by a private usereventsd (private.c).
- * Its events are enabled as they get registered, streamed live from
- * trace_pipe (to standard output, or to -o FILE instead) and counted; a
- * summary (events and bytes per name, drops) closes, and run returns the
- * program's exit status.
+ * Its events are enabled as they get registered, read live as stream reads
+ * them (its records from a consumer channel, rendered by the sinks; to
+ * standard output, or to -o FILE instead) and counted; a summary (events
+ * and bytes per name, drops) closes, and run returns the program's exit
+ * status.
  */
 #include <errno.h>
 #include <stdio.h>

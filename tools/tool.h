@@ -415,7 +415,7 @@ int uet_tracefs_check(const char *dir);
 struct uet_count {
 	char name[256];
 	unsigned long long events;
-	unsigned long long bytes;	/* text bytes of its lines */
+	unsigned long long bytes;	/* bytes of its records (of its lines, from trace_pipe) */
 };
 
 /* A live copy of trace_pipe (stream.c), used by stream and run. */
@@ -430,6 +430,7 @@ struct uet_stream {
 	/* results */
 	struct uet_count *counts;
 	size_t ncounts;
+	size_t last;			/* the count met last: records come in runs of one event */
 	unsigned long long lost;	/* from "[LOST N EVENTS]" lines */
 };
 

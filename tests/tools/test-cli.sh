@@ -416,7 +416,7 @@ TMPDIR=$runtmp expect_rc 125 "run -q -o /dev/full" -- \
 [ "$(grep -c '^userevents: ' "$work/err")" = 2 ] &&
 	grep -qx 'userevents: run: /dev/full: No space left on device' "$work/err" ||
 	fail "run -o /dev/full: not one message naming the file: $(grep '^userevents' "$work/err")"
-expect_rc 2 "run --blocking (run reads trace_pipe)" -- "$tool" run --blocking -- true
+expect_rc 2 "run --blocking (run always holds CMD back as record does)" -- "$tool" run --blocking -- true
 expect_rc 2 "-f before any -e" -- "$tool" run -f 'a == 1' -- true
 expect_rc 2 "two -f for one -e" -- "$tool" run -e x -f 'a == 1' -f 'a == 2' -- true
 
