@@ -126,8 +126,10 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 		/* -o FILE's sink is the last; its error flag says whether the failure was its. */
 		bool file = o.output && sinks.n && ferror(sinks.v[sinks.n - 1]->out);
 
-		uet_err("run: %s: %s", file ? o.output : e == -ENOENT || e == -EIO ? r.tracefs :
-			"output", strerror(-e));
+		/* A reader that went away (| head) is the end, as for stream: nothing to say. */
+		if (e != -EPIPE)
+			uet_err("run: %s: %s", file ? o.output : e == -ENOENT || e == -EIO ? r.tracefs :
+				"output", strerror(-e));
 		/* The stream broke: the command is still ours to wait for. */
 		while (!uet_child_poll(&r.child))
 			uet_sleep_ms(50);

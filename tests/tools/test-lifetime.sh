@@ -61,9 +61,11 @@ wait_private() {
 
 # ---- run ended by a closed pipe -----------------------------------------
 # run's output goes first: head takes one line and leaves; run gets SIGPIPE.
-timeout 30 sh -c '"$1" run -- "$2" /sys/kernel/tracing 20 2>/dev/null | head -1 >/dev/null' \
-	sh "$tool" "$example"
+timeout 30 sh -c '"$1" run -- "$2" /sys/kernel/tracing 20 2>"$3" | head -1 >/dev/null' \
+	sh "$tool" "$example" "$work/head.err"
 [ $? = 124 ] && fail "run | head -1: still running after 30 s"
+# The reader that went away is the end, not an error.
+grep -q 'Broken pipe' "$work/head.err" && fail "run | head -1: $(grep 'Broken pipe' "$work/head.err")"
 expect_clean "run -- CMD | head -1"
 
 # ---- run killed by SIGHUP, then by SIGKILL --------------------------------
