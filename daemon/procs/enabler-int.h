@@ -74,6 +74,13 @@ struct proc {
 	 * memory, and copies these enablers (see ue_enablers_fork()).
 	 */
 	bool unreported;
+	/*
+	 * Its exec or exit was read while its memory still looked in use (a
+	 * write of ours in flight holds it a moment; a leader thread's exit
+	 * leaves the others running): every fork before that report has been
+	 * read, so once it is found dead it waits for no report.
+	 */
+	bool reported;
 	uint64_t dead_ns; /* when it was found dead */
 	struct ue_mutex io;
 };

@@ -85,7 +85,7 @@ void ue_en_proc_kill_locked(struct ue_enablers *set, struct proc *p, bool dead)
 	set->nprocs--;
 	if (dead)
 		set->dead++;
-	if (dead && set->reports && p->enablers) {
+	if (dead && set->reports && p->enablers && !p->reported) {
 		p->unreported = true;
 		p->dead_ns = ue_enablers_clock_ns();
 	}
@@ -268,6 +268,9 @@ void ue_enablers_free(struct ue_enablers *set)
 		ue_en_proc_kill_locked(set, p, false);
 	/* No verifier runs any more: nothing is claimed. */
 	ue_en_forks_discard_locked(set);
+	/* No fork is read any more: nothing waits for a report. */
+	for (p = set->graveyard; p; p = p->next)
+		p->unreported = false;
 	ue_mutex_unlock(&set->lock);
 	ue_en_release_graveyard(set);
 
@@ -642,6 +645,10 @@ static int drop_dead(struct ue_enablers *set, pid_t tgid)
 		if (ue_procmem_alive(list[i]->mem) == 0) {
 			ue_mutex_lock(&set->lock);
 			ue_en_proc_kill_locked(set, list[i], true);
+			ue_mutex_unlock(&set->lock);
+		} else if (tgid > 0) {
+			ue_mutex_lock(&set->lock);
+			list[i]->reported = true;
 			ue_mutex_unlock(&set->lock);
 		}
 	}

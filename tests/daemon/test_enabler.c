@@ -563,6 +563,68 @@ TEST(exited_process_releases_references)
 	munmap(shm, page_size());
 }
 
+/*
+ * With reports tracked, a process found dead before its exit was read waits
+ * in the graveyard (up to UNREPORTED_MAX_NS) for forks read before that
+ * report.  Freeing the set then must still put its references and free it:
+ * it once stayed there, leaked (seen by LeakSanitizer at a daemon's stop).
+ */
+TEST(free_releases_processes_awaiting_their_report)
+{
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event a = { 0, false };
+	struct ue_enablers *set;
+	struct target t;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ue_enablers_track_reports(set);
+	ASSERT_EQ(target_start(&t), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm, 0, 4, &a, false), 0);
+	target_exit(&t, 1);
+	/* Found dead by the update's worker, with no exit report read: parked. */
+	EXPECT_EQ(ue_enablers_update_event(set, &a, true), 0);
+	EXPECT_EQ(stats_of(set).parked, 1);
+	EXPECT_EQ(ue_enablers_sweep(set), 0);
+	EXPECT_EQ(ev_refs(&a), 1);
+	ue_enablers_free(set);
+	EXPECT_EQ(ev_refs(&a), 0);
+	munmap(shm, page_size());
+}
+
+/*
+ * An exit report read while the memory still looks in use (a write of ours
+ * holds it a moment, or only the leader thread went): once the process is
+ * found dead it waits for no further report.  It once waited the full
+ * UNREPORTED_MAX_NS, and a deletion of its event got EBUSY meanwhile
+ * (lifecycle's exiting_mid_update_writes_no_canary under ASan).
+ */
+TEST(report_read_while_alive_is_not_awaited_again)
+{
+	uint8_t *shm = target_shm(page_size());
+	struct fake_event a = { 0, false };
+	struct ue_enablers *set;
+	struct target t;
+
+	ASSERT_TRUE(shm != NULL);
+	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
+	ue_enablers_track_reports(set);
+	ASSERT_EQ(target_start(&t), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm, 0, 4, &a, false), 0);
+	/* The report, read while the memory is in use: the handle stays. */
+	EXPECT_EQ(ue_enablers_drop_process(set, t.pid), 0);
+	EXPECT_EQ(stats_of(set).processes, 1);
+	target_exit(&t, 1);
+	EXPECT_EQ(ue_enablers_update_event(set, &a, true), 0);
+	EXPECT_EQ(stats_of(set).processes, 0);
+	/* The next pass puts its references at once. */
+	EXPECT_EQ(ue_enablers_sweep(set), 1);
+	EXPECT_EQ(stats_of(set).parked, 0);
+	EXPECT_EQ(ev_refs(&a), 0);
+	ue_enablers_free(set);
+	munmap(shm, page_size());
+}
+
 TEST(exec_drops_enablers_and_writes_nothing)
 {
 	size_t pg = page_size();
