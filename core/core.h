@@ -191,6 +191,15 @@ struct ue_dynevent_cmd {
 int ue_dynevent_parse(const char *line, struct ue_dynevent_cmd *ret_cmd);
 
 /**
+ * ue_kstrtoull - the kernel's kstrtoull(), as its parsers and control files read numbers
+ *
+ * @base 0 picks 16 for "0x" followed by a hex digit, 8 for a leading 0,
+ * else 10; '+' may lead, one '\n' may follow.
+ * Return: 0, -EINVAL (no digits, or anything else after them), -ERANGE.
+ */
+int ue_kstrtoull(const char *s, unsigned int base, uint64_t *ret);
+
+/**
  * ue_dynevent_match - whether a DELETE line of dynamic_events names @event
  * @cmd: a UE_DYNEVENT_DELETE from ue_dynevent_parse()
  * @event: a registered event

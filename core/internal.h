@@ -25,13 +25,6 @@ static inline bool ue_kspace(char c)
 	return u == ' ' || (u >= '\t' && u <= '\r') || u == 0xa0;
 }
 
-/*
- * The kernel's kstrtoull(): @base 0 picks 16 for "0x" followed by a hex
- * digit, 8 for a leading 0, else 10; '+' may lead, one '\n' may follow.
- * Return: 0, -EINVAL (no digits, or anything else after them), -ERANGE.
- */
-int ue_kstrtoull(const char *s, unsigned int base, uint64_t *ret);
-
 static inline const char *ue_kskip_spaces(const char *s)
 {
 	while (ue_kspace(*s))

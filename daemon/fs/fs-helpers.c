@@ -180,32 +180,20 @@ void ue_fs_reply_write(fuse_req_t req, int err, size_t size)
 
 int ue_parse_ulong(const char *buf, size_t size, unsigned long *ret)
 {
-	/* kstrtoul_from_user() looks at 66 bytes at most, up to a NUL. */
+	/* kstrtoul_from_user() looks at 66 bytes at most, up to a NUL; base 10 here. */
 	char tmp[67];
-	const char *s = tmp;
-	unsigned long v = 0;
-	bool digits = false;
+	uint64_t v;
+	int r;
 
 	if (size > sizeof(tmp) - 1)
 		size = sizeof(tmp) - 1;
 	memcpy(tmp, buf, size);
 	tmp[size] = '\0';
-	if (*s == '+')
-		s++;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		unsigned int digit = (unsigned int)(*s - '0');
-
-		if (v > (~0UL - digit) / 10)
-			return -ERANGE;
-		v = v * 10 + digit;
-		digits = true;
-	}
-	if (!digits)
-		return -EINVAL;
-	if (*s == '\n')
-		s++;
-	if (*s)
-		return -EINVAL;
-	*ret = v;
+	r = ue_kstrtoull(tmp, 10, &v);
+	if (r < 0)
+		return r;
+	if (v > ~0UL)
+		return -ERANGE;
+	*ret = (unsigned long)v;
 	return 0;
 }
