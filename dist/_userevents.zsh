@@ -49,11 +49,12 @@ _userevents_cmd() {
 		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	report) _arguments '*'{-e,--event}'[events: SYSTEM:NAME glob]:event:' '--pid[only this process]:pid:' \
-		'(--json --format --stat)--fields[fields as name=value]' \
-		'(--fields --format --stat)--json[one JSON object a record]' \
+		'(--json --html --format --stat)--fields[fields as name=value]' \
+		'(--fields --html --format --stat)--json[one JSON object a record]' \
 		'--wall-clock[JSON ts in ns since the epoch]' \
-		'(--fields --json --stat)--format=[output format]:format:(text fields json perf-decode chrome html)' \
-		'(--fields --json --format)--stat[counts per event and CPU, lost, first and last time]' \
+		'(--fields --json --format --stat)--html[one self-contained HTML page (--format=html)]' \
+		'(--fields --json --html --stat)--format=[output format]:format:(text fields json perf-decode chrome html)' \
+		'(--fields --json --html --format)--stat[counts per event and CPU, lost, first and last time]' \
 		'*--counter[a numeric field as a counter (--format=chrome)]:EVENT.FIELD:' \
 		':trace.dat:_files' ;;
 	esac

@@ -3,8 +3,8 @@
  * userevents report: the user events of a trace.dat (ours, or trace-cmd's,
  * compressed or not) in time order over the CPUs, filtered by event and
  * pid, to the sink of the output format asked for (text, --fields: the
- * same, the style user events always print in; --json).  The reading is
- * uet_dat_report().
+ * same, the style user events always print in; --json; --html, which is
+ * --format=html).  The reading is uet_dat_report().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "tracedat.h"
 
 static const char usage[] =
-	"report [-e GLOB]... [--pid N] [--fields | --json [--wall-clock] | --format=FMT | --stat] "
+	"report [-e GLOB]... [--pid N] [--fields | --json [--wall-clock] | --html | --format=FMT | --stat] "
 	"[--counter EVENT.FIELD]... FILE";
 
 /*
@@ -53,7 +53,7 @@ int uet_cmd_report(int argc, char **argv)
 	int e, exit_code = UET_EXIT_FAIL;
 
 	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_PID | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT |
-				   UET_O_STAT | UET_O_WALL | UET_O_COUNTER,
+				   UET_O_STAT | UET_O_WALL | UET_O_COUNTER | UET_O_HTML,
 			   usage);
 	if (e >= 0)
 		return e;

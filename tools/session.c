@@ -167,6 +167,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "max-size", required_argument, NULL, 'M' },
 		{ "wall-clock", no_argument, NULL, 'W' },
 		{ "counter", required_argument, NULL, 'C' },
+		{ "html", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -188,6 +189,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'D', UET_O_LIMIT, "--duration" }, { 'M', UET_O_LIMIT, "--max-size" },
 		{ 'W', UET_O_WALL, "--wall-clock" },
 		{ 'C', UET_O_COUNTER, "--counter" },
+		{ 'H', UET_O_HTML, "--html" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -279,16 +281,20 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		case 'j':
 		case 'T':
 		case 'S':
+		case 'H':
 			/* Each names an output format (sink.h); one of them. */
 			if (o->format) {
 				uet_opts_free(o);
 				return uet_usage_err(argv[0], usage, "%s exclude each other",
+						     allowed & UET_O_HTML ?
+						     "--fields, --json, --html, --format and --stat" :
 						     allowed & UET_O_STAT ?
 						     "--fields, --json, --format and --stat" :
 						     "--fields, --json and --format");
 			}
-			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : c == 'S' ? "stat" : optarg;
-			o->format_opt = c == 'T';
+			o->format = c == 'F' ? "fields" : c == 'j' ? "json" : c == 'S' ? "stat" :
+				    c == 'H' ? "html" : optarg;
+			o->format_opt = c == 'T' || c == 'H';
 			if (c == 'T' && strcmp(optarg, "text") && strcmp(optarg, "fields") &&
 			    strcmp(optarg, "json") && strcmp(optarg, "perf-decode") &&
 			    strcmp(optarg, "chrome") && strcmp(optarg, "html")) {

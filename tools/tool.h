@@ -206,7 +206,7 @@ int64_t uet_wall_offset_ns(clockid_t c);
 #define UET_O_FILTER	(1u << 6)	/* -f, --filter EXPR (the -e before it) */
 #define UET_O_NO_PRELOAD (1u << 7)	/* --no-preload */
 #define UET_O_PROVIDER	(1u << 8)	/* -p, --provider SPEC (among the globs, tagged) */
-#define UET_O_FORMAT	(1u << 9)	/* --format=text|fields|json|perf-decode */
+#define UET_O_FORMAT	(1u << 9)	/* --format=text|fields|json|perf-decode|chrome|html */
 #define UET_O_BUFFER	(1u << 10)	/* -b, --buffer-size KiB; --blocking[=MS], --no-blocking */
 #define UET_O_STAT	(1u << 11)	/* --stat (report: the "stat" sink) */
 #define UET_O_LIMIT	(1u << 12)	/* --duration SECONDS, --max-size SIZE (record) */
@@ -214,6 +214,7 @@ int64_t uet_wall_offset_ns(clockid_t c);
 /* --max-size's least: a few of the file's 64 KiB pages besides its metadata. */
 #define UET_MAX_SIZE_MIN (1u << 20)
 #define UET_O_COUNTER	(1u << 14)	/* --counter EVENT.FIELD (repeatable; --format=chrome) */
+#define UET_O_HTML	(1u << 15)	/* --html (report: --format=html) */
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
 #define UET_BUFFER_MIN_KIB 256
 #define UET_BUFFER_MAX_KIB (1024 * 1024)

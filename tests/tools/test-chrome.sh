@@ -15,7 +15,8 @@
 #  - otlp-provider -m: an otlp_metrics event's gauge and sum as counters;
 # and report --format=html (tools/sink-html.c), checked by html-check.py:
 # self-contained, the plot's series, the timeline's threads and slices, the
-# lost markers, the table; 1 M records in less than 10 s.
+# lost markers, the table; 1 M records in less than 10 s; --html the same
+# page (test-html-browser.sh opens one in Chromium).
 # Needs root and /dev/fuse: exit 77 otherwise.
 # Usage: test-chrome.sh USEREVENTS EH_PROVIDER USER_EVENTS_EXAMPLE CHROME_CHECK RATE_PRODUCER OTLP_PROVIDER
 set -u
@@ -103,6 +104,15 @@ hl=$(python3 "$html_check" "$W/lost.html" --expect rows=500 --expect series=1 --
 python3 "$html_check" "$W/act.html" --expect series=3 --expect rows=7 --expect slices=2 \
 	--expect threads=2 --expect lost=0 > "$W/check" && grep -q 'EhAct:Job' "$W/act.html" &&
 	ok "html: self-contained, plot, timeline with slices, table" || { no "html"; cat "$W/check"; }
+# report --html is --format=html, one format among the others, and report's alone.
+"$tool" report --html "$W/act.dat" > "$W/act2.html" && cmp -s "$W/act.html" "$W/act2.html" &&
+	ok "report --html is --format=html" || no "report --html differs from --format=html"
+"$tool" report --html --json "$W/act.dat" > /dev/null 2> "$W/err"
+[ $? = 2 ] && grep -q -- '--json, --html, --format and --stat exclude each other' "$W/err" &&
+	ok "report --html --json refused" || { no "report --html --json"; cat "$W/err"; }
+"$tool" stream --html > /dev/null 2> "$W/err"
+[ $? = 2 ] && grep -q -- 'option --html does not apply' "$W/err" &&
+	ok "stream --html refused" || { no "stream --html"; cat "$W/err"; }
 # 1 M records: the page in less than 10 s, its size bounded.
 "$tool" record -q -o "$W/big.dat" -- "$producer" 1000000 1 > /dev/null 2> "$W/err" ||
 	{ no "record 1 M"; cat "$W/err"; }
