@@ -67,6 +67,7 @@ struct ue_pipe;
 struct ue_tasks;
 struct ue_proc_events;
 struct ue_cmdlines;
+struct ue_counts;
 struct ue_raw_reader;
 struct ue_sessions;
 
@@ -86,6 +87,7 @@ struct ue_daemon {
 	struct ue_pipe *pipe;		/* trace_pipe waiters (fs-pipe.c) */
 	struct ue_tasks *tasks;		/* tid -> comm, tgid of writers (events/tasks.c) */
 	struct ue_cmdlines *cmdlines;	/* saved_cmdlines, saved_tgids (events/tasks.c) */
+	struct ue_counts *counts;	/* records per process and event (events/counts.c) */
 	struct ue_native_server *native; /* libuserevents' rings (native/); NULL: the path is off */
 	struct ue_sessions *sessions;	/* usereventsd_session: holds, armed patterns (fs-session.c) */
 	/* Data files closed (flushed) whose release has not arrived yet. */

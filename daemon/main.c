@@ -26,6 +26,7 @@
 #include "fs.h"
 #include "native.h"
 #include "proc-events.h"
+#include "counts.h"
 #include "tasks.h"
 
 #define DEFAULT_MAX_THREADS 16
@@ -687,6 +688,10 @@ int main(int argc, char **argv)
 	r = ue_cmdlines_new(&d->cmdlines);
 	if (r < 0)
 		goto fail_errno;
+	r = ue_counts_new(&d->counts);
+	if (r < 0)
+		goto fail_errno;
+	ue_registry_set_counts(d->reg, d->counts);
 
 	/* Everyone may need to reach the files (modes decide): allow_other when we can. */
 	if (asprintf(&all_opts, "default_permissions,fsname=usereventsd,subtype=usereventsd%s%s%s",
@@ -738,7 +743,8 @@ int main(int argc, char **argv)
 		goto fail_errno;
 	/* The native path of libuserevents is an offer: the daemon serves without it. */
 	r = ue_native_start(&(struct ue_native_deps){ .reg = d->reg, .buf = d->buf,
-						      .cmdlines = d->cmdlines },
+						      .cmdlines = d->cmdlines,
+						      .counts = d->counts },
 			    mountpoint, &nat);
 	if (r < 0)
 		fprintf(stderr, UE_DAEMON_NAME ": native path off: %s\n", strerror(-r));
@@ -783,6 +789,7 @@ out:
 		ue_buffer_free(d->buf);
 		ue_tasks_free(d->tasks);
 		ue_cmdlines_free(d->cmdlines);
+		ue_counts_free(d->counts);
 		ue_mutex_destroy(&d->release_lock);
 		ue_mutex_destroy(&d->fh_lock);
 		pthread_cond_destroy(&d->release_cond);

@@ -17,6 +17,7 @@
 
 #include "handler.h"
 #include "procmem.h"
+#include "counts.h"
 #include "tasks.h"
 
 /* A request: who sent it and what the handler replied. */
@@ -286,10 +287,11 @@ struct ue_daemon *fz_daemon_new(void)
 	pthread_cond_init(&d->release_cond, NULL);
 	if (ue_registry_new(&ropts, &d->reg) < 0 ||
 	    ue_buffer_new(1, 64 << 10, true, &d->buf) < 0 || ue_tasks_new(&d->tasks) < 0 ||
-	    ue_cmdlines_new(&d->cmdlines) < 0 ||
+	    ue_cmdlines_new(&d->cmdlines) < 0 || ue_counts_new(&d->counts) < 0 ||
 	    ue_enablers_new(ue_registry_enabler_ops(), &d->enablers) < 0 || ue_sessions_new(d) < 0)
 		abort();
 	ue_registry_set_enablers(d->reg, d->enablers);
+	ue_registry_set_counts(d->reg, d->counts);
 	ue_registry_set_busy_hook(d->reg, ue_data_busy_hook, d);
 	return d;
 }
@@ -302,6 +304,7 @@ void fz_daemon_free(struct ue_daemon *d)
 	ue_buffer_free(d->buf);
 	ue_tasks_free(d->tasks);
 	ue_cmdlines_free(d->cmdlines);
+	ue_counts_free(d->counts);
 	ue_mutex_destroy(&d->release_lock);
 	ue_mutex_destroy(&d->fh_lock);
 	pthread_cond_destroy(&d->release_cond);

@@ -88,6 +88,7 @@ struct ue_registry {
 	struct ue_enablers *enablers;
 	void (*busy_hook)(void *arg);
 	void *busy_arg;
+	struct ue_counts *counts;	/* rows of a destroyed event go with it */
 	void (*reg_hook)(void *arg, struct ue_revent *ev);	/* armed patterns */
 	void *reg_arg;
 };

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "userevents/abi.h"
+#include "counts.h"
 #include "enabler.h"
 #include "registry-int.h"
 
@@ -115,6 +116,11 @@ void ue_registry_set_enablers(struct ue_registry *reg, struct ue_enablers *set)
 	reg->enablers = set;
 }
 
+void ue_registry_set_counts(struct ue_registry *reg, struct ue_counts *counts)
+{
+	reg->counts = counts;
+}
+
 void ue_registry_set_busy_hook(struct ue_registry *reg, void (*hook)(void *arg), void *arg)
 {
 	reg->busy_hook = hook;
@@ -179,6 +185,8 @@ static void destroy_locked(struct ue_registry *reg, struct ue_revent *ev)
 	else
 		reg->tail = ev->prev;
 	reg->by_id[ev->id] = NULL;
+	/* Its id may go to another event: its counts go now. */
+	ue_counts_forget_event(reg->counts, ev->id);
 	reg->nevents--;
 	ue_revent_triggers_free(ev);
 	if (ev->multi)

@@ -40,6 +40,7 @@
 struct ue_registry;
 struct ue_enablers;
 struct ue_buffer;
+struct ue_counts;
 
 /*
  * One registered event.  Two counts: refs are the kernel's references
@@ -93,6 +94,12 @@ void ue_registry_set_enablers(struct ue_registry *reg, struct ue_enablers *set);
  * @arg: passed to @hook
  */
 void ue_registry_set_busy_hook(struct ue_registry *reg, void (*hook)(void *arg), void *arg);
+
+/**
+ * ue_registry_set_counts - the counts whose rows of a destroyed event go
+ * with it (its id may be given again); set before any event is made
+ */
+void ue_registry_set_counts(struct ue_registry *reg, struct ue_counts *counts);
 
 /**
  * ue_registry_set_register_hook - what every registration consults before it returns

@@ -16,6 +16,7 @@
 
 #include "userevents/abi.h"
 #include "commit.h"
+#include "counts.h"
 #include "fs.h"
 #include "native.h"
 #include "native-proto.h"
@@ -611,8 +612,14 @@ void ue_data_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t siz
 		ue_buffer_chan_wait_room(d->buf);
 		iov.iov_base = rec;
 		iov.iov_len = sizeof(hdr) + payload;
-		if (ue_buffer_write(d->buf, fctx.cpu, &meta, &iov, 1, iov.iov_len) == 0)
+		r = ue_buffer_write(d->buf, fctx.cpu, &meta, &iov, 1, iov.iov_len);
+		if (r == 0)
 			ue_cmdlines_remember(d->cmdlines, &meta);
+		/* Refused by a full ring (discard mode): lost.  Recording off (-EAGAIN): never written. */
+		if (r == 0 || r == -ENOSPC)
+			ue_counts_add(d->counts, meta.tgid > 0 ? meta.tgid : hdr.pid, hdr.type, meta.comm,
+				      meta.tid == meta.tgid,
+				      1, iov.iov_len, r == -ENOSPC);
 	}
 	if (verdict & UE_COMMIT_THEN_TRIGGER)
 		ue_commit_trigger(&commit);

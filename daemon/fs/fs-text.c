@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "userevents/abi.h"
+#include "counts.h"
 #include "fs.h"
 #include "native.h"
 #include "proc-events.h"
@@ -28,6 +29,8 @@ static const char readme_text[] =
 	"  user_events_status\t- registered events and who uses them\n"
 	"  usereventsd_stats\t- usereventsd's own counters: processes, enablers,\n"
 	"\t\t\t  faults and retries of enable-bit writes, proc connector\n"
+	"  usereventsd_counts\t- records, bytes and losses of each process and event:\n"
+	"\t\t\t  \"TGID SYSTEM:EVENT RECORDS BYTES LOST COMM\" lines\n"
 	"  usereventsd_session\t- write \"enable SYSTEM/NAME\", \"disable SYSTEM/NAME\"\n"
 	"\t\t\t  or \"filter SYSTEM/NAME EXPR\": undone when the file is\n"
 	"\t\t\t  closed, whatever ends its opener; read: what it holds;\n"
@@ -191,6 +194,47 @@ static int available_events_show(struct ue_daemon *d, struct ue_fh *fh)
 static int set_event_show(struct ue_daemon *d, struct ue_fh *fh)
 {
 	return event_names(d, fh, true);
+}
+
+/*
+ * usereventsd_counts: records each process wrote of each event (passed its
+ * filter, handed to the buffer), their bytes, and those lost on the way
+ * (refused by a full ring; "-" when their event is not known: refused by a
+ * producer's full native ring).  A line a (process, event), after a header:
+ * "TGID SYSTEM:EVENT RECORDS BYTES LOST COMM", the comm last as it may hold
+ * spaces.  TGID 0: processes beyond the table's bound (counts.h).
+ */
+struct counts_arg {
+	struct ue_daemon *d;
+	struct ue_text *t;
+};
+
+static void counts_one(void *arg, const struct ue_counts_row *row)
+{
+	struct counts_arg *a = arg;
+	struct ue_revent *ev = row->id ? ue_registry_find_id(a->d->reg, row->id) : NULL;
+
+	if (row->id && !ev)
+		return;	/* deleted meanwhile */
+	if (ev)
+		ue_text_printf(a->t, "%d %s:%s", (int)row->tgid, ue_revent_system(ev),
+			       ue_revent_tp_name(ev));
+	else
+		ue_text_printf(a->t, "%d -", (int)row->tgid);
+	ue_text_printf(a->t, " %llu %llu %llu %.16s\n", (unsigned long long)row->records,
+		       (unsigned long long)row->bytes, (unsigned long long)row->lost, row->comm);
+	ue_revent_release(ev);
+}
+
+static int counts_show(struct ue_daemon *d, struct ue_fh *fh)
+{
+	struct ue_text t = { 0 };
+	struct counts_arg a = { d, &t };
+
+	ue_text_printf(&t, "# TGID EVENT RECORDS BYTES LOST COMM\n");
+	if (ue_counts_foreach(d->counts, counts_one, &a) < 0)
+		t.failed = true;
+	return ue_text_to_fh(&t, fh);
 }
 
 static int stats_show(struct ue_daemon *d, struct ue_fh *fh)
@@ -388,6 +432,7 @@ static void set_event_write_op(fuse_req_t req, struct ue_fh *fh, const char *buf
 static const struct ue_file_ops readme_fops = { .text = readme_text };
 static const struct ue_file_ops status_fops = { .show = status_show };
 static const struct ue_file_ops stats_fops = { .show = stats_show };
+static const struct ue_file_ops counts_fops = { .show = counts_show };
 static const struct ue_file_ops available_events_fops = { .show = available_events_show };
 
 static const struct ue_file_ops dynevents_fops = {
@@ -410,6 +455,8 @@ static const struct ue_fs_file files[] = {
 	{ UE_DIR_ROOT, "user_events_status", 0440, &status_fops },
 	/* Ours, under a name no tracefs has: counters of the enablers and the proc connector. */
 	{ UE_DIR_ROOT, "usereventsd_stats", 0440, &stats_fops },
+	/* Ours too: records, bytes and losses per process and event (userevents top). */
+	{ UE_DIR_ROOT, "usereventsd_counts", 0440, &counts_fops },
 };
 
 const struct ue_fs_files ue_text_files = UE_FS_FILES(files);

@@ -50,6 +50,7 @@ enum ue_lock_rank {
 	UE_LOCK_BUF_WAIT,	/* buffer: readers waiting for records */
 	UE_LOCK_TASKS,		/* tasks.c: the tid -> comm/tgid cache */
 	UE_LOCK_CMDLINES,	/* tasks.c: saved_cmdlines */
+	UE_LOCK_COUNTS,		/* counts.c: records per process and event */
 	UE_LOCK_NATIVE_WAKE,	/* native: the drain's idle sleep */
 	UE_LOCK_RELEASE,	/* fs-data.c: data files closed whose release has not come */
 	UE_LOCK_FH_LIST,	/* fs.c: the list of open files */

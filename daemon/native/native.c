@@ -25,6 +25,7 @@
 
 #include "channel.h"
 #include "commit.h"
+#include "counts.h"
 #include "lock.h"
 #include "native.h"
 #include "native-proto.h"
@@ -70,6 +71,9 @@ struct nring {
 struct nevent {
 	struct ue_revent *ev;	/* memory reference */
 	uint16_t type;		/* ue_revent_id(ev), the records' common_type */
+	/* Counted by the drain of one ring, for ue_counts_add() at its end. */
+	uint32_t run_records;
+	uint64_t run_bytes;
 };
 
 /*
@@ -80,6 +84,7 @@ struct drain_stage {
 	unsigned int cpu;
 	unsigned int n;
 	size_t used;
+	uint64_t lost;	/* records the buffer refused, for ue_counts_add() */
 	struct ue_buffer_wrec w[DRAIN_FLUSH];
 	_Alignas(8) unsigned char bytes[DRAIN_STAGE_BYTES];
 };
@@ -108,6 +113,7 @@ struct ue_native_server {
 	struct ue_registry *reg;
 	struct ue_buffer *buf;
 	struct ue_cmdlines *cmdlines;
+	struct ue_counts *counts;
 	struct sockaddr_un addr;	/* abstract: sun_path[0] is NUL, the name follows */
 	socklen_t addr_len;
 	char data_path[PATH_MAX];	/* MOUNTPOINT/user_events_data, as /proc shows it */
@@ -643,20 +649,54 @@ static void stage_flush(struct ue_native_server *nat, struct drain_stage *st,
 		if (s->preload)
 			nat->records_preload += (uint64_t)r;
 	}
+	/* A full ring in discard mode: which of them is not said. */
+	if (r >= 0 && (unsigned int)r < st->n)
+		st->lost += st->n - (unsigned int)r;
 	st->n = 0;
 	st->used = 0;
 }
 
-/* Writes @r's producer refused (a full ring) since we looked: lost on the way, marked in the channels' pages. */
-static void ring_note_dropped(struct ue_native_server *nat, struct nring *r)
+/*
+ * Writes @r's producer refused (a full ring) since we looked: lost on the
+ * way, marked in the channels' pages, counted as @s's (their event unknown).
+ */
+static void ring_note_dropped(struct ue_native_server *nat, const struct nsession *s,
+			      struct nring *r)
 {
 	uint64_t dropped = __atomic_load_n(&r->hdr->dropped, __ATOMIC_RELAXED);
 
 	if (dropped == r->dropped_seen)
 		return;
-	if (dropped > r->dropped_seen)
+	if (dropped > r->dropped_seen) {
 		ue_buffer_chan_lost(nat->buf, r->cpu, dropped - r->dropped_seen);
+		ue_counts_add(nat->counts, s->pid, 0, r->comm, r->tid == s->pid, 0, 0,
+			      dropped - r->dropped_seen);
+	}
 	r->dropped_seen = dropped;
+}
+
+/* Events counted in one drain of a ring before they are handed to ue_counts_add(). */
+#define DRAIN_COUNTED 16
+
+/* What a drain of @r counted: records of each event, and the losses. */
+static void counts_flush(struct ue_native_server *nat, struct nsession *s, const struct nring *r,
+			 struct drain_stage *st, uint32_t *ids, unsigned int *nids)
+{
+	bool main = r->tid == s->pid;
+
+	for (unsigned int i = 0; i < *nids; i++) {
+		struct nevent *ev = &s->ev[ids[i]];
+
+		ue_counts_add(nat->counts, s->pid, ev->type, r->comm, main, ev->run_records,
+			      ev->run_bytes, 0);
+		ev->run_records = 0;
+		ev->run_bytes = 0;
+	}
+	*nids = 0;
+	if (st->lost) {
+		ue_counts_add(nat->counts, s->pid, 0, r->comm, main, 0, 0, st->lost);
+		st->lost = 0;
+	}
 }
 
 /* Move up to DRAIN_BATCH records of @r into the trace buffer; returns how many. */
@@ -665,7 +705,8 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 	struct ue_native_server *nat = s->nat;
 	struct ue_native_ring *h = r->hdr;
 	uint64_t tail = h->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE), now;
-	unsigned int ncpus = ue_buffer_ncpus(nat->buf), n = 0;
+	unsigned int ncpus = ue_buffer_ncpus(nat->buf), n = 0, nids = 0;
+	uint32_t ids[DRAIN_COUNTED];
 
 	/*
 	 * The producer reads the heartbeat's line and the tail's at every
@@ -677,7 +718,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		h->heartbeat_ns = now;
 	if (h->full_wait_ns != nat->full_wait_ns)
 		h->full_wait_ns = nat->full_wait_ns;
-	ring_note_dropped(nat, r);
+	ring_note_dropped(nat, s, r);
 	if (tail == head)
 		return 0;
 	/* A blocking reader's channel is full: the records wait in the ring, the producer for room. */
@@ -699,7 +740,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		struct ue_buffer_wrec *w;
 		struct ue_filter_ctx fctx;
 		struct ue_commit commit;
-		const struct nevent *ev;
+		struct nevent *ev;
 		unsigned int verdict;
 		unsigned char *rec;
 		size_t len;
@@ -757,6 +798,13 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 				ue_commit_trigger(&commit);
 			continue;
 		}
+		if (!ev->run_records++) {
+			if (nids == DRAIN_COUNTED)
+				counts_flush(nat, s, r, st, ids, &nids);
+			ids[nids++] = hdr.id;
+			ev->run_records = 1;
+		}
+		ev->run_bytes += len;
 		w = &st->w[st->n++];
 		w->meta.ts_ns = hdr.ts_ns ? hdr.ts_ns : 1;
 		w->meta.cpu = 0;
@@ -784,6 +832,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		}
 	}
 	stage_flush(nat, st, s);
+	counts_flush(nat, s, r, st, ids, &nids);
 	if (h->tail != tail)
 		__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 	if (n) {
@@ -812,7 +861,7 @@ static void session_free(struct nsession *s)
 
 		s->rings = r->next;
 		__atomic_store_n(&r->hdr->state, UE_RING_DEAD, __ATOMIC_RELEASE);
-		ring_note_dropped(nat, r);
+		ring_note_dropped(nat, s, r);
 		ue_mutex_lock(&nat->lock);
 		nat->dropped_gone += r->hdr->dropped;
 		nat->nrings--;
@@ -880,7 +929,7 @@ static void *drain_main(void *arg)
 				if (ended && r->hdr->tail == __atomic_load_n(&r->hdr->head,
 									     __ATOMIC_ACQUIRE)) {
 					*pr = r->next;
-					ring_note_dropped(nat, r);
+					ring_note_dropped(nat, s, r);
 					nat->dropped_gone += r->hdr->dropped;
 					s->nrings--;
 					nat->nrings--;
@@ -949,7 +998,7 @@ void ue_native_sync(struct ue_native_server *nat)
 		for (struct nring *r = s->rings; r; r = r->next) {
 			uint64_t head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
 
-			ring_note_dropped(nat, r);
+			ring_note_dropped(nat, s, r);
 			/* What was written before the request came; a busy writer does not hold us. */
 			for (int k = 0; k < 64 && (int64_t)(head - r->hdr->tail) > 0; k++)
 				if (!drain_ring(s, r, nat->stage))
@@ -1025,6 +1074,7 @@ int ue_native_start(const struct ue_native_deps *deps, const char *mountpoint,
 	nat->reg = deps->reg;
 	nat->buf = deps->buf;
 	nat->cmdlines = deps->cmdlines;
+	nat->counts = deps->counts;
 	nat->addr.sun_family = AF_UNIX;
 	nat->lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (nat->lsock < 0) {

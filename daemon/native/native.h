@@ -12,6 +12,7 @@
 
 struct ue_buffer;
 struct ue_cmdlines;
+struct ue_counts;
 struct ue_registry;
 struct ue_native_server;
 
@@ -20,6 +21,7 @@ struct ue_native_deps {
 	struct ue_registry *reg;	/* the events a session adds, by name */
 	struct ue_buffer *buf;		/* where records go; consumer channels attach to it */
 	struct ue_cmdlines *cmdlines;	/* the tasks whose records were stored */
+	struct ue_counts *counts;	/* records per process and event */
 };
 
 /**

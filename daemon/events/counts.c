@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * counts: records, bytes and losses per (process, event), for
+ * usereventsd_counts.  An array of rows with an open-addressing index,
+ * under one leaf lock.  Bounded: UE_COUNTS_MAX_ROWS rows; a full table
+ * first lets rows idle for UE_COUNTS_IDLE_NS go (a reader sees them
+ * vanish, as a process leaves top), then counts a new process in its
+ * event's tgid-0 row ("other processes"), of which there are at most as
+ * many again.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "counts.h"
+#include "lock.h"
+
+struct row {
+	struct ue_counts_row r;
+	uint64_t last_ns; /* CLOCK_MONOTONIC of the last count */
+};
+
+struct ue_counts {
+	struct ue_mutex lock;
+	struct row *rows;
+	size_t nrows, cap;
+	uint32_t *ix; /* row index + 1, 0 empty */
+	size_t ixcap; /* a power of two, at least twice nrows */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static size_t slot_of(pid_t tgid, unsigned int id, size_t ixcap)
+{
+	uint64_t h = ((uint64_t)(uint32_t)tgid << 32 | id) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (ixcap - 1);
+}
+
+int ue_counts_new(struct ue_counts **ret)
+{
+	struct ue_counts *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	ue_mutex_init(&c->lock, UE_LOCK_COUNTS);
+	*ret = c;
+	return 0;
+}
+
+void ue_counts_free(struct ue_counts *c)
+{
+	if (!c)
+		return;
+	ue_mutex_destroy(&c->lock);
+	free(c->rows);
+	free(c->ix);
+	free(c);
+}
+
+/* The index built again for the rows there are, in a table of @ixcap slots. */
+static int reindex_locked(struct ue_counts *c, size_t ixcap)
+{
+	uint32_t *ix = calloc(ixcap, sizeof(*ix));
+
+	ue_mutex_assert_held(&c->lock);
+	if (!ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nrows; i++) {
+		size_t k = slot_of(c->rows[i].r.tgid, c->rows[i].r.id, ixcap);
+
+		while (ix[k])
+			k = (k + 1) & (ixcap - 1);
+		ix[k] = (uint32_t)i + 1;
+	}
+	free(c->ix);
+	c->ix = ix;
+	c->ixcap = ixcap;
+	return 0;
+}
+
+/* Remove the rows @keep says no to, then index again. */
+static void sweep_locked(struct ue_counts *c, int (*keep)(const struct row *r, void *arg),
+			 void *arg)
+{
+	size_t j = 0;
+
+	ue_mutex_assert_held(&c->lock);
+	for (size_t i = 0; i < c->nrows; i++)
+		if (keep(&c->rows[i], arg))
+			c->rows[j++] = c->rows[i];
+	if (j == c->nrows)
+		return;
+	c->nrows = j;
+	/* Same size: cannot fail for want of room, only of memory (then nothing is indexed). */
+	if (reindex_locked(c, c->ixcap) < 0)
+		c->nrows = 0;
+}
+
+static int keep_busy(const struct row *r, void *arg)
+{
+	uint64_t now = *(const uint64_t *)arg;
+
+	return r->r.tgid == 0 || now - r->last_ns < UE_COUNTS_IDLE_NS;
+}
+
+static int keep_other_events(const struct row *r, void *arg)
+{
+	return r->r.id != *(const unsigned int *)arg;
+}
+
+/* The row of (@tgid, @id), made when new; NULL when there is no room. */
+static struct row *row_locked(struct ue_counts *c, pid_t tgid, unsigned int id, uint64_t now)
+{
+	bool swept = false;
+	size_t k = 0;
+
+	ue_mutex_assert_held(&c->lock);
+	for (;;) {
+		if (c->ixcap) {
+			for (k = slot_of(tgid, id, c->ixcap); c->ix[k]; k = (k + 1) & (c->ixcap - 1)) {
+				struct row *r = &c->rows[c->ix[k] - 1];
+
+				if (r->r.tgid == tgid && r->r.id == id)
+					return r;
+			}
+		}
+		if (tgid == 0 || c->nrows < UE_COUNTS_MAX_ROWS)
+			break;
+		if (!swept) {
+			swept = true;
+			sweep_locked(c, keep_busy, &now);
+		} else {
+			/* Full of busy rows: an other process of this event. */
+			tgid = 0;
+		}
+	}
+	if (c->nrows >= 2 * UE_COUNTS_MAX_ROWS)
+		return NULL;
+	if (2 * (c->nrows + 1) > c->ixcap) {
+		if (reindex_locked(c, c->ixcap ? 2 * c->ixcap : 64) < 0)
+			return NULL;
+		for (k = slot_of(tgid, id, c->ixcap); c->ix[k]; k = (k + 1) & (c->ixcap - 1))
+			;
+	}
+	if (c->nrows == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 32;
+		struct row *v = realloc(c->rows, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		c->rows = v;
+		c->cap = cap;
+	}
+	c->ix[k] = (uint32_t)++c->nrows;
+	memset(&c->rows[c->nrows - 1], 0, sizeof(c->rows[0]));
+	c->rows[c->nrows - 1].r.tgid = tgid;
+	c->rows[c->nrows - 1].r.id = id;
+	return &c->rows[c->nrows - 1];
+}
+
+void ue_counts_add(struct ue_counts *c, pid_t tgid, unsigned int id, const char *comm, int main,
+		   uint64_t records, uint64_t bytes, uint64_t lost)
+{
+	uint64_t now;
+	struct row *r;
+
+	if (!c || tgid <= 0)
+		return;
+	now = now_ns();
+	ue_mutex_lock(&c->lock);
+	r = row_locked(c, tgid, id, now);
+	if (r) {
+		r->r.records += records;
+		r->r.bytes += bytes;
+		r->r.lost += lost;
+		r->last_ns = now;
+		/* The process's name: its main thread's, else the first writer's. */
+		if (comm && *comm && r->r.tgid == tgid && (main || !r->r.comm[0])) {
+			strncpy(r->r.comm, comm, sizeof(r->r.comm) - 1);
+			r->r.comm[sizeof(r->r.comm) - 1] = '\0';
+		}
+	}
+	ue_mutex_unlock(&c->lock);
+}
+
+void ue_counts_forget_event(struct ue_counts *c, unsigned int id)
+{
+	if (!c)
+		return;
+	ue_mutex_lock(&c->lock);
+	sweep_locked(c, keep_other_events, &id);
+	ue_mutex_unlock(&c->lock);
+}
+
+int ue_counts_foreach(struct ue_counts *c, void (*fn)(void *arg, const struct ue_counts_row *row),
+		      void *arg)
+{
+	struct ue_counts_row *copy;
+	size_t n;
+
+	ue_mutex_lock(&c->lock);
+	n = c->nrows;
+	copy = malloc((n ? n : 1) * sizeof(*copy));
+	for (size_t i = 0; copy && i < n; i++)
+		copy[i] = c->rows[i].r;
+	ue_mutex_unlock(&c->lock);
+	if (!copy)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		fn(arg, &copy[i]);
+	free(copy);
+	return (int)n;
+}
