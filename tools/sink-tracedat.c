@@ -341,9 +341,10 @@ static void cmdlines_update(struct dat_sink *d)
 
 /*
  * The processes of the threads the task names list, when they changed:
- * what the tracefs's saved_tgids says (usereventsd: every writer's; the
- * kernel: only with options/record-tgid set), else /proc/TID/status while
- * the thread lives.  Kept beside the task names (UET_DAT_TGIDS_TAG).
+ * /proc/TID/status while the thread lives, else what the tracefs's
+ * saved_tgids says (usereventsd: every writer's; the kernel: only with
+ * options/record-tgid set), read only when a thread is new and gone.
+ * Kept beside the task names (UET_DAT_TGIDS_TAG).
  */
 static void tgids_update(struct dat_sink *d)
 {
@@ -352,7 +353,6 @@ static void tgids_update(struct dat_sink *d)
 
 	if (!d->tgids && !(d->tgids = uet_tgids_new(d->tracefs)))
 		return;
-	uet_tgids_refresh(d->tgids);
 	for (; p && p < end; p = memchr(p, '\n', (size_t)(end - p)), p = p ? p + 1 : end) {
 		long pid = strtol(p, NULL, 10);
 

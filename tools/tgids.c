@@ -137,7 +137,8 @@ static int32_t proc_tgid(int32_t tid)
 	return tgid;
 }
 
-void uet_tgids_refresh(struct uet_tgids *t)
+/* Live: the tracefs's saved_tgids read again, when it changed since the last time. */
+static void refresh(struct uet_tgids *t)
 {
 	size_t len;
 	char *s = t->tracefs ? uet_read(t->tracefs, "saved_tgids", &len) : NULL;
@@ -174,7 +175,7 @@ int32_t uet_tgids_get(struct uet_tgids *t, int32_t tid)
 	 */
 	tgid = proc_tgid(tid);
 	if (!tgid) {
-		uet_tgids_refresh(t);
+		refresh(t);
 		k = t->cap ? slot_of(t, tid) : 0;
 		if (t->cap && t->v[k].tid)
 			return t->v[k].tgid;

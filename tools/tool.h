@@ -117,8 +117,6 @@ struct uet_tgids *uet_tgids_new(const char *tracefs);
 void uet_tgids_free(struct uet_tgids *t);
 /** uet_tgids_parse - add the "PID TGID" lines of @text (saved_tgids' text); 0 or -ENOMEM */
 int uet_tgids_parse(struct uet_tgids *t, const char *text, size_t len);
-/** uet_tgids_refresh - live: the tracefs's saved_tgids read again, when it changed */
-void uet_tgids_refresh(struct uet_tgids *t);
 /** uet_tgids_get - the process of thread @tid, 0 when not known (@t NULL: 0) */
 int32_t uet_tgids_get(struct uet_tgids *t, int32_t tid);
 /** uet_tgids_text - every known pair as saved_tgids shows them, in pid order (free it); NULL without memory */
