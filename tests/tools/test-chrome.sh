@@ -92,7 +92,8 @@ spid=$!
 # Armed: the provider's events enabled as they are registered.
 for _ in $(seq 100); do grep -q '^armed_patterns: 1$' "$W/mnt/usereventsd_stats" && break; sleep 0.05; done
 "$provider" activities "$W/mnt/user_events_data" || no "eh-provider activities (live)"
-sleep 0.5
+# Its last record (the other thread's end of the span) read, then stopped.
+for _ in $(seq 100); do grep -q '"ph":"e"' "$W/live.json" && break; sleep 0.05; done
 kill -INT $spid; wait $spid
 procs "$W/live.json" && ok "stream --format=chrome: two threads on one process track" ||
 	{ no "two threads, one process (stream)"; cat "$W/check" "$W/live.err"; grep '"M"' "$W/live.json"; }
