@@ -80,7 +80,8 @@ int uet_cmd_report(int argc, char **argv)
 								    .ncpus = d.ncpus,
 								    .source = argv[o.rest],
 								    .wall_clock = o.wall_clock,
-								    .trace_clock = d.clock });
+								    .trace_clock = d.clock,
+								    .saved_tgids = d.tgids });
 	if (e < 0)
 		goto out;
 	e = uet_dat_report(&d, &o, &sinks);

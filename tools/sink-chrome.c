@@ -14,9 +14,12 @@
  * so are the gauges and sums an otlp_metrics event carries.  Lost
  * records are an instant "LOST N EVENTS" of process scope, on the process
  * of the CPU's next record (global scope at the end).  Time stamps in
- * microseconds, pid and tid the record's thread id (the ring buffer has no
- * process id), its "M" metadata (process_name, thread_name: the comm) at
- * the end.
+ * microseconds; tid the record's thread id (common_pid), pid its process
+ * (the ring buffer has none): a recording's saved_tgids, or live
+ * /proc/TID/status and the tracefs's saved_tgids (tgids.c); the thread id
+ * again where nothing says, each thread then a process of its own.  The "M"
+ * metadata at the end: thread_name (the comm) per thread, process_name per
+ * process (its main thread's comm, else its first thread's).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,13 +35,14 @@
 
 struct ch_thread {
 	int32_t tid;
+	int32_t pid;		/* its process, or tid when not known */
 	char comm[112];		/* JSON string, quotes included, or "" */
 	unsigned int depth;	/* "B" open on it */
 };
 
 struct ch_span {		/* an async span begun, not yet ended */
 	uint64_t id;
-	int32_t tid;
+	int32_t pid, tid;
 	char *name, *cat;	/* JSON strings */
 };
 
@@ -50,6 +54,7 @@ struct ch_lost {
 struct chrome_sink {
 	struct uet_sink s;
 	const char *who;
+	struct uet_tgids *tgids;	/* thread -> process */
 	struct ch_thread *thr;
 	size_t nthr;
 	struct ch_span *spans;
@@ -70,13 +75,13 @@ static void put_ts(FILE *f, uint64_t ns)
 }
 
 /* The start of one event in the array: its separator, ph, ts, pid, tid. */
-static void ev_open(struct chrome_sink *c, const char *ph, uint64_t ts, int32_t tid)
+static void ev_open(struct chrome_sink *c, const char *ph, uint64_t ts, int32_t pid, int32_t tid)
 {
 	fputs(c->any ? ",\n{" : "\n{", c->s.out);
 	c->any = true;
 	fprintf(c->s.out, "\"ph\":\"%s\",", ph);
 	put_ts(c->s.out, ts);
-	fprintf(c->s.out, ",\"pid\":%" PRId32 ",\"tid\":%" PRId32, tid, tid);
+	fprintf(c->s.out, ",\"pid\":%" PRId32 ",\"tid\":%" PRId32, pid, tid);
 }
 
 /* @s (@n bytes) as a JSON string in a buffer of ours; NULL without memory. */
@@ -100,7 +105,15 @@ static char *jstr(char **buf, size_t *cap, const char *s, size_t n)
 
 static int ch_begin(struct uet_sink *s, const struct uet_sink_env *env)
 {
-	((struct chrome_sink *)s)->who = env->who;
+	struct chrome_sink *c = (struct chrome_sink *)s;
+
+	c->who = env->who;
+	/* Live: /proc and the tracefs's saved_tgids; a file: the saved_tgids it holds. */
+	c->tgids = uet_tgids_new(env->tracefs);
+	if (!c->tgids ||
+	    (env->saved_tgids &&
+	     uet_tgids_parse(c->tgids, env->saved_tgids, strlen(env->saved_tgids)) < 0))
+		return -ENOMEM;
 	fputs("{\"traceEvents\":[", s->out);
 	return 0;
 }
@@ -121,6 +134,9 @@ static struct ch_thread *thread_of(struct chrome_sink *c, const struct ue_record
 		t = &v[c->nthr++];
 		memset(t, 0, sizeof(*t));
 		t->tid = ctx->pid;
+		t->pid = uet_tgids_get(c->tgids, ctx->pid);
+		if (t->pid <= 0)
+			t->pid = ctx->pid;
 	}
 	if (ctx->comm && !t->comm[0])
 		ueh_json_string(ctx->comm, strnlen(ctx->comm, 16), t->comm, sizeof(t->comm));
@@ -128,13 +144,14 @@ static struct ch_thread *thread_of(struct chrome_sink *c, const struct ue_record
 }
 
 /* The losses marked on @cpu before this record: an instant on its process. */
-static void lost_before(struct chrome_sink *c, unsigned int cpu, uint64_t ts, int32_t tid)
+static void lost_before(struct chrome_sink *c, unsigned int cpu, uint64_t ts,
+			const struct ch_thread *t)
 {
 	struct ch_lost *l = cpu < c->nlost ? &c->lost[cpu] : NULL;
 
 	if (!l || (!l->n && !l->some))
 		return;
-	ev_open(c, "i", ts, tid);
+	ev_open(c, "i", ts, t->pid, t->tid);
 	if (l->some && !l->n)
 		fprintf(c->s.out, ",\"s\":\"p\",\"name\":\"LOST EVENTS\",\"args\":{\"cpu\":%u}}", cpu);
 	else
@@ -165,7 +182,7 @@ static const char *arg_number(const char *args, const char *field, size_t *len)
 
 /* --counter EVENT.FIELD: @ev ("SYSTEM:NAME", "NAME" or "Provider:Event") and its args. */
 static void counters(struct chrome_sink *c, const char *sys, const char *name, uint64_t ts,
-		     int32_t tid)
+		     const struct ch_thread *t)
 {
 	for (size_t i = 0; i < c->ncounters; i++) {
 		const char *spec = c->counters[i], *dot = strrchr(spec, '.'), *v;
@@ -178,7 +195,7 @@ static void counters(struct chrome_sink *c, const char *sys, const char *name, u
 		v = arg_number(c->args, dot + 1, &vl);
 		if (!v)
 			continue;
-		ev_open(c, "C", ts, tid);
+		ev_open(c, "C", ts, t->pid, t->tid);
 		fprintf(c->s.out, ",\"name\":%s,\"args\":{%s:%.*s}}",
 			jstr(&c->name, &c->name_cap, spec, strlen(spec)) ?: "\"counter\"",
 			jstr(&c->line, &c->line_cap, dot + 1, strlen(dot + 1)) ?: "\"value\"", (int)vl, v);
@@ -267,11 +284,11 @@ static int ch_eventheader(struct chrome_sink *c, const struct ueh_event *e,
 		if (!v)
 			return -ENOMEM;
 		c->spans = v;
-		v[c->nspans] = (struct ch_span){ id, t->tid, strdup(c->name), strdup(cat) };
+		v[c->nspans] = (struct ch_span){ id, t->pid, t->tid, strdup(c->name), strdup(cat) };
 		if (!v[c->nspans].name || !v[c->nspans].cat)
 			return -ENOMEM;
 		c->nspans++;
-		ev_open(c, "b", ts, t->tid);
+		ev_open(c, "b", ts, t->pid, t->tid);
 		fprintf(c->s.out, ",\"cat\":%s,\"id\":\"0x%016" PRIx64 "\",\"name\":%s,\"args\":%s}",
 			cat, id, c->name, c->args);
 		return 0;
@@ -282,7 +299,7 @@ static int ch_eventheader(struct chrome_sink *c, const struct ueh_event *e,
 
 			if (sp->id != id || strcmp(sp->cat, cat) != 0)
 				continue;
-			ev_open(c, "e", ts, t->tid);
+			ev_open(c, "e", ts, t->pid, t->tid);
 			fprintf(c->s.out, ",\"cat\":%s,\"id\":\"0x%016" PRIx64 "\",\"name\":%s,\"args\":%s}",
 				sp->cat, id, sp->name, c->args);
 			free(sp->name);
@@ -291,16 +308,16 @@ static int ch_eventheader(struct chrome_sink *c, const struct ueh_event *e,
 			return 0;
 		}
 	} else if (e->opcode == OP_START || (e->opcode == OP_STOP && t->depth)) {
-		ev_open(c, e->opcode == OP_START ? "B" : "E", ts, t->tid);
+		ev_open(c, e->opcode == OP_START ? "B" : "E", ts, t->pid, t->tid);
 		fprintf(c->s.out, ",\"cat\":%s,\"name\":%s,\"args\":%s}", cat, c->name, c->args);
 		t->depth += e->opcode == OP_START ? 1 : -1;
 		return 0;
 	}
-	ev_open(c, "i", ts, t->tid);
+	ev_open(c, "i", ts, t->pid, t->tid);
 	fprintf(c->s.out, ",\"s\":\"t\",\"cat\":%s,\"name\":%s,\"args\":%s}", cat, c->name, c->args);
 	snprintf(nm, sizeof(nm), "%.*s", (int)e->name_len, e->name);
 	snprintf(cat, sizeof(cat), "%.*s", (int)e->n.provider_len, e->tp_name);
-	counters(c, cat, nm, ts, t->tid);
+	counters(c, cat, nm, ts, t);
 	return 0;
 }
 
@@ -355,7 +372,8 @@ static bool pb_next(struct pb *b, uint64_t *num, uint64_t *v, struct pb *sub)
 }
 
 /* One metric: "C" named by it, its gauge's or sum's data points as value, value1, ... */
-static void metric_counter(struct chrome_sink *c, struct pb m, uint64_t ts, int32_t tid)
+static void metric_counter(struct chrome_sink *c, struct pb m, uint64_t ts,
+			   const struct ch_thread *t)
 {
 	struct pb f, name = { NULL, NULL }, data = { NULL, NULL };
 	uint64_t num, v;
@@ -386,7 +404,7 @@ static void metric_counter(struct chrome_sink *c, struct pb m, uint64_t ts, int3
 				d = (double)(int64_t)dv;
 			if (d != d || d - d != 0)
 				continue;	/* NaN, infinities: not JSON */
-			ev_open(c, "C", ts, tid);
+			ev_open(c, "C", ts, t->pid, t->tid);
 			fprintf(c->s.out, ",\"cat\":\"otlp_metrics\",\"name\":%s,\"args\":{\"value%.0u\":%.17g}}",
 				c->name, k, d);
 			k++;
@@ -395,7 +413,8 @@ static void metric_counter(struct chrome_sink *c, struct pb m, uint64_t ts, int3
 }
 
 /* An otlp_metrics event (docs/otlp.md) with protocol 0: its ExportMetricsServiceRequest's metrics. */
-static void metrics_counters(struct chrome_sink *c, const struct uet_sink_rec *r, int32_t tid)
+static void metrics_counters(struct chrome_sink *c, const struct uet_sink_rec *r,
+			     const struct ch_thread *t)
 {
 	const struct ue_event *ev = r->format->desc;
 	struct ue_value proto, buf;
@@ -412,7 +431,7 @@ static void metrics_counters(struct chrome_sink *c, const struct uet_sink_rec *r
 		while (n1 == 1 && rm.p && pb_next(&rm, &n2, &v, &sm))	/* scope_metrics */
 			while (n2 == 2 && sm.p && pb_next(&sm, &n3, &v, &m))	/* metrics */
 				if (n3 == 2 && m.p)
-					metric_counter(c, m, r->ctx.ts_ns, tid);
+					metric_counter(c, m, r->ctx.ts_ns, t);
 }
 
 static int ch_record(struct uet_sink *s, const struct uet_sink_rec *r)
@@ -430,7 +449,7 @@ static int ch_record(struct uet_sink *s, const struct uet_sink_rec *r)
 		return -ENOMEM;
 	if (r->ctx.ts_ns > c->last_ts)
 		c->last_ts = r->ctx.ts_ns;
-	lost_before(c, r->ctx.cpu, r->ctx.ts_ns, t->tid);
+	lost_before(c, r->ctx.cpu, r->ctx.ts_ns, t);
 	if (uet_eh_start(r->format, r->data, r->len, &e))
 		return ch_eventheader(c, &e, r, t) < 0 ? -ENOMEM : ferror(s->out) ? -EIO : 0;
 	/* The JSON renderer's "fields" object (its last member) as args. */
@@ -442,11 +461,11 @@ static int ch_record(struct uet_sink *s, const struct uet_sink_rec *r)
 		return -ENOMEM;
 	if (!jstr(&c->name, &c->name_cap, r->format->desc->name, strlen(r->format->desc->name)))
 		return -ENOMEM;
-	ev_open(c, "i", r->ctx.ts_ns, t->tid);
+	ev_open(c, "i", r->ctx.ts_ns, t->pid, t->tid);
 	fprintf(s->out, ",\"s\":\"t\",\"cat\":\"%s\",\"name\":%s,\"args\":%s}", r->format->system,
 		c->name, c->args);
-	counters(c, r->format->system, r->format->desc->name, r->ctx.ts_ns, t->tid);
-	metrics_counters(c, r, t->tid);
+	counters(c, r->format->system, r->format->desc->name, r->ctx.ts_ns, t);
+	metrics_counters(c, r, t);
 	return ferror(s->out) ? -EIO : 0;
 }
 
@@ -478,11 +497,11 @@ static int ch_end(struct uet_sink *s, bool ok)
 
 	for (size_t i = 0; i < c->nthr; i++)
 		for (; c->thr[i].depth; c->thr[i].depth--) {
-			ev_open(c, "E", c->last_ts, c->thr[i].tid);
+			ev_open(c, "E", c->last_ts, c->thr[i].pid, c->thr[i].tid);
 			fputs("}", f);
 		}
 	for (size_t i = 0; i < c->nspans; i++) {
-		ev_open(c, "e", c->last_ts, c->spans[i].tid);
+		ev_open(c, "e", c->last_ts, c->spans[i].pid, c->spans[i].tid);
 		fprintf(f, ",\"cat\":%s,\"id\":\"0x%016" PRIx64 "\",\"name\":%s}", c->spans[i].cat,
 			c->spans[i].id, c->spans[i].name);
 		free(c->spans[i].name);
@@ -491,21 +510,34 @@ static int ch_end(struct uet_sink *s, bool ok)
 	for (unsigned int cpu = 0; cpu < c->nlost; cpu++) {
 		if (!c->lost[cpu].n && !c->lost[cpu].some)
 			continue;
-		ev_open(c, "i", c->last_ts, 0);
+		ev_open(c, "i", c->last_ts, 0, 0);
 		fprintf(f, ",\"s\":\"g\",\"name\":\"LOST %" PRIu64 "%s EVENTS\",\"args\":{\"cpu\":%u}}",
 			c->lost[cpu].n, c->lost[cpu].some ? "+" : "", cpu);
 	}
 	for (size_t i = 0; i < c->nthr; i++) {
-		const struct ch_thread *t = &c->thr[i];
+		const struct ch_thread *t = &c->thr[i], *lead = NULL;
 		const char *comm = t->comm[0] ? t->comm : "\"<...>\"";
+		bool named = false;
 
-		ev_open(c, "M", 0, t->tid);
-		fprintf(f, ",\"name\":\"process_name\",\"args\":{\"name\":%s}}", comm);
-		ev_open(c, "M", 0, t->tid);
+		/* A process's name once, at its first thread: its main thread's comm, else that one's. */
+		for (size_t j = 0; j < c->nthr && !named; j++)
+			if (c->thr[j].pid == t->pid) {
+				named = j < i;
+				if (c->thr[j].tid == t->pid)
+					lead = &c->thr[j];
+			}
+		if (!named) {
+			const char *pc = lead && lead->comm[0] ? lead->comm : comm;
+
+			ev_open(c, "M", 0, t->pid, t->pid);
+			fprintf(f, ",\"name\":\"process_name\",\"args\":{\"name\":%s}}", pc);
+		}
+		ev_open(c, "M", 0, t->pid, t->tid);
 		fprintf(f, ",\"name\":\"thread_name\",\"args\":{\"name\":%s}}", comm);
 	}
 	fputs("\n],\"displayTimeUnit\":\"ns\"}\n", f);
 	free(c->thr);
+	uet_tgids_free(c->tgids);
 	free(c->spans);
 	free(c->lost);
 	free(c->counters);

@@ -57,6 +57,7 @@ struct dat_sink {
 	uint64_t max_bytes;		/* uet_sink_tracedat_limit(); 0: none */
 	uint64_t fixed;			/* the compact file's bytes but its pages */
 	bool fixed_stale;		/* formats or task names changed since fixed was computed */
+	struct uet_tgids *tgids;	/* the processes of the threads named (saved_tgids, /proc) */
 };
 
 static void meta_free(struct uet_dat_meta *m)
@@ -64,6 +65,7 @@ static void meta_free(struct uet_dat_meta *m)
 	free(m->header_page.text);
 	free(m->header_event.text);
 	free(m->cmdlines.text);
+	free(m->tgids.text);
 	free(m->trace_clock.text);
 	if (m->ftrace)
 		free(m->ftrace[0].text);
@@ -315,23 +317,53 @@ static int formats_to_meta(struct dat_sink *d)
 	return 0;
 }
 
-/* Task names as they are now, when they changed. */
-static void cmdlines_update(struct dat_sink *d)
+/* @t (malloc()ed, @len bytes; NULL: none) in place of @at, when it differs: the cmdlines section is new. */
+static void cmdlines_text_set(struct dat_sink *d, struct uet_dat_text *at, char *t, size_t len)
 {
-	size_t len;
-	char *t = uet_read(d->tracefs, "saved_cmdlines", &len);
-
-	if (!t)
-		return;
-	if (d->m.cmdlines.text && len == d->m.cmdlines.len &&
-	    memcmp(t, d->m.cmdlines.text, len) == 0) {
+	if (!t || (at->text && len == at->len && memcmp(t, at->text, len) == 0)) {
 		free(t);
 		return;
 	}
-	free(d->m.cmdlines.text);
-	d->m.cmdlines = (struct uet_dat_text){ NULL, t, len };
+	free(at->text);
+	*at = (struct uet_dat_text){ NULL, t, len };
 	d->changed |= UET_DAT_CMDLINES;
 	d->fixed_stale = true;
+}
+
+/* Task names as they are now, when they changed. */
+static void cmdlines_update(struct dat_sink *d)
+{
+	size_t len = 0;
+	char *t = uet_read(d->tracefs, "saved_cmdlines", &len);
+
+	cmdlines_text_set(d, &d->m.cmdlines, t, len);
+}
+
+/*
+ * The processes of the threads the task names list, when they changed:
+ * /proc/TID/status while the thread lives, else what the tracefs's
+ * saved_tgids says (usereventsd: every writer's; the kernel: only with
+ * options/record-tgid set), read only when a thread is new and gone.
+ * Kept beside the task names (UET_DAT_TGIDS_TAG).
+ */
+static void tgids_update(struct dat_sink *d)
+{
+	const char *p = d->m.cmdlines.text, *end = p ? p + d->m.cmdlines.len : NULL;
+	size_t len = 0;
+
+	if (!d->tgids && !(d->tgids = uet_tgids_new(d->tracefs)))
+		return;
+	for (; p && p < end; p = memchr(p, '\n', (size_t)(end - p)), p = p ? p + 1 : end) {
+		long pid = strtol(p, NULL, 10);
+
+		if (pid > 0 && pid <= INT32_MAX)
+			uet_tgids_get(d->tgids, (int32_t)pid);
+	}
+	if (uet_tgids_known(d->tgids)) {
+		char *t = uet_tgids_text(d->tgids, &len);
+
+		cmdlines_text_set(d, &d->m.tgids, t, len);
+	}
 }
 
 static int dat_flush(struct uet_sink *s)
@@ -342,6 +374,7 @@ static int dat_flush(struct uet_sink *s)
 	if (!d->w)
 		return 0;
 	cmdlines_update(d);
+	tgids_update(d);
 	if (!d->pages && !d->changed)
 		return 0;
 	e = pending_all_out(d);
@@ -423,6 +456,7 @@ static int dat_end(struct uet_sink *s, bool ok)
 	for (unsigned int c = 0; d->pend && c < d->m.ncpus; c++)
 		free(d->pend[c].page);
 	free(d->pend);
+	uet_tgids_free(d->tgids);
 	meta_free(&d->m);
 	free(d);
 	return e;

@@ -41,6 +41,7 @@ struct uet_sink_env {
 	const char *source;		/* report: the file read (perf-decode names it), or NULL */
 	bool wall_clock;		/* --wall-clock: JSON time stamps in ns since the epoch */
 	const char *trace_clock;	/* report: the file's trace clock ("mono"...), or NULL */
+	const char *saved_tgids;	/* report: the file's saved_tgids text (NUL-terminated), or NULL */
 };
 
 /*

@@ -105,6 +105,25 @@ char *uet_read(const char *dir, const char *rel, size_t *ret_len);
 /** uet_write - write @s to DIR/REL in one write(); 0 or -errno */
 int uet_write(const char *dir, const char *rel, const char *s);
 
+/*
+ * Thread id -> process id (tgids.c): the kernel's saved_tgids text (a
+ * recording's, a tracefs's) and, live, /proc/TID/status; cached.
+ */
+struct uet_tgids;
+
+/** uet_tgids_new - an empty map; @tracefs: live (answers from /proc, then its saved_tgids), or NULL */
+struct uet_tgids *uet_tgids_new(const char *tracefs);
+/** uet_tgids_free - release @t (NULL is ignored) */
+void uet_tgids_free(struct uet_tgids *t);
+/** uet_tgids_parse - add the "PID TGID" lines of @text (saved_tgids' text); 0 or -ENOMEM */
+int uet_tgids_parse(struct uet_tgids *t, const char *text, size_t len);
+/** uet_tgids_get - the process of thread @tid, 0 when not known (@t NULL: 0) */
+int32_t uet_tgids_get(struct uet_tgids *t, int32_t tid);
+/** uet_tgids_text - every known pair as saved_tgids shows them, in pid order (free it); NULL without memory */
+char *uet_tgids_text(struct uet_tgids *t, size_t *ret_len);
+/** uet_tgids_known - how many threads have a known process */
+size_t uet_tgids_known(const struct uet_tgids *t);
+
 /** uet_events_load - every event of the user_events systems; 0 or -errno */
 int uet_events_load(const char *tracefs, struct uet_events *ret);
 

@@ -41,7 +41,9 @@ struct top_row {
 	char event[160];	/* NAME, or Provider:Event */
 	char provider[96];	/* SYSTEM, or Provider */
 	char comm[20];
+	char pcomm[20];		/* its process's: the main thread's comm */
 	int32_t pid;
+	int32_t tgid;		/* its process (tgids.c), or pid when not known */
 	unsigned long long events, bytes, lost;		/* since the start */
 	unsigned long long pevents, pbytes, plost;	/* at the last refresh */
 	double revents, rbytes, rlost;			/* the rates it measured */
@@ -67,6 +69,8 @@ struct top_sink {
 	const struct uet_format *last_f;
 	int32_t last_pid;
 	size_t last_row;
+	struct uet_tgids *tgids;	/* thread -> process (the reader's thread only) */
+	char tracefs[4096];
 };
 
 static uint64_t row_hash(const char *event, int32_t pid)
@@ -98,17 +102,18 @@ static int ix_grow(struct top_sink *t)
 	return 0;
 }
 
-/* The row of @event written by @pid, made when new (under the lock). */
+/* The row of @event written by @pid (of process @tgid), made when new (under the lock). */
 static struct top_row *row_of(struct top_sink *t, const char *event, const char *provider,
-			      const struct ue_record_ctx *ctx)
+			      const struct ue_record_ctx *ctx, int32_t tgid)
 {
+	struct top_row *r;
+	char dir[32], *pc = NULL;
 	size_t k;
 
 	if (2 * (t->nrows + 1) > t->ixcap && ix_grow(t) < 0)
 		return NULL;
 	for (k = row_hash(event, ctx->pid) & (t->ixcap - 1); t->ix[k]; k = (k + 1) & (t->ixcap - 1)) {
-		struct top_row *r = &t->rows[t->ix[k] - 1];
-
+		r = &t->rows[t->ix[k] - 1];
 		if (r->pid == ctx->pid && strcmp(r->event, event) == 0)
 			return r;
 	}
@@ -122,19 +127,30 @@ static struct top_row *row_of(struct top_sink *t, const char *event, const char 
 		t->cap = cap;
 	}
 	t->ix[k] = (uint32_t)++t->nrows;
-	memset(&t->rows[t->nrows - 1], 0, sizeof(t->rows[0]));
-	snprintf(t->rows[t->nrows - 1].event, sizeof(t->rows[0].event), "%s", event);
-	snprintf(t->rows[t->nrows - 1].provider, sizeof(t->rows[0].provider), "%s", provider);
-	snprintf(t->rows[t->nrows - 1].comm, sizeof(t->rows[0].comm), "%s",
-		 ctx->comm ? ctx->comm : "<...>");
-	t->rows[t->nrows - 1].pid = ctx->pid;
-	return &t->rows[t->nrows - 1];
+	r = &t->rows[t->nrows - 1];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->event, sizeof(r->event), "%s", event);
+	snprintf(r->provider, sizeof(r->provider), "%s", provider);
+	snprintf(r->comm, sizeof(r->comm), "%s", ctx->comm ? ctx->comm : "<...>");
+	r->pid = ctx->pid;
+	r->tgid = tgid > 0 ? tgid : ctx->pid;
+	/* The process's name: its main thread's, while it lives; else this thread's. */
+	if (r->tgid != r->pid) {
+		snprintf(dir, sizeof(dir), "/proc/%d", (int)r->tgid);
+		pc = uet_read(dir, "comm", NULL);
+	}
+	snprintf(r->pcomm, sizeof(r->pcomm), "%.*s", pc ? (int)strcspn(pc, "\n") : 19,
+		 pc ? pc : r->comm);
+	free(pc);
+	return r;
 }
 
 static int top_begin(struct uet_sink *s, const struct uet_sink_env *env)
 {
-	(void)s;
-	(void)env;
+	struct top_sink *t = (struct top_sink *)s;
+
+	/* Which process a thread is: /proc, then the tracefs's saved_tgids. */
+	snprintf(t->tracefs, sizeof(t->tracefs), "%s", env->tracefs ? env->tracefs : "");
 	return 0;
 }
 
@@ -144,6 +160,7 @@ static int top_record(struct uet_sink *s, const struct uet_sink_rec *r)
 	char event[160], provider[96];
 	struct top_row *row;
 	struct ueh_event e;
+	int32_t tgid;
 
 	if (!r->format)
 		return 0;
@@ -161,8 +178,11 @@ static int top_record(struct uet_sink *s, const struct uet_sink_rec *r)
 			snprintf(event, sizeof(event), "%s", r->format->desc->name);
 			snprintf(provider, sizeof(provider), "%s", r->format->system);
 		}
+		if (!t->tgids)
+			t->tgids = uet_tgids_new(t->tracefs[0] ? t->tracefs : NULL);
+		tgid = uet_tgids_get(t->tgids, r->ctx.pid);
 		pthread_mutex_lock(&t->mu);
-		row = row_of(t, event, provider, &r->ctx);
+		row = row_of(t, event, provider, &r->ctx, tgid);
 		/* An EventHeader tracepoint carries several events: looked up each time. */
 		t->last_f = row && !eh ? r->format : NULL;
 		t->last_pid = r->ctx.pid;
@@ -273,7 +293,7 @@ static void group_name(const struct top_row *r, enum group g, char *buf, size_t 
 	else if (g == G_PROVIDER)
 		snprintf(buf, len, "%s", r->provider);
 	else
-		snprintf(buf, len, "%d %s", r->pid, r->comm);
+		snprintf(buf, len, "%d %s", r->tgid, r->pcomm);
 }
 
 /* The rates of every row since the last refresh, @secs ago. */
@@ -647,6 +667,7 @@ out:
 	free(rest);
 	free(ts.rows);
 	free(ts.ix);
+	uet_tgids_free(ts.tgids);
 	free(ts.lost_cpu);
 	free(ui.lines);
 	return exit_code;

@@ -444,6 +444,17 @@ static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errle
 					d->cmdlines = t ? strndup(t, (size_t)n) : NULL;
 					if (t && !d->cmdlines)
 						e = -ENOMEM;
+					/* Ours: the processes of the threads after them. */
+					if (e == 0 && t && s.len - s.pos > sizeof(UET_DAT_TGIDS_TAG) &&
+					    memcmp(s.p + s.pos, UET_DAT_TGIDS_TAG,
+						   sizeof(UET_DAT_TGIDS_TAG)) == 0) {
+						take(&s, sizeof(UET_DAT_TGIDS_TAG));
+						n = get(&s, 8);
+						t = take(&s, (size_t)n);
+						d->tgids = t ? strndup(t, (size_t)n) : NULL;
+						if (t && !d->tgids)
+							e = -ENOMEM;
+					}
 				}
 			} else if (id == UET_DAT_OPT_BUFFER && !d->cpus) {
 				e = read_buffer_option(d, &o, err, errlen);
@@ -599,5 +610,6 @@ void uet_dat_free(struct uet_dat *d)
 	free(d->cpus);
 	free(d->formats);
 	free(d->cmdlines);
+	free(d->tgids);
 	memset(d, 0, sizeof(*d));
 }

@@ -212,6 +212,11 @@ static void put_cmdlines(struct bytes *b, const struct uet_dat_meta *m)
 
 	put64(b, m->cmdlines.len);
 	put(b, m->cmdlines.text, m->cmdlines.len);
+	if (m->tgids.text) {
+		putstr(b, UET_DAT_TGIDS_TAG);
+		put64(b, m->tgids.len);
+		put(b, m->tgids.text, m->tgids.len);
+	}
 	section_end(b, at);
 }
 

@@ -25,6 +25,7 @@ struct uet_dat_text {
 /* What a recording holds besides the pages. */
 struct uet_dat_meta {
 	struct uet_dat_text header_page, header_event, cmdlines, trace_clock;
+	struct uet_dat_text tgids;	/* saved_tgids' text, in the cmdlines section after it; or none */
 	struct uet_dat_text *ftrace;	/* events/ftrace/<event>/format */
 	size_t nftrace;
 	struct uet_dat_text *formats;	/* grouped by system, in order */
@@ -112,6 +113,16 @@ unsigned long long uet_dat_writer_pages(const struct uet_dat_writer *w);
 /** uet_dat_writer_free - release @w (the file stays as of the last commit) */
 void uet_dat_writer_free(struct uet_dat_writer *w);
 
+/*
+ * The process of each thread: trace-cmd's trace.dat has no place for them
+ * (no option holds the kernel's saved_tgids; trace-cmd record does not
+ * save them), so ours go in the command lines section, after the
+ * saved_cmdlines text that trace-cmd reads ("<u64 size><text>", the rest
+ * of the section unread), as the header info section holds its two texts:
+ * "saved_tgids\0", <u64 size>, the saved_tgids text ("PID TGID\n" lines).
+ */
+#define UET_DAT_TGIDS_TAG "saved_tgids"
+
 /* A trace.dat read into memory. */
 struct uet_dat {
 	uint8_t *buf;
@@ -126,6 +137,7 @@ struct uet_dat {
 	struct uet_dat_text *formats;	/* every event format, ftrace ones included */
 	size_t nformats;
 	char *cmdlines;			/* NUL-terminated copy, or NULL */
+	char *tgids;			/* saved_tgids' text, NUL-terminated (ours: UET_DAT_TGIDS_TAG), or NULL */
 	char compression[32];		/* "none", "zstd", ... */
 	char clock[32];			/* the trace clock of its time stamps ("mono", "local"...) */
 	void **unpacked;		/* uncompressed sections and CPU data */

@@ -6,10 +6,13 @@ object with "ph" in the allowed set, a number "ts" (not for "M"), integer
 "pid" and "tid"; "B"/"E" paired on their pid/tid in order (an "E" never
 without its "B", none left open, ts not going back); async "b"/"e" paired
 by (cat, id) with an "e" after its "b"; "C" args numbers; "i" scope t, p
-or g; "M" process_name/thread_name with args.name.
+or g; "M" process_name/thread_name with args.name; a thread (tid) in one
+process (pid) only, every process named by a process_name and every thread
+by a thread_name (the global markers, pid 0, aside).
 Usage: chrome-check.py FILE [--expect KEY=COUNT]... prints a summary line
-"events=N B=N E=N b=N e=N i=N C=N M=N lost=N" and exits 1 on a violation
-or an --expect count that differs (KEY: a ph, "lost", or name:NAME)."""
+"events=N B=N E=N b=N e=N i=N C=N M=N lost=N processes=N threads=N" and
+exits 1 on a violation or an --expect count that differs (KEY: a ph,
+"lost", "processes", "threads", or name:NAME)."""
 import json
 import sys
 
@@ -25,6 +28,7 @@ def check(path):
     if doc.get("displayTimeUnit") not in ("ns", "ms"):
         errs.append("displayTimeUnit %r" % doc.get("displayTimeUnit"))
     stacks, asyncs, last, counts = {}, {}, {}, {}
+    proc_of, named_procs, named_threads = {}, set(), set()
     for n, ev in enumerate(doc["traceEvents"]):
         where = "event %d %s" % (n, json.dumps(ev)[:120])
         ph = ev.get("ph")
@@ -40,6 +44,10 @@ def check(path):
             if type(ev.get(k)) is not int:
                 errs.append("%s: %s not an integer" % (where, k))
         if ph == "M":
+            if name == "process_name":
+                named_procs.add(ev.get("pid"))
+            elif name == "thread_name":
+                named_threads.add((ev.get("pid"), ev.get("tid")))
             if name not in ("process_name", "thread_name", "process_sort_index",
                             "thread_sort_index", "process_labels") or \
                     not isinstance(ev.get("args", {}).get("name", ""), str):
@@ -50,6 +58,10 @@ def check(path):
             errs.append("%s: ts not a number" % where)
             continue
         track = (ev.get("pid"), ev.get("tid"))
+        if not (ph == "i" and ev.get("s") == "g" and track == (0, 0)):
+            pid = proc_of.setdefault(track[1], track[0])
+            if pid != track[0]:
+                errs.append("%s: thread %s in processes %s and %s" % (where, track[1], pid, track[0]))
         if ph in "BE":
             if ts < last.get(track, ts):
                 errs.append("%s: ts goes back on its track" % where)
@@ -82,6 +94,13 @@ def check(path):
                 errs.append("%s: instant scope" % where)
         if "args" in ev and not isinstance(ev["args"], dict):
             errs.append("%s: args not an object" % where)
+    for tid, pid in proc_of.items():
+        if pid not in named_procs:
+            errs.append("process %s without a process_name" % pid)
+        if (pid, tid) not in named_threads:
+            errs.append("thread %s/%s without a thread_name" % (pid, tid))
+    counts["processes"] = len(set(proc_of.values()))
+    counts["threads"] = len(proc_of)
     for track, st in stacks.items():
         for ev in st:
             errs.append("B never ended on %s: %s" % (track, json.dumps(ev)[:120]))
@@ -99,9 +118,11 @@ def main():
     errs, counts = check(args[0])
     for e in errs[:20]:
         print("chrome-check: %s: %s" % (args[0], e))
-    ev = sum(v for k, v in counts.items() if k is not None and not k.startswith(("name:", "lost")))
-    print("events=%d %s lost=%d" % (ev, " ".join("%s=%d" % (p, counts.get(p, 0)) for p in "BEbeiCM"),
-                                    counts.get("lost", 0)))
+    ev = sum(v for k, v in counts.items() if k is not None and
+             not k.startswith(("name:", "lost", "processes", "threads")))
+    print("events=%d %s lost=%d processes=%d threads=%d" % (
+        ev, " ".join("%s=%d" % (p, counts.get(p, 0)) for p in "BEbeiCM"), counts.get("lost", 0),
+        counts.get("processes", 0), counts.get("threads", 0)))
     bad = bool(errs)
     i = 1
     while i < len(args):

@@ -2,16 +2,19 @@
 /*
  * rate_producer: a user event written at a fixed rate, for top's tests.
  *
- *   rate_producer RATE SECONDS [NAME [PAD]]
+ *   rate_producer RATE SECONDS [NAME [PAD [THREADS]]]
  *
  * registers "NAME u32 n" (default rate_tick; with PAD bytes more,
  * "NAME u32 n; char[PAD] pad", zeros: big records that fill a buffer soon) in $USEREVENTS_TRACEFS's (or
  * /sys/kernel/tracing's) user_events_data and writes it RATE times a second
  * (in steps of a millisecond, on an absolute schedule; RATE 0: as fast as
  * it can) for SECONDS (0: until killed), a write only while the event is
- * enabled.  Prints "wrote N (M refused)" at the end, N the writes made.
+ * enabled; with THREADS, from each of THREADS threads (the main one among
+ * them), RATE each.  Prints "wrote N (M refused)" at the end, N the writes
+ * made.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,24 +42,60 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static int fd, wi;
+static uint32_t enabled;
+static unsigned long long rate, secs;
+static size_t pad;
+static char padding[4096];
+
+struct counts {
+	unsigned long long wrote, failed, skipped;
+};
+
+static void *writer(void *arg)
+{
+	struct counts *c = arg;
+	uint64_t start = now_ns(), end = start + secs * 1000000000ull;
+	uint32_t n = 0;
+
+	for (uint64_t ms = 1; !stop && (!secs || now_ns() < end); ms++) {
+		unsigned long long due = rate ? rate * ms / 1000 : c->wrote + 1000;
+		uint64_t t = start + ms * 1000000ull, now = now_ns();
+
+		for (; c->wrote < due; c->wrote++, n++) {
+			struct iovec iov[3] = { { &wi, sizeof(wi) }, { &n, sizeof(n) }, { padding, pad } };
+
+			/* A tracer that just left may refuse one (EBADF): counted, not fatal. */
+			if (!__atomic_load_n(&enabled, __ATOMIC_RELAXED))
+				c->skipped++;
+			else if (writev(fd, iov, pad ? 3 : 2) < 0)
+				c->failed++;
+		}
+		if (rate && t > now)
+			nanosleep(&(struct timespec){ .tv_sec = (time_t)((t - now) / 1000000000u),
+						      .tv_nsec = (long)((t - now) % 1000000000u) }, NULL);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("USEREVENTS_TRACEFS");
 	char path[4096], name_args[256];
 	struct user_reg reg = { .size = sizeof(reg) };
-	uint32_t enabled = 0, n = 0;
-	unsigned long long wrote = 0, failed = 0, skipped = 0, rate, secs;
-	uint64_t start, end;
-	static char padding[4096];
-	size_t pad;
-	int fd, wi;
+	struct counts all = { 0 }, *c;
+	pthread_t *th;
+	unsigned long nth;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: rate_producer RATE SECONDS [NAME [PAD]]\n");
+		fprintf(stderr, "usage: rate_producer RATE SECONDS [NAME [PAD [THREADS]]]\n");
 		return 2;
 	}
 	rate = strtoull(argv[1], NULL, 10);
 	secs = strtoull(argv[2], NULL, 10);
+	nth = argc > 5 ? strtoul(argv[5], NULL, 10) : 1;
+	if (nth < 1 || nth > 64)
+		nth = 1;
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	snprintf(path, sizeof(path), "%s/user_events_data", dir ? dir : "/sys/kernel/tracing");
@@ -78,26 +117,26 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	wi = (int)reg.write_index;
-	start = now_ns();
-	end = start + secs * 1000000000ull;
-	for (uint64_t ms = 1; !stop && (!secs || now_ns() < end); ms++) {
-		unsigned long long due = rate ? rate * ms / 1000 : wrote + 1000;
-		uint64_t t = start + ms * 1000000ull, now = now_ns();
-
-		for (; wrote < due; wrote++, n++) {
-			struct iovec iov[3] = { { &wi, sizeof(wi) }, { &n, sizeof(n) }, { padding, pad } };
-
-			/* A tracer that just left may refuse one (EBADF): counted, not fatal. */
-			if (!__atomic_load_n(&enabled, __ATOMIC_RELAXED))
-				skipped++;
-			else if (writev(fd, iov, pad ? 3 : 2) < 0)
-				failed++;
+	c = calloc(nth, sizeof(*c));
+	th = calloc(nth, sizeof(*th));
+	if (!c || !th)
+		return 1;
+	for (unsigned long i = 1; i < nth; i++)
+		if (pthread_create(&th[i], NULL, writer, &c[i]) != 0) {
+			perror("pthread_create");
+			return 1;
 		}
-		if (rate && t > now)
-			nanosleep(&(struct timespec){ .tv_sec = (time_t)((t - now) / 1000000000u),
-						      .tv_nsec = (long)((t - now) % 1000000000u) }, NULL);
+	writer(&c[0]);
+	for (unsigned long i = 0; i < nth; i++) {
+		if (i)
+			pthread_join(th[i], NULL);
+		all.wrote += c[i].wrote;
+		all.failed += c[i].failed;
+		all.skipped += c[i].skipped;
 	}
-	printf("wrote %llu (%llu refused)\n", wrote - skipped - failed, failed);
+	printf("wrote %llu (%llu refused)\n", all.wrote - all.skipped - all.failed, all.failed);
 	close(fd);
+	free(c);
+	free(th);
 	return 0;
 }

@@ -6,7 +6,9 @@
 # every async b with its e by cat and id):
 #  - eh-provider activities: EventHeader activity start/stop without an
 #    activity ID as B/E slices (nested), with one as an async span begun and
-#    ended on two threads, an instant between, --counter on its field;
+#    ended on two threads, an instant between, --counter on its field; its
+#    two threads on one process track (pid the process, tid the thread),
+#    from the recording and live (stream --format=chrome);
 #  - eh-provider write: every EventHeader encoding as instants, plain
 #    events' fields as args, --counter on a plain field, valid UTF-8;
 #  - user_events_example: plain events, a counter per tick;
@@ -18,7 +20,7 @@
 # lost markers, the table; 1 M records in less than 10 s; --html the same
 # page (test-html-browser.sh opens one in Chromium).
 # Needs root and /dev/fuse: exit 77 otherwise.
-# Usage: test-chrome.sh USEREVENTS EH_PROVIDER USER_EVENTS_EXAMPLE CHROME_CHECK RATE_PRODUCER OTLP_PROVIDER
+# Usage: test-chrome.sh USEREVENTS EH_PROVIDER USER_EVENTS_EXAMPLE CHROME_CHECK RATE_PRODUCER OTLP_PROVIDER USEREVENTSD
 set -u
 tool=$1
 provider=$2
@@ -26,6 +28,7 @@ example=$3
 check=$4
 producer=$5
 otlp_provider=$6
+daemon=$7
 html_check=$(dirname "$check")/html-check.py
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
@@ -61,6 +64,40 @@ names = {x["args"]["name"] for x in ev if x["ph"] == "M"}
 sys.exit(not (b["tid"] != e["tid"] and b["id"] == e["id"] and len(tids) == 1 and
               b["tid"] in tids and names == {"eh-provider"}))
 X
+# Its two threads are one process: pid the main thread's id (the recording's
+# saved_tgids), each thread its own tid, named once.
+procs() {
+	python3 "$check" "$1" --expect processes=1 --expect threads=2 > "$W/check" &&
+	python3 - "$1" <<'X'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+main = {x["tid"] for x in ev if x["ph"] == "B"}      # the slices: the main thread's
+pids = {x["pid"] for x in ev if x["ph"] != "M"}
+tids = {x["tid"] for x in ev if x["ph"] != "M"}
+pnames = [x for x in ev if x["ph"] == "M" and x["name"] == "process_name"]
+sys.exit(not (len(main) == 1 and pids == main and len(tids) == 2 and len(pnames) == 1 and
+              pnames[0]["pid"] in main and pnames[0]["args"]["name"] == "eh-provider"))
+X
+}
+procs "$W/act.json" && ok "record, report: two threads on one process track" ||
+	{ no "two threads, one process (record, report)"; cat "$W/check"; grep '"M"' "$W/act.json"; }
+# Live: stream --format=chrome of a running daemon (the threads gone by the
+# time their records are read: the daemon's saved_tgids; else /proc).
+mkdir "$W/mnt"
+"$daemon" -f "$W/mnt" 2> "$W/daemon.err" &
+dpid=$!
+for _ in $(seq 50); do [ -e "$W/mnt/user_events_data" ] && break; sleep 0.1; done
+"$tool" --tracefs "$W/mnt" stream --format=chrome -p EhAct > "$W/live.json" 2> "$W/live.err" &
+spid=$!
+# Armed: the provider's events enabled as they are registered.
+for _ in $(seq 100); do grep -q '^armed_patterns: 1$' "$W/mnt/usereventsd_stats" && break; sleep 0.05; done
+"$provider" activities "$W/mnt/user_events_data" || no "eh-provider activities (live)"
+# Its last record (the other thread's end of the span) read, then stopped.
+for _ in $(seq 100); do grep -q '"ph":"e"' "$W/live.json" && break; sleep 0.05; done
+kill -INT $spid; wait $spid
+procs "$W/live.json" && ok "stream --format=chrome: two threads on one process track" ||
+	{ no "two threads, one process (stream)"; cat "$W/check" "$W/live.err"; grep '"M"' "$W/live.json"; }
+umount "$W/mnt"; wait $dpid
 
 "$tool" record -q -o "$W/eh.dat" -- "$provider" write 2> "$W/err" ||
 	{ no "record -- eh-provider write"; cat "$W/err"; }

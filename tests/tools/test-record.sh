@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # userevents record/report against Debian's trace-cmd (suite 'interop'): in a
 # private mount namespace usereventsd is stacked over a tracefs (stack.sh).  Checks:
-# trace-cmd report reads our trace.dat and prints the records our `trace`
+# trace-cmd report reads our trace.dat (our saved_tgids too: no warning)
+# and prints the records our `trace`
 # showed; our report prints them exactly as `trace` did, for our file and for
 # one from trace-cmd extract; filters; record -- CMD with a private daemon;
 # its limits (--duration, --max-size).
@@ -47,6 +48,15 @@ wait $rec || { echo "not ok - record exited $?"; fail=1; }
 ours < "$W/trace1" > "$W/a"
 trace-cmd report "$W/ours.dat" 2> "$W/tc.err" | theirs > "$W/b"
 check "trace-cmd report of userevents record prints what trace showed"
+# The threads' processes (saved_tgids, after the task names in their
+# section) are ours alone: trace-cmd warns of nothing, reads the names.
+pid=$(sed -n 's/^ *user_events_exa-\([0-9]*\) .*/\1/p' "$W/trace1" | head -1)
+if [ ! -s "$W/tc.err" ] && grep -qa "saved_tgids" "$W/ours.dat" &&
+   trace-cmd dump --cmd-lines "$W/ours.dat" 2>&1 | grep -q "^$pid user_events_exa"; then
+	echo "ok - trace-cmd reads past our saved_tgids: no warning, the task names"
+else
+	echo "not ok - trace-cmd and our saved_tgids (pid '$pid')"; cat "$W/tc.err"; fail=1
+fi
 cp "$W/trace1" "$W/a"
 "$TOOL" report "$W/ours.dat" > "$W/b"
 check "userevents report of our file prints trace's lines"

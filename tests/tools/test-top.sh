@@ -3,7 +3,8 @@
 # userevents top (tools/top.c):
 #  - --once without a terminal: one plain table (no escape), the producer's
 #    event at its rate (rate_producer: 20,000 events/s) within 20 %;
-#  - against a running usereventsd (--tracefs) and as top -- CMD;
+#  - against a running usereventsd (--tracefs) and as top -- CMD; a
+#    two-thread producer as one process (--group process: its pid);
 #  - under tmux: the full screen shows the producer's rate within 20 %,
 #    g regroups (PID COMM), q quits: the shell's prompt is back, the
 #    alternate screen left, the terminal sane (echo on); SIGTERM the same.
@@ -69,6 +70,21 @@ if [ $rc = 0 ] && [ -n "$r" ] && within "$r" && grep -q "^PID COMM" "$W/live"; t
 else
 	no "top --tracefs (exit $rc, rate '$r')"; cat "$W/live" "$W/live.err"
 fi
+# Two threads of one process, RATE / 2 each: one line, its process id, their sum.
+USEREVENTS_TRACEFS="$W/mnt" "$producer" $((RATE / 2)) 0 rate_mt 0 2 > /dev/null &
+mpid=$!
+pids="$pids $mpid"
+"$tool" --tracefs "$W/mnt" top --once -d 2 --group process -e rate_mt < /dev/null > "$W/mt" 2> "$W/mt.err"
+rc=$?
+r=$(awk -v p="$mpid" '$1 == p { v = $3; m = 1; if (v ~ /K$/) m = 1000; sub(/[KM]$/, "", v);
+	printf "%d\n", v * m }' "$W/mt")
+n=$(grep -cv -e '^userevents top - ' -e '^PID COMM' -e '^total ' -e '^$' "$W/mt")
+if [ $rc = 0 ] && [ -n "$r" ] && within "$r" && [ "$n" = 1 ]; then
+	ok "top --group process: two threads as their process $mpid at $r/s"
+else
+	no "top --group process, two threads (exit $rc, rate '$r', $n lines)"; cat "$W/mt" "$W/mt.err"
+fi
+kill $mpid 2>/dev/null
 "$tool" --tracefs "$W/mnt" top --once -d 0.5 -e nosuch_event < /dev/null > /dev/null 2>&1
 [ $? = 4 ] && ok "an -e GLOB that matches nothing: exit 4" || no "-e nosuch_event"
 "$tool" top -d 0 < /dev/null > /dev/null 2>&1

@@ -4,7 +4,8 @@
  * userevents record reads back, at every commit, exactly the pages
  * committed (pages written after the last commit are not seen, as after a
  * SIGKILL), while the CPUs' regions grow and move; the compact copy holds
- * the same; the metadata sections rewritten at a commit are the ones read.
+ * the same; the metadata sections rewritten at a commit are the ones read;
+ * the threads' processes (saved_tgids) read back from after the task names.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -147,6 +148,56 @@ TEST(live_file_valid_at_every_commit)
 	close(cfd);
 	uet_dat_writer_free(w);
 	close(fd);
+}
+
+/* The file of @m (no pages), compact, read back into @d. */
+static void round_trip(const struct uet_dat_meta *m, struct uet_dat *d)
+{
+	struct uet_dat_writer *w;
+	char path[256], err[256] = "";
+	int fd = tmp_file(path, sizeof(path)), cfd = tmp_file(path, sizeof(path));
+	struct stat st;
+	uint8_t *buf;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(cfd, 0);
+	ASSERT_EQ(uet_dat_writer_open(&w, fd, m, PAGE), 0);
+	ASSERT_EQ(uet_dat_writer_compact(w, m, cfd), 0);
+	uet_dat_writer_free(w);
+	ASSERT_EQ(fstat(cfd, &st), 0);
+	buf = malloc((size_t)st.st_size);
+	ASSERT_TRUE(buf);
+	ASSERT_EQ(pread(cfd, buf, (size_t)st.st_size, 0), st.st_size);
+	EXPECT_EQ(uet_dat_read_mem(buf, (size_t)st.st_size, d, err, sizeof(err)), 0);
+	free(buf);
+	close(fd);
+	close(cfd);
+}
+
+TEST(saved_tgids_after_the_task_names)
+{
+	static char tg[] = "42 42\n43 42\n";
+	struct uet_dat_meta m = {
+		.header_page = { NULL, hp, sizeof(hp) - 1 },
+		.header_event = { NULL, he, sizeof(he) - 1 },
+		.cmdlines = { NULL, (char *)"42 prog\n43 worker\n", 18 },
+		.tgids = { NULL, tg, sizeof(tg) - 1 },
+		.trace_clock = { NULL, clk, sizeof(clk) - 1 },
+		.ncpus = 1,
+	};
+	struct uet_dat d;
+
+	round_trip(&m, &d);
+	ASSERT_TRUE(d.cmdlines && d.tgids);
+	EXPECT_STREQ(d.cmdlines, "42 prog\n43 worker\n");
+	EXPECT_STREQ(d.tgids, tg);
+	uet_dat_free(&d);
+	/* None written (trace-cmd's files): none read. */
+	m.tgids = (struct uet_dat_text){ 0 };
+	round_trip(&m, &d);
+	EXPECT_STREQ(d.cmdlines, "42 prog\n43 worker\n");
+	EXPECT_TRUE(d.tgids == NULL);
+	uet_dat_free(&d);
 }
 
 UE_TEST_MAIN()
