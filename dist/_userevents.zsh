@@ -43,6 +43,7 @@ _userevents_cmd() {
 		'(-):command:_command_names -e' '*::args:_normal' ;;
 	top) _arguments $ev $pv '-d[seconds between refreshes]:seconds:' \
 		'--once[one table after one interval]' \
+		'--records[count records read, not the daemon'\''s counts]' \
 		'--group[rows per]:group:(event provider process)' \
 		'--sort[sort by]:key:(events bytes lost name)' \
 		'(-b --buffer-size)'{-b,--buffer-size}'[KiB per CPU]:KiB:' \

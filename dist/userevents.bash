@@ -79,7 +79,7 @@ _userevents()
 	export)
 		COMPREPLY=($(compgen -W "--otlp -e --event -f --filter -p --provider --protocol --gzip --header --batch-records --batch-bytes --batch-delay --queue-bytes --drop --timeout --retry-timeout --flush-timeout -b --buffer-size --blocking --no-blocking -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	top)
-		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -d --once --group --sort -b --buffer-size --no-preload -- --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -d --once --records --group --sort -b --buffer-size --no-preload -- --help" -- "$cur")) ;;
 	report)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --wall-clock --html --format= --stat --counter --help" -- "$cur"))

@@ -51,7 +51,7 @@ static void usage(FILE *out)
 	      "                               send records to an OpenTelemetry collector\n"
 	      "                               (OTLP/HTTP logs), until SIGINT/SIGTERM or CMD's\n"
 	      "                               exit (CMD: against a private usereventsd)\n"
-	      "  top [-e GLOB]... [-p SPEC]... [-d SECONDS] [--once] [-- CMD [ARGS]]\n"
+	      "  top [-e GLOB]... [-p SPEC]... [-d SECONDS] [--once] [--records] [-- CMD [ARGS]]\n"
 	      "                               live events/s, bytes/s, lost/s per event,\n"
 	      "                               provider or process (q quits)\n"
 	      "\n"

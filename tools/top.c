@@ -3,10 +3,14 @@
  * userevents top: the events being written, live, as top shows processes:
  * events/s, bytes/s and lost/s per event, per provider (EventHeader's, or
  * the system) or per process, sorted, with totals, refreshed every -d
- * SECONDS.  The records come as stream's do (uet_stream_raw(): the
- * consumer channel, not blocking the writers) into a sink that counts them
- * (the reader's thread); a second thread renders the table and reads the
- * keys.  On a terminal: the alternate screen, plain ANSI escapes, the
+ * SECONDS.  From usereventsd, the counts are the daemon's own
+ * (usereventsd_counts: records of each process and event as writers hand
+ * them over), read at each refresh: no record is read, so watching costs
+ * the writers next to nothing.  From a kernel's tracefs, or with --records
+ * (EventHeader events by their own names, not their tracepoint's), the
+ * records come as stream's do (uet_stream_raw(): the consumer channel, not
+ * blocking the writers) into a sink that counts them (the reader's
+ * thread).  A second thread renders the table and reads the keys.  On a terminal: the alternate screen, plain ANSI escapes, the
  * terminal raw (no echo, no line editing; ^C still a signal); every way
  * out restores it.  Elsewhere: one plain table a refresh (--once: one).
  * Against the running daemon, or a private one for -- CMD (as run).
@@ -28,7 +32,7 @@
 
 static const char usage[] =
 	"top [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-d SECONDS] [--once]\n"
-	"        [--group event|provider|process] [--sort events|bytes|lost|name] [-b KiB]\n"
+	"        [--group event|provider|process] [--sort events|bytes|lost|name] [--records] [-b KiB]\n"
 	"        [--no-preload] [-- CMD [ARGS]]";
 
 enum group { G_EVENT, G_PROVIDER, G_PROCESS, G_N };
@@ -71,6 +75,12 @@ struct top_sink {
 	size_t last_row;
 	struct uet_tgids *tgids;	/* thread -> process (the reader's thread only) */
 	char tracefs[4096];
+	/* Records stamped before this (the trace clock) were in the buffer already: not counted. */
+	uint64_t start_ns;
+	/* Counting from usereventsd_counts (not from records): the events shown. */
+	bool counts;
+	char **globs;
+	size_t nglobs;
 };
 
 static uint64_t row_hash(const char *event, int32_t pid)
@@ -151,6 +161,11 @@ static int top_begin(struct uet_sink *s, const struct uet_sink_env *env)
 
 	/* Which process a thread is: /proc, then the tracefs's saved_tgids. */
 	snprintf(t->tracefs, sizeof(t->tracefs), "%s", env->tracefs ? env->tracefs : "");
+	/*
+	 * A reader's channel first hands over what the buffer holds: written
+	 * before top started, it is no rate of now.
+	 */
+	t->start_ns = env->tracefs ? (uint64_t)uet_clock_ns(uet_trace_clockid(env->tracefs)) : 0;
 	return 0;
 }
 
@@ -162,7 +177,7 @@ static int top_record(struct uet_sink *s, const struct uet_sink_rec *r)
 	struct ueh_event e;
 	int32_t tgid;
 
-	if (!r->format)
+	if (!r->format || r->ctx.ts_ns < t->start_ns)
 		return 0;
 	if (r->format == t->last_f && r->ctx.pid == t->last_pid) {
 		pthread_mutex_lock(&t->mu);
@@ -264,6 +279,7 @@ struct top_ui {
 	enum sortkey sort;
 	double delay;		/* seconds between refreshes */
 	bool tty, once;
+	bool records;		/* --records: count records, not the daemon's counts */
 	const char *what;	/* the tracefs, or the command */
 	struct top_line *lines;
 	size_t nlines, cap;
@@ -296,11 +312,88 @@ static void group_name(const struct top_row *r, enum group g, char *buf, size_t 
 		snprintf(buf, len, "%d %s", r->tgid, r->pcomm);
 }
 
+/*
+ * One line of usereventsd_counts, "TGID SYSTEM:EVENT RECORDS BYTES LOST COMM"
+ * (EVENT "-": losses whose event is not known), into its row: the counts
+ * are the daemon's totals.  Lines of events no glob names are left out.
+ */
+static void counts_line(struct top_sink *t, char *line)
+{
+	unsigned long long rec, bytes, lost;
+	char event[160], provider[96], *sys, *name, *comm, *end;
+	struct ue_record_ctx ctx = { 0 };
+	struct top_row *row;
+	struct ueh_name n;
+	long tgid;
+	int off = 0;
+
+	tgid = strtol(line, &end, 10);
+	if (end == line || *end != ' ' || tgid < 0)
+		return;
+	sys = end + 1;
+	name = strchr(sys, ' ');
+	if (!name)
+		return;
+	*name = '\0';
+	if (sscanf(name + 1, "%llu %llu %llu %n", &rec, &bytes, &lost, &off) != 3 || !off)
+		return;
+	comm = name + 1 + off;
+	name = strchr(sys, ':');
+	if (strcmp(sys, "-") == 0) {
+		snprintf(event, sizeof(event), "(lost, event not known)");
+		snprintf(provider, sizeof(provider), "-");
+	} else if (name) {
+		bool match = !t->nglobs;
+
+		*name++ = '\0';
+		for (size_t g = 0; g < t->nglobs && !match; g++)
+			match = uet_glob_match(t->globs[g], sys, name);
+		if (!match)
+			return;
+		snprintf(event, sizeof(event), "%s", name);
+		if (ueh_parse_name(name, strlen(name), &n))
+			snprintf(provider, sizeof(provider), "%.*s", (int)n.provider_len, name);
+		else
+			snprintf(provider, sizeof(provider), "%s", sys);
+	} else {
+		return;
+	}
+	ctx.pid = (int32_t)tgid;
+	ctx.comm = comm;
+	row = row_of(t, event, provider, &ctx, (int32_t)tgid);
+	if (!row)
+		return;
+	/* Fewer than before: the daemon let the line go and made it again. */
+	if (rec < row->events || lost < row->lost) {
+		row->pevents = row->pbytes = row->plost = 0;
+	}
+	row->events = rec;
+	row->bytes = bytes;
+	row->lost = lost;
+}
+
+/* usereventsd_counts read into the rows (the renderer's thread, before it measures). */
+static void counts_read(struct top_sink *t)
+{
+	char *text = uet_read(t->tracefs, "usereventsd_counts", NULL), *line, *save = NULL;
+
+	if (!text)
+		return;
+	pthread_mutex_lock(&t->mu);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (line[0] != '#')
+			counts_line(t, line);
+	pthread_mutex_unlock(&t->mu);
+	free(text);
+}
+
 /* The rates of every row since the last refresh, @secs ago. */
 static void top_measure(struct top_ui *ui, double secs)
 {
 	struct top_sink *t = ui->sink;
 
+	if (t->counts)
+		counts_read(t);
 	pthread_mutex_lock(&t->mu);
 	for (size_t i = 0; i < t->nrows; i++) {
 		struct top_row *row = &t->rows[i];
@@ -541,6 +634,23 @@ static void *top_ui_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Counting from usereventsd_counts, the reader's thread only keeps the
+ * events enabled as they register and waits for the end: a signal, q, or
+ * CMD's exit.
+ */
+static int top_wait(struct uet_autoenable *ae, struct uet_child *child)
+{
+	for (;;) {
+		uet_autoenable_tick(ae);
+		if (ae->failed || uet_signal)
+			return 0;
+		if (child && uet_child_poll(child))
+			return 0;
+		uet_sleep_ms(200);
+	}
+}
+
 /* top's own options out of argv, the others into @rest for uet_opts_parse(). */
 static int top_opts(struct top_ui *ui, int argc, char **argv, char **rest, int *nrest)
 {
@@ -558,6 +668,10 @@ static int top_opts(struct top_ui *ui, int argc, char **argv, char **rest, int *
 			break;
 		if (strcmp(a, "--once") == 0) {
 			ui->once = true;
+			continue;
+		}
+		if (strcmp(a, "--records") == 0) {
+			ui->records = true;
 			continue;
 		}
 		for (int k = 0; k < 3 && !took; k++) {
@@ -608,7 +722,7 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	struct uet_child child = { 0 };
 	struct uet_sinks sinks = { 0 };
 	struct uet_opts o;
-	char tracefs[4096], **rest;
+	char tracefs[4096], path[4200], **rest;
 	unsigned int ncpus;
 	int nrest = 0, e, exit_code;
 	bool with_cmd, ui_on = false;
@@ -641,6 +755,12 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 			   sizeof(tracefs), &ncpus);
 	if (e > 0 && (exit_code = e))
 		goto out;
+	/* usereventsd counts for us; a kernel does not (nor does --records). */
+	snprintf(ts.tracefs, sizeof(ts.tracefs), "%s", tracefs);
+	ts.globs = o.globs;
+	ts.nglobs = o.nglobs;
+	snprintf(path, sizeof(path), "%s/usereventsd_counts", tracefs);
+	ts.counts = !ui.records && access(path, R_OK) == 0;
 	if (ui.tty && term_raw() < 0)
 		ui.tty = false;
 	/* Signals are the reader's: they cut its waits short. */
@@ -648,7 +768,10 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ui_on = pthread_create(&ui.th, NULL, top_ui_main, &ui) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	e = uet_stream_raw(tracefs, &o, &ae, &sinks, ncpus, with_cmd ? &child : NULL, NULL);
+	if (ts.counts)
+		e = top_wait(&ae, with_cmd ? &child : NULL);
+	else
+		e = uet_stream_raw(tracefs, &o, &ae, &sinks, ncpus, with_cmd ? &child : NULL, NULL);
 	if (e < 0 && with_cmd) {
 		while (!uet_child_poll(&child))
 			uet_sleep_ms(50);

@@ -5,6 +5,8 @@
 #    event at its rate (rate_producer: 20,000 events/s) within 20 %;
 #  - against a running usereventsd (--tracefs) and as top -- CMD; a
 #    two-thread producer as one process (--group process: its pid);
+#  - from usereventsd_counts, no consumer channel open; --records counts
+#    records (a channel) at the same rate;
 #  - under tmux: the full screen shows the producer's rate within 20 %,
 #    g regroups (PID COMM), q quits: the shell's prompt is back, the
 #    alternate screen left, the terminal sane (echo on); SIGTERM the same.
@@ -85,6 +87,25 @@ else
 	no "top --group process, two threads (exit $rc, rate '$r', $n lines)"; cat "$W/mt" "$W/mt.err"
 fi
 kill $mpid 2>/dev/null
+# From usereventsd, top counts from usereventsd_counts: no record is read,
+# so no consumer channel is open while it runs.  --records reads them.
+"$tool" --tracefs "$W/mnt" top -d 0.5 < /dev/null > /dev/null 2>&1 &
+tpid=$!
+sleep 1.5
+chans=$(sed -n 's/^consumer_channels: //p' "$W/mnt/usereventsd_stats")
+kill -INT $tpid; wait $tpid
+[ "$chans" = 0 ] && ok "top counts without a consumer channel (usereventsd_counts)" ||
+	no "top opened ${chans:-?} consumer channels"
+"$tool" --tracefs "$W/mnt" top --records --once -d 2 < /dev/null > "$W/recs" 2> "$W/recs.err" &
+tpid=$!
+sleep 1
+chans=$(sed -n 's/^consumer_channels: //p' "$W/mnt/usereventsd_stats")
+wait $tpid
+rc=$?
+r=$(rate_of "$W/recs" rate_tick)
+[ $rc = 0 ] && within "$r" && [ "$chans" = 1 ] &&
+	ok "top --records: rate_tick at $r/s from the records (a consumer channel)" ||
+	{ no "top --records (exit $rc, rate '$r', $chans channels)"; cat "$W/recs" "$W/recs.err"; }
 "$tool" --tracefs "$W/mnt" top --once -d 0.5 -e nosuch_event < /dev/null > /dev/null 2>&1
 [ $? = 4 ] && ok "an -e GLOB that matches nothing: exit 4" || no "-e nosuch_event"
 "$tool" top -d 0 < /dev/null > /dev/null 2>&1
