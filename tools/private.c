@@ -147,12 +147,38 @@ static int start_daemon(struct uet_private *p, struct uet_child *cmd)
 	return 0;
 }
 
+/* Whether the daemon ended within @ms (reaped then). */
+static bool daemon_gone(struct uet_private *p, int ms)
+{
+	for (int i = 0; i <= ms / 10; i++) {
+		if (waitpid(p->daemon, NULL, WNOHANG) == p->daemon) {
+			p->daemon = 0;
+			return true;
+		}
+		if (i < ms / 10)
+			uet_sleep_ms(10);
+	}
+	return false;
+}
+
 static void stop_daemon(struct uet_private *p)
 {
 	if (p->bound)
 		umount2(KERNEL_TRACEFS, MNT_DETACH);
 	p->bound = false;
+	/*
+	 * SIGTERM first: the daemon unmounts its own mount and goes.  Unmounted
+	 * first, it would serve on while CMD (outliving us) keeps files open,
+	 * and the SIGTERM that follows made libfuse say it failed to unmount
+	 * a mount that was gone.
+	 */
+	if (p->daemon > 0) {
+		kill(p->daemon, SIGTERM);
+		if (daemon_gone(p, 2000))
+			p->mounted = false;
+	}
 	if (p->mounted) {
+		/* A daemon stuck for 2 s: its mount goes from here. */
 		if (p->root) {
 			umount2(p->mnt, MNT_DETACH);
 		} else {
@@ -167,20 +193,10 @@ static void stop_daemon(struct uet_private *p)
 		}
 		p->mounted = false;
 	}
-	if (p->daemon > 0) {
-		/* The unmount ends it; a daemon stuck for a second is told to go. */
-		for (int i = 0; i < 100; i++) {
-			if (waitpid(p->daemon, NULL, WNOHANG) == p->daemon) {
-				p->daemon = 0;
-				break;
-			}
-			uet_sleep_ms(10);
-		}
-		if (p->daemon > 0) {
-			kill(p->daemon, SIGTERM);
-			waitpid(p->daemon, NULL, 0);
-			p->daemon = 0;
-		}
+	if (p->daemon > 0 && !daemon_gone(p, 1000)) {
+		kill(p->daemon, SIGKILL);
+		waitpid(p->daemon, NULL, 0);
+		p->daemon = 0;
 	}
 	if (p->have_mnt)
 		rmdir(p->mnt);
