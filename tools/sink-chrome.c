@@ -4,9 +4,10 @@
  * object form {"traceEvents":[...],"displayTimeUnit":"ns"} that Perfetto UI
  * and chrome://tracing open.  Each record an instant event ("ph":"i",
  * thread scope) named SYSTEM:NAME (EventHeader: Provider:Event) with its
- * fields as "args"; EventHeader activity start and stop (opcodes 1 and 2)
- * are "B"/"E" slices on their thread, or async spans ("b"/"e", "id": the
- * activity ID folded to 64 bits, the full one in "args") when they carry an
+ * fields as "args" (EventHeader's also perf-decode's "meta": level,
+ * keyword, opcode, activity IDs...); EventHeader activity start and stop (opcodes 1 and 2)
+ * are "B"/"E" slices on their thread, or async spans ("b"/"e", "id": a
+ * 64-bit hash of the activity ID, the full one in "args") when they carry an
  * activity ID (start and stop may then be on different threads); a stop
  * without its start is an instant, a start still open at the end is closed
  * at the last time stamp, so every begin has its end.  --counter
@@ -254,18 +255,23 @@ static int set_args(struct chrome_sink *c, const char *body, size_t n)
 static int ch_eventheader(struct chrome_sink *c, const struct ueh_event *e,
 			  const struct uet_sink_rec *r, struct ch_thread *t)
 {
-	char cat[1600], nm[512], *fields;
-	int w = ueh_json_fields(e, 0, NULL, 0);
-	uint64_t id = 0, ts = r->ctx.ts_ns;
+	char cat[1600], nm[512], meta[512], *fields;
+	int w = ueh_json_fields(e, 0, NULL, 0), m = ueh_json_meta(e, meta, sizeof(meta));
+	uint64_t id = 0xcbf29ce484222325ull, ts = r->ctx.ts_ns;
 	int er;
 
 	if (w < 0)
 		w = 0;	/* malformed fields: none shown */
-	fields = malloc((size_t)w + 1);
+	if (m < 2 || (size_t)m >= sizeof(meta))
+		m = 0;	/* ", " first; nothing set, or (never) too long: no meta */
+	/* The fields, then ', "meta": {...}' as perf-decode has it beside them. */
+	fields = malloc((size_t)w + (size_t)m + 16);
 	if (!fields)
 		return -ENOMEM;
 	if (w)
 		ueh_json_fields(e, 0, fields, (size_t)w + 1);
+	if (m)
+		w += sprintf(fields + w, ", \"meta\": {%s}", meta + 2);
 	er = set_args(c, w >= 2 ? fields + 2 : "", w >= 2 ? (size_t)w - 2 : 0);
 	free(fields);
 	if (er < 0)
@@ -275,9 +281,9 @@ static int ch_eventheader(struct chrome_sink *c, const struct ueh_event *e,
 		 (int)e->name_len, e->name);
 	if (!jstr(&c->name, &c->name_cap, nm, strlen(nm)))
 		return -ENOMEM;
-	if (e->activity)
-		for (int i = 0; i < 8; i++)
-			id = id << 8 | (uint64_t)(e->activity[i] ^ e->activity[i + 8]);
+	/* FNV-1a of the whole ID: folding its halves made 0 of 01020304-0506-0708-0102-030405060708. */
+	for (int i = 0; e->activity && i < 16; i++)
+		id = (id ^ e->activity[i]) * 0x100000001b3ull;
 	if (e->opcode == OP_START && e->activity) {
 		struct ch_span *v = realloc(c->spans, (c->nspans + 1) * sizeof(*v));
 

@@ -64,6 +64,18 @@ names = {x["args"]["name"] for x in ev if x["ph"] == "M"}
 sys.exit(not (b["tid"] != e["tid"] and b["id"] == e["id"] and len(tids) == 1 and
               b["tid"] in tids and names == {"eh-provider"}))
 X
+# EventHeader's meta beside the fields (as perf-decode and report --json
+# have it): the span's full activity ID, its opcode and level.
+python3 - "$W/act.json" <<'X' && ok "args: the fields and EventHeader's meta (the full activity ID)" ||
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+b = [e for e in ev if e["ph"] == "b"][0]
+tick = [e for e in ev if e["ph"] == "i" and e["name"] == "EhAct:Tick"][0]
+m = b["args"]["meta"]
+sys.exit(not (m["activity"] == "01020304-0506-0708-090a-0b0c0d0e0f10" and m["opcode"] == 1 and
+              m["level"] == 4 and tick["args"]["n"] == 42 and tick["args"]["meta"]["level"] == 3))
+X
+	no "args: EventHeader's meta"
 # Its two threads are one process: pid the main thread's id (the recording's
 # saved_tgids), each thread its own tid, named once.
 procs() {
