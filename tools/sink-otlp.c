@@ -75,6 +75,7 @@ struct otlp_sink {
 	size_t mused;
 	unsigned nmetrics;
 	struct proc procs[PROCS];
+	struct uet_tgids *tgids;	/* thread -> process: /proc, then the tracefs's saved_tgids */
 	char *json;			/* an EventHeader event's fields (perf-decode JSON) */
 	size_t json_cap;
 	struct prep preps[PREPS];	/* by format; emptied whenever a format comes or changes */
@@ -83,26 +84,16 @@ struct otlp_sink {
 /* ---- time and the process -------------------------------------------------- */
 
 
-static void proc_read(struct proc *p, int32_t tid, const char *comm)
+/* @tid's process (tgids.c; itself where nothing says) and its executable's name. */
+static void proc_read(struct otlp_sink *o, struct proc *p, int32_t tid, const char *comm)
 {
 	char path[64], buf[4096], *t;
 	ssize_t n;
-	int fd;
 
 	p->tid = tid;
-	p->tgid = tid;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = '\0';
-			t = strstr(buf, "\nTgid:");
-			if (t)
-				p->tgid = (int32_t)strtol(t + 6, NULL, 10);
-		}
-	}
+	p->tgid = uet_tgids_get(o->tgids, tid);
+	if (p->tgid <= 0)
+		p->tgid = tid;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->tgid);
 	n = readlink(path, buf, sizeof(buf) - 1);
 	if (n > 0) {
@@ -123,7 +114,7 @@ static const struct proc *proc_of(struct otlp_sink *o, int32_t tid, const char *
 	struct proc *p = &o->procs[(uint32_t)tid % PROCS];
 
 	if (p->tid != tid || !p->exe[0])
-		proc_read(p, tid, comm);
+		proc_read(o, p, tid, comm);
 	return p;
 }
 
@@ -817,8 +808,9 @@ static int otlp_begin(struct uet_sink *s, const struct uet_sink_env *env)
 	o->clock = uet_trace_clockid(env->tracefs);
 	o->to_real_ns = uet_wall_offset_ns(o->clock);
 	o->o.tracefs = env->tracefs;
+	o->tgids = uet_tgids_new(env->tracefs);
 	o->tx = uet_otlp_sender_start(&o->o);
-	return o->tx ? 0 : -ENOMEM;
+	return o->tx && o->tgids ? 0 : -ENOMEM;
 }
 
 static int otlp_end(struct uet_sink *s, bool ok)
@@ -837,6 +829,7 @@ static int otlp_end(struct uet_sink *s, bool ok)
 	free(o->batch);
 	free(o->mbatch);
 	free(o->json);
+	uet_tgids_free(o->tgids);
 	free(o);
 	return 0;
 }
