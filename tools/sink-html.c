@@ -255,11 +255,12 @@ static void plot(struct html_sink *h, FILE *f, uint64_t t0, uint64_t t1)
 		   "lost records in red</p>\n<svg id=\"plot\" width=\"1000\" height=\"260\" "
 		   "viewBox=\"0 0 1000 260\">\n<rect width=\"1000\" height=\"240\" class=\"bg\"/>\n",
 		t1 > t0 ? (double)(t1 - t0) / HTML_BINS / 1e6 : 0.0, ntop);
+	/* The peak at y 20: the maximum's label above it (baseline 12) is never drawn over. */
 	for (size_t k = 0; k < ntop; k++) {
 		fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" points=\"", colors[k]);
 		for (int b = 0; b < HTML_BINS; b++)
 			fprintf(f, "%.1f,%.1f ", b * 1000.0 / HTML_BINS,
-				235 - 230.0 * (double)bins[k][b] / (double)max);
+				235 - 215.0 * (double)bins[k][b] / (double)max);
 		fputs("\"><title>", f);
 		esc(f, top[k]->name, sizeof(top[k]->name));
 		fputs("</title></polyline>\n", f);
