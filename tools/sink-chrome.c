@@ -109,11 +109,8 @@ static int ch_begin(struct uet_sink *s, const struct uet_sink_env *env)
 	struct chrome_sink *c = (struct chrome_sink *)s;
 
 	c->who = env->who;
-	/* Live: /proc and the tracefs's saved_tgids; a file: the saved_tgids it holds. */
-	c->tgids = uet_tgids_new(env->tracefs);
-	if (!c->tgids ||
-	    (env->saved_tgids &&
-	     uet_tgids_parse(c->tgids, env->saved_tgids, strlen(env->saved_tgids)) < 0))
+	c->tgids = uet_sink_tgids(env);
+	if (!c->tgids)
 		return -ENOMEM;
 	fputs("{\"traceEvents\":[", s->out);
 	return 0;

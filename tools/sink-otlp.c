@@ -808,7 +808,7 @@ static int otlp_begin(struct uet_sink *s, const struct uet_sink_env *env)
 	o->clock = uet_trace_clockid(env->tracefs);
 	o->to_real_ns = uet_wall_offset_ns(o->clock);
 	o->o.tracefs = env->tracefs;
-	o->tgids = uet_tgids_new(env->tracefs);
+	o->tgids = uet_sink_tgids(env);
 	o->tx = uet_otlp_sender_start(&o->o);
 	return o->tx && o->tgids ? 0 : -ENOMEM;
 }

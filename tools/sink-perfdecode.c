@@ -8,8 +8,9 @@
  * tool's conventions for tracepoint fields (signed or unsigned by type,
  * "unsigned long", pointers and unknown types in hex, char arrays as
  * strings, other arrays as JSON arrays).  "meta" has time (seconds, as it
- * prints a file without a clock offset), cpu, pid and tid (both the
- * record's thread id: the ring buffer has no process id).
+ * prints a file without a clock offset), cpu, pid (the thread's process:
+ * the ring buffer has none, so a recording's saved_tgids, or live /proc and
+ * the tracefs's; the thread id where nothing says) and tid.
  *
  * Also here: the EventHeader parts of the text and JSON sinks (sink.h).
  */
@@ -142,7 +143,16 @@ struct pd_sink {
 	bool begun, any;
 	char *buf;
 	size_t cap;
+	struct uet_tgids *tgids;	/* thread -> process */
 };
+
+/* The process of thread @tid; the thread itself where nothing says. */
+static int32_t process_of(struct pd_sink *p, int32_t tid)
+{
+	int32_t tgid = uet_tgids_get(p->tgids, tid);
+
+	return tgid > 0 ? tgid : tid;
+}
 
 static int pd_begin(struct uet_sink *s, const struct uet_sink_env *env)
 {
@@ -152,8 +162,11 @@ static int pd_begin(struct uet_sink *s, const struct uet_sink_env *env)
 	char *q = malloc((size_t)w + 1);
 
 	p->who = env->who;
-	if (!q)
+	p->tgids = uet_sink_tgids(env);
+	if (!q || !p->tgids) {
+		free(q);
 		return -ENOMEM;
+	}
 	p->begun = true;
 	ueh_json_string(name, strlen(name), q, (size_t)w + 1);
 	fprintf(s->out, "\xEF\xBB\xBF{\n%s: [", q);
@@ -401,7 +414,7 @@ static int pd_record(struct uet_sink *s, const struct uet_sink_rec *r)
 	fprintf(o, ", \"meta\": { \"time\": %" PRIu64 ".%09u, \"cpu\": %u, \"pid\": %" PRId32
 		   ", \"tid\": %" PRId32,
 		r->ctx.ts_ns / 1000000000u, (unsigned)(r->ctx.ts_ns % 1000000000u), r->ctx.cpu,
-		r->ctx.pid, r->ctx.pid);
+		process_of(p, r->ctx.pid), r->ctx.pid);
 	if (eh) {
 		char meta[256];
 
@@ -419,6 +432,7 @@ static int pd_end(struct uet_sink *s, bool ok)
 	if (p->begun)
 		fputs(" ]\n}\n", s->out);
 	free(p->buf);
+	uet_tgids_free(p->tgids);
 	return uet_sink_stream_end(s, ok);
 }
 

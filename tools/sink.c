@@ -46,6 +46,18 @@ int uet_sinks_add(struct uet_sinks *ss, struct uet_sink *s)
 	return 0;
 }
 
+struct uet_tgids *uet_sink_tgids(const struct uet_sink_env *env)
+{
+	struct uet_tgids *t = uet_tgids_new(env->tracefs);
+
+	if (t && env->saved_tgids &&
+	    uet_tgids_parse(t, env->saved_tgids, strlen(env->saved_tgids)) < 0) {
+		uet_tgids_free(t);
+		t = NULL;
+	}
+	return t;
+}
+
 int uet_sinks_begin(struct uet_sinks *ss, const struct uet_sink_env *env)
 {
 	for (size_t i = 0; i < ss->n; i++) {

@@ -94,6 +94,13 @@ struct uet_sinks {
  */
 struct uet_sink *uet_sink_new(const char *name, FILE *out, const char *path);
 
+/**
+ * uet_sink_tgids - the thread -> process map of a sink's records: live,
+ * /proc and @env's tracefs's saved_tgids; a file, the saved_tgids it holds
+ * Return: the map (uet_tgids_free()), or NULL without memory.
+ */
+struct uet_tgids *uet_sink_tgids(const struct uet_sink_env *env);
+
 /** uet_sinks_add - add @s (NULL: out of memory or refused) to @ss; 0 or -EINVAL */
 int uet_sinks_add(struct uet_sinks *ss, struct uet_sink *s);
 

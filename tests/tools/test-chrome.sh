@@ -64,6 +64,13 @@ names = {x["args"]["name"] for x in ev if x["ph"] == "M"}
 sys.exit(not (b["tid"] != e["tid"] and b["id"] == e["id"] and len(tids) == 1 and
               b["tid"] in tids and names == {"eh-provider"}))
 X
+# perf-decode's meta too: pid the process, tid the thread (the two
+# threads of eh-provider activities: one pid, two tids).
+"$tool" report --format=perf-decode "$W/act.dat" > "$W/act.pd" || no "report --format=perf-decode"
+pt=$(sed -n 's/.*"pid": \([0-9]*\), "tid": \([0-9]*\).*/\1 \2/p' "$W/act.pd" | sort -u)
+[ "$(echo "$pt" | cut -d' ' -f1 | sort -u | wc -l)" = 1 ] && [ "$(echo "$pt" | wc -l)" = 2 ] &&
+	ok "perf-decode: the two threads' records under one pid" ||
+	no "perf-decode: pid and tid pairs: $(echo $pt)"
 # EventHeader's meta beside the fields (as perf-decode and report --json
 # have it): the span's full activity ID, its opcode and level.
 python3 - "$W/act.json" <<'X' && ok "args: the fields and EventHeader's meta (the full activity ID)" ||
