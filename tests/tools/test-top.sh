@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # userevents top (tools/top.c):
 #  - --once without a terminal: one plain table (no escape), the producer's
-#    event at its rate (rate_producer: 20,000 events/s) within 20 %;
+#    event at its rate (rate_producer: 5,000 events/s asked) within 20 % of
+#    what it wrote meanwhile (its own count, or the running daemon's
+#    usereventsd_counts read by the test around top's interval: under load
+#    a producer falls short of the rate it asks for);
 #  - against a running usereventsd (--tracefs) and as top -- CMD; a
 #    two-thread producer as one process (--group process: its pid);
 #  - from usereventsd_counts, no consumer channel open; --records counts
@@ -33,26 +36,42 @@ unset USEREVENTS_TRACEFS
 fails=0
 ok() { echo "ok - $1"; }
 no() { echo "not ok - $1"; fails=$((fails + 1)); }
-RATE=20000
+# The rate asked of the producers.  Each write is a FUSE round trip: at
+# 20,000/s, under two CPU hogs and the suite's other tests, one wrote
+# 13,000/s, and top showed that (the check, comparing with the rate asked,
+# was wrong).  The checks compare with what was written.
+RATE=5000
 
 # The rate top shows for EVENT in the table of FILE, an integer (K and M expanded).
 rate_of() {
 	awk -v ev="$2" '$1 == ev { v = $2; m = 1; if (v ~ /K$/) m = 1000; if (v ~ /M$/) m = 1000000;
 		sub(/[KM]$/, "", v); r = v * m } END { printf "%d\n", r }' "$1"
 }
-within() {	# RATE: within 20 % of $RATE
-	[ "$1" -ge $((RATE * 8 / 10)) ] && [ "$1" -le $((RATE * 12 / 10)) ]
+within() {	# RATE [WRITTEN]: within 20 % of WRITTEN (a rate; default $RATE)
+	w=${2:-$RATE}
+	[ "$w" -gt 0 ] && [ "$1" -ge $((w * 8 / 10)) ] && [ "$1" -le $((w * 12 / 10)) ]
 }
+# The records of EVENT the running daemon counted: every write reaches it.
+counted() {
+	awk -v ev="user_events:$1" '$2 == ev { s += $3 } END { printf "%d\n", s }' \
+		"$W/mnt/usereventsd_counts"
+}
+# mark EVENT: note the count and the time; written EVENT: the rate since the mark.
+mark() { m_n=$(counted "$1"); m_t=$(date +%s%N); }
+written() { echo $((($(counted "$1") - m_n) * 1000000000 / ($(date +%s%N) - m_t))); }
 
-# top -- CMD, --once, not a terminal.
-"$tool" top --once -d 2 -- "$producer" $RATE 0 > "$W/once" 2> "$W/once.err" < /dev/null
+# top -- CMD, --once, not a terminal; the producer's "wrote N" over its life.
+"$tool" top --once -d 2 -- sh -c "date +%s%N > '$W/once.t'; exec '$producer' $RATE 0 > '$W/once.p'" \
+	> "$W/once" 2> "$W/once.err" < /dev/null
 rc=$?
+w=$(sed -n 's/^wrote \([0-9]*\).*/\1/p' "$W/once.p")
+w=$(( ${w:-0} * 1000000000 / ($(date +%s%N) - $(cat "$W/once.t")) ))
 r=$(rate_of "$W/once" rate_tick)
-if [ $rc = 0 ] && within "$r" && ! grep -q "$(printf '\033')" "$W/once" &&
+if [ $rc = 0 ] && within "$r" "$w" && ! grep -q "$(printf '\033')" "$W/once" &&
 	grep -q '^EVENT  *EVENTS/s  *BYTES/s  *LOST/s  *EVENTS$' "$W/once" && grep -q '^total ' "$W/once"; then
-	ok "top --once -- CMD: one plain table, rate_tick at $r/s"
+	ok "top --once -- CMD: one plain table, rate_tick at $r/s (written $w/s)"
 else
-	no "top --once -- CMD (exit $rc, rate $r)"; cat "$W/once" "$W/once.err"
+	no "top --once -- CMD (exit $rc, rate $r, written $w/s)"; cat "$W/once" "$W/once.err"
 fi
 [ "$(grep -c '^EVENT ' "$W/once")" = 1 ] && ok "--once: one table" || no "--once: one table"
 # CMD's children outlive top (sh ends, its producers write on): top ends
@@ -71,28 +90,34 @@ for _ in $(seq 50); do [ -e "$W/mnt/user_events_data" ] && break; sleep 0.1; don
 USEREVENTS_TRACEFS="$W/mnt" "$producer" $RATE 0 > /dev/null &
 ppid=$!
 pids="$pids $ppid"
+sleep 0.5
+mark rate_tick
 "$tool" --tracefs "$W/mnt" top --once -d 2 --group process < /dev/null > "$W/live" 2> "$W/live.err"
 rc=$?
+w=$(written rate_tick)
 r=$(awk -v p="$ppid" '$1 == p { v = $3; m = 1; if (v ~ /K$/) m = 1000; sub(/[KM]$/, "", v);
 	printf "%d\n", v * m }' "$W/live")
-if [ $rc = 0 ] && [ -n "$r" ] && within "$r" && grep -q "^PID COMM" "$W/live"; then
-	ok "top --tracefs --group process: pid $ppid at $r/s"
+if [ $rc = 0 ] && [ -n "$r" ] && within "$r" "$w" && grep -q "^PID COMM" "$W/live"; then
+	ok "top --tracefs --group process: pid $ppid at $r/s (written $w/s)"
 else
-	no "top --tracefs (exit $rc, rate '$r')"; cat "$W/live" "$W/live.err"
+	no "top --tracefs (exit $rc, rate '$r', written $w/s)"; cat "$W/live" "$W/live.err"
 fi
 # Two threads of one process, RATE / 2 each: one line, its process id, their sum.
 USEREVENTS_TRACEFS="$W/mnt" "$producer" $((RATE / 2)) 0 rate_mt 0 2 > /dev/null &
 mpid=$!
 pids="$pids $mpid"
+sleep 0.5
+mark rate_mt
 "$tool" --tracefs "$W/mnt" top --once -d 2 --group process -e rate_mt < /dev/null > "$W/mt" 2> "$W/mt.err"
 rc=$?
+w=$(written rate_mt)
 r=$(awk -v p="$mpid" '$1 == p { v = $3; m = 1; if (v ~ /K$/) m = 1000; sub(/[KM]$/, "", v);
 	printf "%d\n", v * m }' "$W/mt")
 n=$(grep -cv -e '^userevents top - ' -e '^PID COMM' -e '^total ' -e '^$' "$W/mt")
-if [ $rc = 0 ] && [ -n "$r" ] && within "$r" && [ "$n" = 1 ]; then
-	ok "top --group process: two threads as their process $mpid at $r/s"
+if [ $rc = 0 ] && [ -n "$r" ] && within "$r" "$w" && [ "$n" = 1 ]; then
+	ok "top --group process: two threads as their process $mpid at $r/s (written $w/s)"
 else
-	no "top --group process, two threads (exit $rc, rate '$r', $n lines)"; cat "$W/mt" "$W/mt.err"
+	no "top --group process, two threads (exit $rc, rate '$r', written $w/s, $n lines)"; cat "$W/mt" "$W/mt.err"
 fi
 kill $mpid 2>/dev/null
 # From usereventsd, top counts from usereventsd_counts: no record is read,
@@ -104,16 +129,18 @@ chans=$(sed -n 's/^consumer_channels: //p' "$W/mnt/usereventsd_stats")
 kill -INT $tpid; wait $tpid
 [ "$chans" = 0 ] && ok "top counts without a consumer channel (usereventsd_counts)" ||
 	no "top opened ${chans:-?} consumer channels"
+mark rate_tick
 "$tool" --tracefs "$W/mnt" top --records --once -d 2 < /dev/null > "$W/recs" 2> "$W/recs.err" &
 tpid=$!
 sleep 1
 chans=$(sed -n 's/^consumer_channels: //p' "$W/mnt/usereventsd_stats")
 wait $tpid
 rc=$?
+w=$(written rate_tick)
 r=$(rate_of "$W/recs" rate_tick)
-[ $rc = 0 ] && within "$r" && [ "$chans" = 1 ] &&
-	ok "top --records: rate_tick at $r/s from the records (a consumer channel)" ||
-	{ no "top --records (exit $rc, rate '$r', $chans channels)"; cat "$W/recs" "$W/recs.err"; }
+[ $rc = 0 ] && within "$r" "$w" && [ "$chans" = 1 ] &&
+	ok "top --records: rate_tick at $r/s from the records, a consumer channel (written $w/s)" ||
+	{ no "top --records (exit $rc, rate '$r', written $w/s, $chans channels)"; cat "$W/recs" "$W/recs.err"; }
 "$tool" --tracefs "$W/mnt" top --once -d 0.5 -e nosuch_event < /dev/null > /dev/null 2>&1
 [ $? = 4 ] && ok "an -e GLOB that matches nothing: exit 4" || no "-e nosuch_event"
 "$tool" top -d 0 < /dev/null > /dev/null 2>&1
@@ -128,15 +155,19 @@ fi
 tmux -S "$sock" -f /dev/null new-session -d -x 120 -y 30 "env -i PS1='PROMPT> ' TERM=xterm-256color PATH=$PATH sh" ||
 	{ no "tmux new-session"; exit 1; }
 sleep 0.5
-tmux -S "$sock" send-keys "stty -a > $W/stty.before; $tool --tracefs $W/mnt top -d 1" Enter
-sleep 3.5
+tmux -S "$sock" send-keys "stty -a > $W/stty.before; $tool --tracefs $W/mnt top -d 2" Enter
+sleep 2.5
+# Its table of the last 2 s, against what the producer wrote in those 2 s.
+mark rate_tick
+sleep 2
+w=$(written rate_tick)
 tmux -S "$sock" capture-pane -p > "$W/screen"
 r=$(rate_of "$W/screen" rate_tick)
-if within "$r" && grep -q '^userevents top - ' "$W/screen" && grep -q '^total ' "$W/screen" &&
+if within "$r" "$w" && grep -q '^userevents top - ' "$W/screen" && grep -q '^total ' "$W/screen" &&
 	grep -q 'q quit' "$W/screen" && ! grep -q 'PROMPT>' "$W/screen"; then
-	ok "the screen: rate_tick at $r/s (alternate screen: no prompt)"
+	ok "the screen: rate_tick at $r/s, written $w/s (alternate screen: no prompt)"
 else
-	no "the screen (rate '$r')"; cat "$W/screen"
+	no "the screen (rate '$r', written $w/s)"; cat "$W/screen"
 fi
 tmux -S "$sock" send-keys g
 sleep 0.5
@@ -174,14 +205,18 @@ else
 	no "SIGTERM"; cat "$W/screen.t"
 fi
 # top -- CMD on the screen, q ends the command too: exit 0.
-tmux -S "$sock" send-keys "clear; $tool top -- $producer $RATE 0; echo rc-\$?" Enter
-sleep 3
+# The producer's "wrote N" over its life: the rate it kept.
+tmux -S "$sock" send-keys "clear; $tool top -d 2 -- sh -c 'date +%s%N > $W/screen.t; exec $producer $RATE 0 > $W/screen.p'; echo rc-\$?" Enter
+sleep 4.5
 tmux -S "$sock" capture-pane -p > "$W/screen.c"
 r=$(rate_of "$W/screen.c" rate_tick)
+t1=$(date +%s%N)
 tmux -S "$sock" send-keys q
 sleep 2
+w=$(sed -n 's/^wrote \([0-9]*\).*/\1/p' "$W/screen.p")
+w=$(( ${w:-0} * 1000000000 / (t1 - $(cat "$W/screen.t" 2>/dev/null || echo $t1) + 1) ))
 tmux -S "$sock" capture-pane -p > "$W/screen.cq"
-within "$r" && grep -q '^rc-0' "$W/screen.cq" && ok "top -- CMD on the screen: $r/s, q exits 0" ||
-	{ no "top -- CMD on the screen ($r)"; cat "$W/screen.c" "$W/screen.cq"; }
+within "$r" "$w" && grep -q '^rc-0' "$W/screen.cq" && ok "top -- CMD on the screen: $r/s (written $w/s), q exits 0" ||
+	{ no "top -- CMD on the screen ($r, written $w/s)"; cat "$W/screen.c" "$W/screen.cq"; }
 
 [ "$fails" = 0 ]
