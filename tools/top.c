@@ -359,7 +359,8 @@ static void counts_line(struct top_sink *t, char *line)
 		return;
 	}
 	ctx.pid = (int32_t)tgid;
-	ctx.comm = comm;
+	/* TGID 0: the processes beyond the daemon's table (counts.h). */
+	ctx.comm = tgid ? comm : "(other processes)";
 	row = row_of(t, event, provider, &ctx, (int32_t)tgid);
 	if (!row)
 		return;
