@@ -203,6 +203,8 @@ void ue_registry_free(struct ue_registry *reg)
 	if (!reg)
 		return;
 	ue_mutex_lock(&reg->lock);
+	/* Every event goes: no id is given again, so no count need go row by row. */
+	reg->counts = NULL;
 	while (reg->head)
 		destroy_locked(reg, reg->head);
 	ue_mutex_unlock(&reg->lock);

@@ -199,8 +199,8 @@ static int set_event_show(struct ue_daemon *d, struct ue_fh *fh)
 /*
  * usereventsd_counts: records each process wrote of each event (passed its
  * filter, handed to the buffer), their bytes, and those lost on the way
- * (refused by a full ring; "-" when their event is not known: refused by a
- * producer's full native ring).  A line a (process, event), after a header:
+ * (of them, refused by a full ring; on a "-" line, whose event is not
+ * known, refused by a producer's full native ring).  A line a (process, event), after a header:
  * "TGID SYSTEM:EVENT RECORDS BYTES LOST COMM", the comm last as it may hold
  * spaces.  TGID 0: processes beyond the table's bound (counts.h).
  */
