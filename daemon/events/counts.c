@@ -12,14 +12,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "buffer.h"
 #include "counts.h"
 #include "lock.h"
 
 struct row {
 	struct ue_counts_row r;
-	uint64_t last_ns; /* CLOCK_MONOTONIC of the last count */
+	uint64_t last_ns; /* ue_buffer_clock_ns() of the last count */
 };
 
 struct ue_counts {
@@ -29,14 +29,6 @@ struct ue_counts {
 	uint32_t *ix; /* row index + 1, 0 empty */
 	size_t ixcap; /* a power of two, at least twice nrows */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static size_t slot_of(pid_t tgid, unsigned int id, size_t ixcap)
 {
@@ -175,7 +167,7 @@ void ue_counts_add(struct ue_counts *c, pid_t tgid, unsigned int id, const char 
 
 	if (!c || tgid <= 0)
 		return;
-	now = now_ns();
+	now = ue_buffer_clock_ns();
 	ue_mutex_lock(&c->lock);
 	r = row_locked(c, tgid, id, now);
 	if (r) {
