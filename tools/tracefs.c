@@ -151,6 +151,13 @@ int uet_tracefs_check(const char *dir)
 		return e;
 	}
 	if (!has_data_file(dir)) {
+		int e = errno;
+
+		/* Not ours to look into (a tracefs is root's): said so, not "not a tracefs". */
+		if (e == EACCES || e == EPERM) {
+			uet_err("%s/user_events_data: %s", dir, strerror(e));
+			return -e;
+		}
 		uet_err("%s: not a tracefs with user_events (no user_events_data there)", dir);
 		return -ENOENT;
 	}

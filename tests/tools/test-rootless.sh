@@ -348,5 +348,22 @@ export USEREVENTSD="$work/bin/daemon/usereventsd-root-owned"
 expect_fail "files owned by root" "its files are not open to uid $uid"
 unset USEREVENTSD
 
+# root's own usereventsd, given to the user with --tracefs: refused, and
+# said as such (it said "not a tracefs with user_events", which it is).
+mkdir "$work/rootmnt"
+"$work/bin/daemon/usereventsd" -f "$work/rootmnt" 2>"$work/root.err" &
+rootd=$!
+for _ in $(seq 50); do [ -e "$work/rootmnt/user_events_data" ] && break; sleep 0.1; done
+as_user "$work/bin/tools/userevents" --tracefs "$work/rootmnt" list >"$work/r.out" 2>"$work/r.err"
+rc=$?
+if [ $rc != 0 ] && grep -q "^userevents: $work/rootmnt/user_events_data: Permission denied$" "$work/r.err"; then
+	ok "root's tracefs: exit $rc, $(cat "$work/r.err")"
+else
+	fail "root's tracefs: exit $rc, expected 'user_events_data: Permission denied'"
+	sed 's/^/#   /' "$work/r.err"
+fi
+umount "$work/rootmnt"
+wait "$rootd"
+
 [ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "PASS"
