@@ -284,7 +284,8 @@ struct top_ui {
 	struct top_line *lines;
 	size_t nlines, cap;
 	volatile bool quit;	/* the reader ended: the renderer too */
-	bool quit_key;		/* q pressed, or --once done: we ended the command */
+	bool quit_key;		/* q pressed, --once done or the output gone: we ended the command */
+	bool failed;		/* out of memory: the table could not be made */
 	pthread_t th;
 };
 
@@ -465,7 +466,8 @@ static const char *human(double v, char *buf, size_t len)
 	return buf;
 }
 
-static void top_render(struct top_ui *ui, double secs)
+/* The table on stdout; -EPIPE or another error when it could not be written. */
+static int top_render(struct top_ui *ui, double secs)
 {
 	static const char *const head[G_N] = { "EVENT", "PROVIDER", "PID COMM" };
 	double ev = 0, by = 0, lo = 0;
@@ -516,7 +518,9 @@ static void top_render(struct top_ui *ui, double secs)
 		      f);
 	else
 		fputc('\n', f);
-	fflush(f);
+	if (fflush(f) == EOF || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 /* ---- the terminal ----------------------------------------------------------------------- */
@@ -621,10 +625,15 @@ static void *top_ui_main(void *arg)
 			last = now;
 			measured = redraw = true;
 		}
-		if (redraw) {
-			if (top_group(ui) < 0)
-				break;
-			top_render(ui, secs);
+		if (redraw && (top_group(ui) < 0 ? (ui->failed = true) : top_render(ui, secs) < 0)) {
+			/*
+			 * Out of memory, or the output gone (| head): the end.  The
+			 * reader's thread is told as q tells it; this thread's
+			 * SIGPIPE stays blocked and pending, as it blocks all.
+			 */
+			ui->quit_key = true;
+			kill(getpid(), SIGTERM);
+			break;
 		}
 		if (ui->once && measured) {
 			ui->quit_key = true;
@@ -784,6 +793,10 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	uet_autoenable_undo(&ae);
 	/* q ended the command: not its failure. */
 	exit_code = uet_live_status("top", &ae, &child, e, ui.quit_key);
+	if (ui.failed) {
+		uet_err("top: %s", strerror(ENOMEM));
+		exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
+	}
 out:
 	term_restore();
 	uet_live_end(&child, &sinks, &ae, priv);

@@ -141,6 +141,15 @@ r=$(rate_of "$W/recs" rate_tick)
 [ $rc = 0 ] && within "$r" "$w" && [ "$chans" = 1 ] &&
 	ok "top --records: rate_tick at $r/s from the records, a consumer channel (written $w/s)" ||
 	{ no "top --records (exit $rc, rate '$r', written $w/s, $chans channels)"; cat "$W/recs" "$W/recs.err"; }
+# | head: top ends when its reader has gone, quietly, with either source
+# (it went on forever: the renderer's write failed, and no one was told).
+for how in "" --records; do
+	timeout 20 sh -c '"$1" --tracefs "$2" top $3 -d 0.5 2>"$4" | head -2 >/dev/null' \
+		sh "$tool" "$W/mnt" "$how" "$W/head.err"
+	rc=$?
+	[ $rc = 0 ] && [ ! -s "$W/head.err" ] && ok "top ${how:+$how }| head: ends, nothing on stderr" ||
+		{ no "top ${how:+$how }| head: exit $rc (124: still running after 20 s)"; cat "$W/head.err"; }
+done
 "$tool" --tracefs "$W/mnt" top --once -d 0.5 -e nosuch_event < /dev/null > /dev/null 2>&1
 [ $? = 4 ] && ok "an -e GLOB that matches nothing: exit 4" || no "-e nosuch_event"
 "$tool" top -d 0 < /dev/null > /dev/null 2>&1
