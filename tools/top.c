@@ -702,7 +702,7 @@ static int top_opts(struct top_ui *ui, int argc, char **argv, char **rest, int *
 							     val);
 				continue;
 			}
-			for (int v = 0; v < (k == 1 ? G_N : S_N); v++)
+			for (int v = 0; val && v < (k == 1 ? G_N : S_N); v++)
 				if (strcmp(val, k == 1 ? group_names[v] : sort_names[v]) == 0)
 					*(k == 1 ? (int *)&ui->group : (int *)&ui->sort) = v, val = NULL;
 			if (val)

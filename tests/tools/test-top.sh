@@ -141,6 +141,20 @@ r=$(rate_of "$W/recs" rate_tick)
 [ $rc = 0 ] && within "$r" "$w" && [ "$chans" = 1 ] &&
 	ok "top --records: rate_tick at $r/s from the records, a consumer channel (written $w/s)" ||
 	{ no "top --records (exit $rc, rate '$r', written $w/s, $chans channels)"; cat "$W/recs" "$W/recs.err"; }
+# Every --group and --sort value (one that was not the last of its list
+# crashed the option parser: strcmp of the value it had just taken).
+good=0
+for g in event provider process; do
+	for o in events bytes lost name; do
+		if "$tool" --tracefs "$W/mnt" top --once -d 0.2 --group $g --sort $o < /dev/null \
+			> "$W/gs" 2> "$W/gs.err" && grep -q "by $g, sorted by $o" "$W/gs"; then
+			good=$((good + 1))
+		else
+			no "top --group $g --sort $o: exit $?, $(head -1 "$W/gs")"; cat "$W/gs.err"
+		fi
+	done
+done
+[ $good = 12 ] && ok "every --group and --sort value (12 of 12)"
 # | head: top ends when its reader has gone, quietly, with either source
 # (it went on forever: the renderer's write failed, and no one was told).
 for how in "" --records; do
