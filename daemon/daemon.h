@@ -25,6 +25,8 @@
 #include "registry.h"
 
 #define UE_DAEMON_NAME "usereventsd"
+/* Extended attribute of user_events_data naming the control socket (upgrade.c). */
+#define UE_CONTROL_XATTR "user.usereventsd.control"
 
 /* Default per-CPU buffer size, the kernel's default buffer_size_kb. */
 #define UE_DEFAULT_BUFFER_KB 1410
@@ -97,6 +99,10 @@ struct ue_daemon {
 	/* Every open file and directory, freed at exit if never released. */
 	struct ue_mutex fh_lock;
 	struct ue_fh *fh_list;
+	/* fi->fh - 1 indexes fh_slots (opts.max_files of them); fh_free: the free ones (fs.c). */
+	struct ue_fh **fh_slots;
+	uint32_t *fh_free;
+	uint32_t fh_nfree;
 	/*
 	 * chmod/chown of the fixed nodes (fs-tree.c), as tracefs keeps them; each is
 	 * UE_ATTR_SET | value once changed, 0 while the node has its defaults.
@@ -108,6 +114,17 @@ struct ue_daemon {
 	atomic_size_t text_bytes;	/* snapshots held, against opts.max_text_bytes */
 	/* Writes that came through FUSE, for usereventsd_stats (the native ones: native.c). */
 	unsigned long long fuse_writes;
+	/* Handing the mount to a successor (upgrade.c). */
+	char *fuse_opts;		/* what libfuse was given, for the successor */
+	unsigned char init_req[256];	/* the kernel's FUSE_INIT, as read */
+	size_t init_len;
+	atomic_bool init_fake;		/* a successor: the next read is the FUSE_INIT again */
+	pthread_t main_thread;
+	int ctl_sock;			/* the control socket, -1: none */
+	pthread_t ctl_thread;
+	char ctl_name[108];
+	atomic_int upgrade_conn;	/* a successor's connection, -1: none */
+	uint64_t upgrades;		/* daemons this one's state went through */
 };
 
 /* The trace options, in the order of the kernel's trace_options file. */

@@ -28,6 +28,7 @@
 #include "proc-events.h"
 #include "counts.h"
 #include "tasks.h"
+#include "upgrade.h"
 
 #define DEFAULT_MAX_THREADS 16
 /* How often enablers of exited processes are looked for. */
@@ -38,6 +39,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: " UE_DAEMON_NAME " [-f] [-d] [-o OPTION[,OPTION...]] [--replace]\n"
 		"       [--exit-with-parent] [--rmdir] MOUNTPOINT\n"
+		"       " UE_DAEMON_NAME " --upgrade [-f] [-d] MOUNTPOINT\n"
 		"\n"
 		"Serves Linux user_events from user space: mounts a tracefs-like file\n"
 		"system on MOUNTPOINT (usually /sys/kernel/tracing in a private mount\n"
@@ -73,6 +75,10 @@ static void usage(FILE *out)
 		"  --exit-with-parent   end, unmounting, when the process that started it\n"
 		"                       ends, however it ends (implies -f)\n"
 		"  --rmdir              remove MOUNTPOINT (an empty directory) at the end\n"
+		"  --upgrade            take over the usereventsd serving MOUNTPOINT without\n"
+		"                       unmounting: its events, open files, sessions,\n"
+		"                       enable bits, options and unread records (its own\n"
+		"                       -o options; usereventsd(8), UPGRADE)\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n",
 		UE_REGISTRY_DEFAULT_MAX_EVENTS, UE_DEFAULT_BUFFER_KB, DEFAULT_MAX_THREADS,
@@ -567,6 +573,7 @@ int main(int argc, char **argv)
 		{ "replace", no_argument, NULL, 'R' },
 		{ "exit-with-parent", no_argument, NULL, 'P' },
 		{ "rmdir", no_argument, NULL, 'D' },
+		{ "upgrade", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ue_daemon_opts opts = {
@@ -588,7 +595,9 @@ int main(int argc, char **argv)
 	struct ue_native_server *nat = NULL;
 	struct sweeper sweeper;
 	bool sweeping = false, mounted = false, signals = false;
-	bool replace = false, with_parent = false, remove_dir = false;
+	bool replace = false, with_parent = false, remove_dir = false, upgrade = false;
+	bool adopted = false;
+	struct ue_taken taken = { .sock = -1, .fuse_fd = -1 };
 	pid_t parent = getppid();
 	const char *mountpoint;
 	long ncpus;
@@ -617,6 +626,9 @@ int main(int argc, char **argv)
 		case 'D':
 			remove_dir = true;
 			break;
+		case 'U':
+			upgrade = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_SUCCESS;
@@ -633,7 +645,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mountpoint = argv[optind];
-	if (check_proc_pid_ns() < 0 || check_environment(mountpoint, replace) < 0) {
+	if (upgrade && (replace || with_parent || remove_dir || fuse_opts[0])) {
+		fprintf(stderr, UE_DAEMON_NAME ": --upgrade takes the options of the daemon it replaces\n");
+		return 2;
+	}
+	if (upgrade) {
+		bool fg = opts.foreground, debug = opts.debug;
+
+		if (check_proc_pid_ns() < 0 || ue_upgrade_receive(mountpoint, &taken) < 0)
+			return EXIT_FAILURE;
+		opts = taken.opts;
+		opts.foreground = fg;
+		opts.debug = debug;
+	} else if (check_proc_pid_ns() < 0 || check_environment(mountpoint, replace) < 0) {
 		if (remove_dir)
 			rmdir(mountpoint);
 		return EXIT_FAILURE;
@@ -649,6 +673,9 @@ int main(int argc, char **argv)
 	d->opts = opts;
 	atomic_init(&d->buffer_kb, opts.buffer_kb);
 	atomic_init(&d->trace_flags, ue_trace_flags_default());
+	d->ctl_sock = -1;
+	atomic_init(&d->upgrade_conn, -1);
+	d->main_thread = pthread_self();
 	ue_mutex_init(&d->release_lock, UE_LOCK_RELEASE);
 	ue_mutex_init(&d->fh_lock, UE_LOCK_FH_LIST);
 	{
@@ -694,10 +721,15 @@ int main(int argc, char **argv)
 	ue_registry_set_counts(d->reg, d->counts);
 
 	/* Everyone may need to reach the files (modes decide): allow_other when we can. */
-	if (asprintf(&all_opts, "default_permissions,fsname=usereventsd,subtype=usereventsd%s%s%s",
-		     geteuid() == 0 ? ",allow_other" : "", fuse_opts[0] ? "," : "",
-		     fuse_opts) < 0)
+	if (upgrade)
+		all_opts = strdup(taken.fuse_opts);
+	else if (asprintf(&all_opts, "default_permissions,fsname=usereventsd,subtype=usereventsd%s%s%s",
+			  geteuid() == 0 ? ",allow_other" : "", fuse_opts[0] ? "," : "",
+			  fuse_opts) < 0)
+		all_opts = NULL;
+	if (!all_opts)
 		goto oom;
+	d->fuse_opts = all_opts;
 	if (fuse_opt_add_arg(&args, argv[0]) || fuse_opt_add_arg(&args, "-o") ||
 	    fuse_opt_add_arg(&args, all_opts) || (opts.debug && fuse_opt_add_arg(&args, "-d")))
 		goto oom;
@@ -715,11 +747,23 @@ int main(int argc, char **argv)
 	 */
 	if (with_parent && (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent))
 		goto out;
-	if (fuse_session_mount(d->se, mountpoint) != 0) {
-		mount_failed(mountpoint);
-		goto out;
+	if (upgrade) {
+		/* The predecessor's connection: nothing is mounted, nothing unmounted here. */
+		r = ue_upgrade_adopt_fuse(d, &taken);
+		if (r < 0)
+			goto fail_errno;
+		adopted = true;
+	} else {
+		if (fuse_session_mount(d->se, mountpoint) != 0) {
+			mount_failed(mountpoint);
+			goto out;
+		}
+		mounted = true;
+		/* FUSE_INIT kept for a successor (--upgrade). */
+		r = ue_upgrade_io(d);
+		if (r < 0)
+			goto fail_errno;
 	}
-	mounted = true;
 	/* Mounted: requests queue until the loop runs, so detaching now is safe. */
 	sweeper.watch.foreground = opts.foreground;
 	if (fuse_daemonize(opts.foreground) != 0)
@@ -734,6 +778,19 @@ int main(int argc, char **argv)
 	r = ue_pipe_start(d);
 	if (r < 0)
 		goto fail_errno;
+	if (upgrade) {
+		r = ue_upgrade_restore(d, &taken);
+		ue_upgrade_answer(&taken, r);
+		if (r < 0) {
+			fprintf(stderr, UE_DAEMON_NAME ": cannot take the state of pid %d: %s\n",
+				(int)taken.from_pid, strerror(-r));
+			/*
+			 * The predecessor serves on: nothing of what was restored is
+			 * undone (a release would clear its programs' enable bits).
+			 */
+			_exit(EXIT_FAILURE);
+		}
+	}
 	r = sweeper_start(&sweeper, d);
 	if (r < 0)
 		goto fail_errno;
@@ -756,7 +813,23 @@ int main(int argc, char **argv)
 		goto oom;
 	fuse_loop_cfg_set_max_threads(loop, opts.max_threads);
 	fuse_loop_cfg_set_idle_threads(loop, opts.max_threads < 4 ? opts.max_threads : 4);
-	r = fuse_session_loop_mt(d->se, loop);
+	/* A successor may take the mount from now on (--upgrade). */
+	r = ue_upgrade_listen(d);
+	if (r < 0)
+		fprintf(stderr, UE_DAEMON_NAME ": no upgrade without a restart: %s\n", strerror(-r));
+	if (upgrade) {
+		ue_taken_free(&taken);
+		ue_upgrade_resend(d);
+	}
+	for (;;) {
+		r = fuse_session_loop_mt(d->se, loop);
+		if (!ue_upgrade_requested(d))
+			break;
+		/* Handed over: the successor serves; nothing shared is touched on the way out. */
+		if (ue_upgrade_give(d) == 0)
+			_exit(EXIT_SUCCESS);
+		fuse_session_reset(d->se);
+	}
 	/* A signal that ended the loop is returned as its positive number: a clean end. */
 	status = r >= 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	goto out;
@@ -766,6 +839,9 @@ oom:
 fail_errno:
 	fprintf(stderr, UE_DAEMON_NAME ": %s\n", strerror(-r));
 out:
+	ue_taken_free(&taken);
+	if (d)
+		ue_upgrade_stop_listening(d);
 	if (sweeping)
 		sweeper_stop(&sweeper);
 	if (d) {
@@ -776,6 +852,8 @@ out:
 			fuse_remove_signal_handlers(d->se);
 		if (mounted)
 			fuse_session_unmount(d->se);
+		else if (adopted)
+			detach_mount(mountpoint);
 		nat = d->native;
 		__atomic_store_n(&d->native, NULL, __ATOMIC_RELEASE);
 		ue_native_stop(nat);

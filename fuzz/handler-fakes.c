@@ -164,6 +164,31 @@ const struct ue_procmem_id *ue_procmem_get_id(const struct ue_procmem *pm)
 	return &pm->id;
 }
 
+/* The image has no descriptors: a snapshot of it carries none. */
+void ue_procmem_fds(const struct ue_procmem *pm, int *ret_mem_fd, int *ret_maps_fd,
+		    bool *ret_text_maps)
+{
+	(void)pm;
+	*ret_mem_fd = -1;
+	*ret_maps_fd = -1;
+	*ret_text_maps = false;
+}
+
+int ue_procmem_adopt(int mem_fd, int maps_fd, bool text_maps, const struct ue_procmem_id *id,
+		     struct ue_procmem **ret_pm)
+{
+	struct ue_procmem *pm = calloc(1, sizeof(*pm));
+
+	(void)mem_fd;
+	(void)maps_fd;
+	(void)text_maps;
+	if (!pm)
+		return -ENOMEM;
+	pm->id = *id;
+	*ret_pm = pm;
+	return 0;
+}
+
 int ue_procmem_alive(struct ue_procmem *pm)
 {
 	(void)pm;

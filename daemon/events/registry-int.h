@@ -28,6 +28,8 @@ struct rtrigger;
 struct ue_revent {
 	struct ue_registry *reg;
 	struct ue_event *desc;
+	char *name_args;		/* as registered: what a successor parses again (upgrade.c) */
+	bool dyn;			/* made by a "u:" line of dynamic_events */
 	struct ue_check *check;		/* the payload validator, prepared for desc */
 	char *tp_name;
 	unsigned int id;
@@ -100,6 +102,16 @@ struct ue_registry {
  */
 int ue_registry_enable_locked(struct ue_registry *reg, struct ue_revent *ev, bool enable,
 			      bool soft);
+
+/*
+ * triggers.c: a trigger line as ue_revent_triggers_text() listed it, added
+ * without the soft enables a new one makes (they came with the events).
+ */
+int ue_revent_trigger_restore(struct ue_registry *reg, struct ue_revent *ev, const char *text,
+			      size_t len);
+
+/* registry.c: link a restored event into the tables (registry-snap.c). */
+void ue_registry_link_restored(struct ue_registry *reg, struct ue_revent *ev);
 
 /* triggers.c: free @ev's triggers when it is destroyed.  reg->lock held. */
 void ue_revent_triggers_free(struct ue_revent *ev);

@@ -142,6 +142,7 @@ static void revent_free(struct ue_revent *ev)
 	ue_rwlock_destroy(&ev->filter_lock);
 	ue_check_free(ev->check);
 	ue_event_free(ev->desc);
+	free(ev->name_args);
 	free(ev->tp_name);
 	free(ev);
 }
@@ -326,6 +327,34 @@ static bool may_touch(const struct ue_registry *reg, const struct ue_revent *ev,
 	return !reg->owner_only || ev->owner == who->uid || who->capable;
 }
 
+/* Into the id, name and sequence tables and the creation order.  reg->lock held. */
+static void link_locked(struct ue_registry *reg, struct ue_revent *ev)
+{
+	ue_mutex_assert_held(&reg->lock);
+	reg->by_id[ev->id] = ev;
+	ev->name_next = reg->names[name_bucket(ev->desc->name)];
+	reg->names[name_bucket(ev->desc->name)] = ev;
+	ev->seq_next = reg->seqs[ev->seq % SEQ_BUCKETS];
+	reg->seqs[ev->seq % SEQ_BUCKETS] = ev;
+	ev->prev = reg->tail;
+	if (reg->tail)
+		reg->tail->next = ev;
+	else
+		reg->head = ev;
+	reg->tail = ev;
+	reg->nevents++;
+	if (ev->multi)
+		reg->nmulti++;
+}
+
+void ue_registry_link_restored(struct ue_registry *reg, struct ue_revent *ev)
+{
+	ev->status_bucket = status_bucket(ev->desc->name);
+	ue_mutex_lock(&reg->lock);
+	link_locked(reg, ev);
+	ue_mutex_unlock(&reg->lock);
+}
+
 static int register_common(struct ue_registry *reg, const char *name_args, unsigned int flags,
 			   const struct ue_who *who, bool dyn, struct ue_revent **ret)
 {
@@ -385,6 +414,12 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 	if (err < 0)
 		goto out_free;
 	ev->desc = desc;
+	ev->dyn = dyn;
+	ev->name_args = strdup(name_args);
+	if (!ev->name_args) {
+		err = -ENOMEM;
+		goto out_free;
+	}
 	err = ue_check_new(desc, &ev->check);
 	if (err < 0)
 		goto out_free;
@@ -411,20 +446,7 @@ static int register_common(struct ue_registry *reg, const char *name_args, unsig
 	atomic_init(&ev->status, 0);
 	atomic_init(&ev->dead, false);
 
-	reg->by_id[id] = ev;
-	ev->name_next = reg->names[name_bucket(desc->name)];
-	reg->names[name_bucket(desc->name)] = ev;
-	ev->seq_next = reg->seqs[ev->seq % SEQ_BUCKETS];
-	reg->seqs[ev->seq % SEQ_BUCKETS] = ev;
-	ev->prev = reg->tail;
-	if (reg->tail)
-		reg->tail->next = ev;
-	else
-		reg->head = ev;
-	reg->tail = ev;
-	reg->nevents++;
-	if (multi)
-		reg->nmulti++;
+	link_locked(reg, ev);
 	ue_mutex_unlock(&reg->lock);
 	free(name);
 	*ret = ev;
@@ -435,6 +457,7 @@ out_free:
 	ue_mutex_destroy(&ev->trig_lock);
 	ue_check_free(ev->check);
 	ue_event_free(ev->desc);
+	free(ev->name_args);
 	free(ev->tp_name);
 	free(ev);
 out_unlock:

@@ -348,4 +348,19 @@ char *ue_revent_triggers_text(struct ue_revent *ev);
 /** ue_revent_enable_text - what the enable file shows: "0\n", "1\n", "0*\n" or "1*\n" (soft mode) */
 const char *ue_revent_enable_text(struct ue_revent *ev);
 
+/*
+ * registry-snap.c: the registry in a state snapshot, for the daemon that
+ * takes the mount over (daemon/upgrade.c).  ue_registry_save() writes every
+ * event (id, inode sequence, name_args, enable state, soft mode, filter,
+ * triggers); ue_registry_restore() makes them again in an empty registry,
+ * each with one reference of the restore's, which ue_registry_restore_done()
+ * puts once every holder took its own.  Return: 0 or -errno (-EINVAL: a
+ * snapshot this daemon cannot take).
+ */
+struct ue_snap_w;
+struct ue_snap_r;
+int ue_registry_save(struct ue_registry *reg, struct ue_snap_w *w);
+int ue_registry_restore(struct ue_registry *reg, struct ue_snap_r *r);
+void ue_registry_restore_done(struct ue_registry *reg);
+
 #endif /* UE_DAEMON_REGISTRY_H */

@@ -97,7 +97,12 @@ static void trigger_unlink_locked(struct ue_registry *reg, struct ue_revent *ev,
 		ue_registry_enable_locked(reg, t->target, false, true);
 }
 
-static int trigger_add(struct ue_registry *reg, struct ue_revent *ev, struct rtrigger *t)
+/*
+ * @enable false: a predecessor's trigger restored (registry-snap.c), whose
+ * soft mode and enable state came with the events.
+ */
+static int trigger_add(struct ue_registry *reg, struct ue_revent *ev, struct rtrigger *t,
+		       bool enable)
 {
 	struct rtrigger *it;
 	int err;
@@ -117,12 +122,12 @@ static int trigger_add(struct ue_registry *reg, struct ue_revent *ev, struct rtr
 		err = -ENOSPC;
 		goto out;
 	}
-	if (t->target) {
+	if (t->target && enable) {
 		err = ue_registry_enable_locked(reg, t->target, true, true);
 		if (err < 0)
 			goto out;
 	}
-	if (!ev->triggers) {
+	if (!ev->triggers && enable) {
 		err = ue_registry_enable_locked(reg, ev, true, true);
 		if (err < 0) {
 			if (t->target)
@@ -160,8 +165,8 @@ static void trigger_remove(struct ue_registry *reg, struct ue_revent *ev, enum u
 		rtrigger_free(t);
 }
 
-int ue_revent_trigger_write(struct ue_registry *reg, struct ue_revent *ev, const char *text,
-			    size_t len)
+static int trigger_write(struct ue_registry *reg, struct ue_revent *ev, const char *text,
+			 size_t len, bool enable)
 {
 	struct ue_trigger_req req;
 	struct ue_revent *target = NULL;
@@ -221,7 +226,7 @@ int ue_revent_trigger_write(struct ue_registry *reg, struct ue_revent *ev, const
 	}
 	t->target = target;
 	target = NULL;
-	err = trigger_add(reg, ev, t);
+	err = trigger_add(reg, ev, t, enable);
 	if (!err)
 		t = NULL;
 out:
@@ -230,6 +235,18 @@ out:
 	ue_revent_release(target);
 	ue_trigger_req_free(&req);
 	return err;
+}
+
+int ue_revent_trigger_write(struct ue_registry *reg, struct ue_revent *ev, const char *text,
+			    size_t len)
+{
+	return trigger_write(reg, ev, text, len, true);
+}
+
+int ue_revent_trigger_restore(struct ue_registry *reg, struct ue_revent *ev, const char *text,
+			      size_t len)
+{
+	return trigger_write(reg, ev, text, len, false);
 }
 
 char *ue_revent_triggers_text(struct ue_revent *ev)

@@ -17,6 +17,7 @@
 #include "userevents/abi.h"
 #include "commit.h"
 #include "counts.h"
+#include "snap.h"
 #include "fs.h"
 #include "native.h"
 #include "native-proto.h"
@@ -643,6 +644,8 @@ static int data_getxattr(struct ue_daemon *d, const char *name, const char **ret
 
 	if (strcmp(name, UE_NATIVE_XATTR) == 0)
 		val = ue_native_name(ue_daemon_native(d));
+	else if (strcmp(name, UE_CONTROL_XATTR) == 0 && d->ctl_sock >= 0)
+		val = d->ctl_name;
 	if (!val)
 		return -EOPNOTSUPP;
 	*ret_value = val;
@@ -656,7 +659,58 @@ static int data_getxattr(struct ue_daemon *d, const char *name, const char **ret
  * Writes of several threads need not wait for each other (.stream): the
  * write path takes only the file's and the buffer's own locks.
  */
+static int data_save(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_w *w)
+{
+	struct ue_data_file *df = &fh->data;
+
+	(void)d;
+	ue_mutex_lock(&fh->lock);
+	ue_snapw_u64(w, df->count);
+	for (uint32_t i = 0; i < df->count; i++)
+		ue_snapw_u64(w, ue_revent_id(df->events[i]));
+	ue_snapw_bool(w, df->flushed);
+	ue_snapw_bool(w, df->split);
+	ue_snapw_u64(w, df->split_next);
+	ue_mutex_unlock(&fh->lock);
+	return w->err;
+}
+
+static int data_restore(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_r *r)
+{
+	struct ue_data_file *df = &fh->data;
+	uint64_t n = ue_snapr_u64_max(r, file_events_max(d));
+
+	if (r->err)
+		return r->err;
+	df->events = calloc(n ? n : 1, sizeof(*df->events));
+	if (!df->events)
+		return -ENOMEM;
+	df->cap = (uint32_t)(n ? n : 1);
+	for (uint64_t i = 0; i < n; i++) {
+		struct ue_revent *ev = ue_registry_find_id(d->reg, (unsigned int)ue_snapr_u64(r));
+
+		if (!ev)
+			return -EINVAL;
+		/* The file's reference, as DIAG_IOCSREG took it. */
+		ue_revent_get(ev);
+		ue_revent_release(ev);
+		df->events[df->count++] = ev;
+	}
+	df->flushed = ue_snapr_bool(r);
+	df->split = ue_snapr_bool(r);
+	df->split_next = ue_snapr_u64(r);
+	if (df->flushed) {
+		ue_mutex_lock(&d->release_lock);
+		d->flushed_files++;
+		ue_mutex_unlock(&d->release_lock);
+	}
+	return r->err;
+}
+
+/* The file's table of events, by type id, and where a split write stands. */
 static const struct ue_file_ops data_fops = {
+	.save = data_save,
+	.restore = data_restore,
 	.open = data_open,
 	.write = ue_data_write,
 	.ioctl = ue_data_ioctl,

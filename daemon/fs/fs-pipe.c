@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "fs.h"
+#include "snap.h"
 #include "lock.h"
 
 /* Where a parked read is; changes under ue_pipe.lock. */
@@ -479,7 +480,70 @@ static void pipe_release(struct ue_daemon *d, struct ue_fh *fh)
 	fh->pipe.left = NULL;
 }
 
+/* The text a read left, and whether this open is the one trace_pipe allows. */
+static int pipe_save(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_w *w)
+{
+	struct ue_pipe *p = d->pipe;
+
+	ue_mutex_lock(&fh->lock);
+	ue_snapw_bytes(w, fh->pipe.left ? fh->pipe.left + fh->pipe.left_off : "",
+		       fh->pipe.left ? fh->pipe.left_len - fh->pipe.left_off : 0);
+	ue_snapw_bool(w, fh->pipe.has_read);
+	ue_mutex_unlock(&fh->lock);
+	ue_mutex_lock(&p->lock);
+	ue_snapw_bool(w, p->owner == fh);
+	ue_snapw_bool(w, p->owner == fh && p->owner_closed);
+	ue_mutex_unlock(&p->lock);
+	return w->err;
+}
+
+static int pipe_restore(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_r *r)
+{
+	struct ue_pipe *p = d->pipe;
+	size_t len;
+	const void *left = ue_snapr_bytes(r, &len);
+	bool owner, closed;
+
+	if (r->err)
+		return r->err;
+	if (len) {
+		fh->pipe.left = malloc(len);
+		if (!fh->pipe.left)
+			return -ENOMEM;
+		memcpy(fh->pipe.left, left, len);
+		fh->pipe.left_len = len;
+	}
+	fh->pipe.has_read = ue_snapr_bool(r);
+	owner = ue_snapr_bool(r);
+	closed = ue_snapr_bool(r);
+	if (owner && p) {
+		ue_mutex_lock(&p->lock);
+		p->owner = fh;
+		p->owner_closed = closed;
+		ue_mutex_unlock(&p->lock);
+	}
+	return r->err;
+}
+
+void ue_pipe_handover(struct ue_daemon *d)
+{
+	struct ue_pipe *p = d->pipe;
+
+	if (!p)
+		return;
+	ue_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->npollers; i++) {
+		struct ue_fh *fh = p->pollers[i];
+
+		if (fh->pipe.ph)
+			fuse_lowlevel_notify_poll(fh->pipe.ph);
+	}
+	ue_mutex_unlock(&p->lock);
+}
+
 static const struct ue_file_ops pipe_fops = {
+	.save = pipe_save,
+	.restore = pipe_restore,
 	.open = pipe_open,
 	.read = pipe_read,
 	.poll = pipe_poll,

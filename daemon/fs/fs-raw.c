@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fs.h"
+#include "snap.h"
 #include "rbpage.h"
 #include "tasks.h"
 
@@ -62,6 +63,58 @@ static int pipe_raw_open(fuse_req_t req, struct ue_fh *fh)
 	(void)req;
 	fh->raw = calloc(1, sizeof(*fh->raw));
 	return fh->raw ? 0 : -ENOMEM;
+}
+
+/* The page a reader had begun and the record it held back. */
+static int pipe_raw_save(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_w *w)
+{
+	struct ue_raw_reader *rr = fh->raw;
+
+	(void)d;
+	ue_mutex_lock(&fh->lock);
+	ue_snapw_bytes(w, rr->page, rr->page_len);
+	ue_snapw_u64(w, rr->page_off);
+	ue_snapw_u64(w, rr->too_big);
+	ue_snapw_bool(w, rr->have_rec);
+	ue_snapw_bytes(w, &rr->rec.meta, sizeof(rr->rec.meta));
+	ue_snapw_u64(w, rr->rec.seq);
+	ue_snapw_u64(w, rr->rec.lost);
+	ue_snapw_bytes(w, rr->rec_data, rr->have_rec ? rr->rec.len : 0);
+	ue_mutex_unlock(&fh->lock);
+	return w->err;
+}
+
+static int pipe_raw_restore(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_r *r)
+{
+	struct ue_raw_reader *rr;
+	const void *p;
+	size_t n;
+
+	(void)d;
+	rr = fh->raw = calloc(1, sizeof(*fh->raw));
+	if (!rr)
+		return -ENOMEM;
+	p = ue_snapr_bytes(r, &n);
+	if (n > sizeof(rr->page))
+		return -EINVAL;
+	memcpy(rr->page, p, n);
+	rr->page_len = n;
+	rr->page_off = ue_snapr_u64_max(r, n);
+	rr->too_big = ue_snapr_u64(r);
+	rr->have_rec = ue_snapr_bool(r);
+	p = ue_snapr_bytes(r, &n);
+	if (r->err || n != sizeof(rr->rec.meta))
+		return -EINVAL;
+	memcpy(&rr->rec.meta, p, n);
+	rr->rec.seq = ue_snapr_u64(r);
+	rr->rec.lost = ue_snapr_u64(r);
+	p = ue_snapr_bytes(r, &n);
+	if (r->err || n > sizeof(rr->rec_data))
+		return -EINVAL;
+	memcpy(rr->rec_data, p, n);
+	rr->rec.len = n;
+	rr->rec.data = rr->rec_data;
+	return r->err;
 }
 
 static void pipe_raw_release(struct ue_daemon *d, struct ue_fh *fh)
@@ -319,6 +372,8 @@ static const struct ue_file_ops pipe_raw_fops = {
 	.open = pipe_raw_open,
 	.read = pipe_raw_read,
 	.release = pipe_raw_release,
+	.save = pipe_raw_save,
+	.restore = pipe_raw_restore,
 	.nonseekable = true,
 };
 static const struct ue_file_ops clock_fops = { .show = clock_show, .write = clock_write };

@@ -20,6 +20,7 @@
 #include "userevents/abi.h"
 #include "fs.h"
 #include "lock.h"
+#include "snap.h"
 
 /* What one session set on one event. */
 struct hold {
@@ -396,7 +397,7 @@ static int session_command(struct ue_daemon *d, struct ue_session *s, const char
 
 static int session_open(fuse_req_t req, struct ue_fh *fh)
 {
-	struct ue_sessions *all = ue_req_daemon(req)->sessions;
+	struct ue_sessions *all = fh->d->sessions;
 	struct ue_session *s = calloc(1, sizeof(*s));
 
 	if (!s)
@@ -408,6 +409,7 @@ static int session_open(fuse_req_t req, struct ue_fh *fh)
 	all->list = s;
 	ue_mutex_unlock(&all->lock);
 	fh->session = s;
+	(void)req;
 	return 0;
 }
 
@@ -528,11 +530,108 @@ void ue_sessions_stats_text(struct ue_daemon *d, struct ue_text *t)
 }
 
 /* A session ends with its file's release: whatever ends the opener. */
+static int session_save(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_w *w)
+{
+	struct ue_session *s = fh->session;
+
+	ue_mutex_lock(&d->sessions->lock);
+	ue_snapw_u64(w, s->n);
+	for (size_t i = 0; i < s->n; i++) {
+		ue_snapw_u64(w, ue_revent_id(s->v[i].ev));
+		ue_snapw_bool(w, ue_revent_dead(s->v[i].ev));
+		ue_snapw_bool(w, s->v[i].enable);
+		ue_snapw_bool(w, s->v[i].filter);
+	}
+	ue_snapw_u64(w, s->narms);
+	for (size_t i = 0; i < s->narms; i++) {
+		ue_snapw_u64(w, s->arms[i].pat.kind);
+		ue_snapw_str(w, s->arms[i].pat.text);
+		ue_snapw_str(w, s->arms[i].filter);
+	}
+	ue_snapw_str(w, s->refused);
+	ue_snapw_u64(w, s->nrefused);
+	ue_mutex_unlock(&d->sessions->lock);
+	return w->err;
+}
+
+/*
+ * The session as it was: its holds on the events restored (a hold on an
+ * event that was already deleted is dropped: nothing is left to undo), its
+ * armed patterns parsed again.
+ */
+static int session_restore(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_r *r)
+{
+	struct ue_session *s;
+	char text[UE_ARM_MAX_TEXT], filter[8192];
+	uint64_t n;
+	int err;
+
+	err = session_open(NULL, fh);
+	if (err < 0)
+		return err;
+	s = fh->session;
+	ue_mutex_lock(&d->sessions->lock);
+	n = ue_snapr_u64_max(r, UINT32_MAX);
+	for (uint64_t i = 0; i < n && !r->err; i++) {
+		unsigned int id = (unsigned int)ue_snapr_u64_max(r, UINT32_MAX);
+		bool dead = ue_snapr_bool(r), enable = ue_snapr_bool(r), filt = ue_snapr_bool(r);
+		struct ue_revent *ev;
+		struct hold *h;
+
+		if (dead || r->err)
+			continue;
+		ev = ue_registry_find_id(d->reg, id);
+		if (!ev) {
+			r->err = -EINVAL;
+			break;
+		}
+		h = add_hold(s, ev);
+		ue_revent_release(ev);
+		if (!h) {
+			err = -ENOMEM;
+			break;
+		}
+		h->enable = enable;
+		h->filter = filt;
+	}
+	n = ue_snapr_u64_max(r, 4096);
+	for (uint64_t i = 0; i < n && !r->err && !err; i++) {
+		enum ue_arm_kind kind = (enum ue_arm_kind)ue_snapr_u64_max(r, UE_ARM_PROVIDER);
+		bool has_filter;
+		struct arm a = { 0 };
+		struct arm *nv;
+
+		ue_snapr_str(r, text, sizeof(text));
+		has_filter = ue_snapr_str(r, filter, sizeof(filter));
+		if (r->err)
+			break;
+		err = ue_arm_parse(kind, text, strlen(text), &a.pat);
+		if (!err && has_filter && !(a.filter = strdup(filter)))
+			err = -ENOMEM;
+		nv = err ? NULL : realloc(s->arms, (s->narms + 1) * sizeof(*nv));
+		if (!nv) {
+			arm_free(&a);
+			err = err ? err : -ENOMEM;
+			break;
+		}
+		s->arms = nv;
+		s->arms[s->narms++] = a;
+		atomic_fetch_add(&d->sessions->narms, 1);
+	}
+	if (!err && ue_snapr_str(r, filter, sizeof(filter)) && !(s->refused = strdup(filter)))
+		err = -ENOMEM;
+	s->nrefused = (unsigned long)ue_snapr_u64(r);
+	ue_mutex_unlock(&d->sessions->lock);
+	return err ? err : r->err;
+}
+
 static const struct ue_file_ops session_fops = {
 	.open = session_open,
 	.show = session_show,
 	.write = session_write,
 	.release = session_release,
+	.save = session_save,
+	.restore = session_restore,
 };
 
 static const struct ue_fs_file files[] = {

@@ -99,29 +99,107 @@ static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	fs_getattr(req, ino, fi);
 }
 
+/*
+ * The number the kernel keeps for an open file (fi->fh) is its slot in
+ * d->fh_slots plus one, not its address: a daemon that takes the mount over
+ * (upgrade.c) puts each file back in its slot, and the kernel's numbers
+ * still name them.  Slots are found from a stack of free ones, made at the
+ * first open (after a restore has taken its slots).
+ */
+static int fh_slot_take_locked(struct ue_daemon *d, struct ue_fh *fh)
+{
+	uint32_t slot;
+
+	ue_mutex_assert_held(&d->fh_lock);
+	if (!d->fh_slots) {
+		d->fh_slots = calloc(d->opts.max_files, sizeof(*d->fh_slots));
+		if (!d->fh_slots)
+			return -ENOMEM;
+	}
+	if (!d->fh_free) {
+		d->fh_free = malloc(d->opts.max_files * sizeof(*d->fh_free));
+		if (!d->fh_free)
+			return -ENOMEM;
+		d->fh_nfree = 0;
+		for (uint32_t i = d->opts.max_files; i-- > 0;)
+			if (!d->fh_slots[i])
+				d->fh_free[d->fh_nfree++] = i;
+	}
+	if (!d->fh_nfree)
+		return -EMFILE;
+	slot = d->fh_free[--d->fh_nfree];
+	fh->id = (uint64_t)slot + 1;
+	__atomic_store_n(&d->fh_slots[slot], fh, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void fh_link_locked(struct ue_daemon *d, struct ue_fh *fh)
+{
+	fh->next = d->fh_list;
+	if (d->fh_list)
+		d->fh_list->prev = fh;
+	d->fh_list = fh;
+}
+
+struct ue_fh *ue_fh_alloc(struct ue_daemon *d, const struct ue_file_ops *ops)
+{
+	struct ue_fh *fh = calloc(1, sizeof(*fh));
+
+	if (!fh)
+		return NULL;
+	fh->d = d;
+	fh->ops = ops;
+	ue_mutex_init(&fh->lock, UE_LOCK_FH);
+	return fh;
+}
+
+int ue_fh_put_in_slot(struct ue_daemon *d, struct ue_fh *fh, uint64_t id)
+{
+	int err = 0;
+
+	ue_mutex_lock(&d->fh_lock);
+	if (!d->fh_slots)
+		d->fh_slots = calloc(d->opts.max_files, sizeof(*d->fh_slots));
+	if (!d->fh_slots)
+		err = -ENOMEM;
+	else if (d->fh_free || id == 0 || id > d->opts.max_files || d->fh_slots[id - 1])
+		err = -EINVAL;	/* after the first open, or a slot twice */
+	if (!err) {
+		fh->id = id;
+		d->fh_slots[id - 1] = fh;
+		fh_link_locked(d, fh);
+		atomic_fetch_add(&d->open_files, 1);
+	}
+	ue_mutex_unlock(&d->fh_lock);
+	return err;
+}
+
 /* Return: 0, -EMFILE past max_files (a client cannot make us grow), -ENOMEM. */
 static int fh_new(struct ue_daemon *d, const struct ue_file_ops *ops, struct ue_fh **ret)
 {
 	struct ue_fh *fh;
+	int err;
 
 	if (atomic_fetch_add(&d->open_files, 1) >= d->opts.max_files) {
 		atomic_fetch_sub(&d->open_files, 1);
 		return -EMFILE;
 	}
-	fh = calloc(1, sizeof(*fh));
+	fh = ue_fh_alloc(d, ops);
 	if (!fh) {
 		atomic_fetch_sub(&d->open_files, 1);
 		return -ENOMEM;
 	}
-	fh->d = d;
-	fh->ops = ops;
-	ue_mutex_init(&fh->lock, UE_LOCK_FH);
 	ue_mutex_lock(&d->fh_lock);
-	fh->next = d->fh_list;
-	if (d->fh_list)
-		d->fh_list->prev = fh;
-	d->fh_list = fh;
+	err = fh_slot_take_locked(d, fh);
+	if (!err)
+		fh_link_locked(d, fh);
 	ue_mutex_unlock(&d->fh_lock);
+	if (err < 0) {
+		ue_mutex_destroy(&fh->lock);
+		free(fh);
+		atomic_fetch_sub(&d->open_files, 1);
+		return err;
+	}
 	*ret = fh;
 	return 0;
 }
@@ -137,6 +215,11 @@ static void fh_free(struct ue_daemon *d, struct ue_fh *fh)
 		d->fh_list = fh->next;
 	if (fh->next)
 		fh->next->prev = fh->prev;
+	if (fh->id) {
+		__atomic_store_n(&d->fh_slots[fh->id - 1], NULL, __ATOMIC_RELEASE);
+		if (d->fh_free)
+			d->fh_free[d->fh_nfree++] = (uint32_t)(fh->id - 1);
+	}
 	ue_mutex_unlock(&d->fh_lock);
 	if (!fh->ops) {
 		for (size_t i = 0; i < fh->dir.n; i++)
@@ -164,6 +247,10 @@ void ue_fs_cleanup(struct ue_daemon *d)
 {
 	while (d->fh_list)
 		fh_close(d, d->fh_list);
+	free(d->fh_slots);
+	free(d->fh_free);
+	d->fh_slots = NULL;
+	d->fh_free = NULL;
 }
 
 /*
@@ -180,7 +267,7 @@ static void reply_open(fuse_req_t req, struct ue_daemon *d, struct ue_fh *fh,
 		fuse_reply_err(req, -err);
 		return;
 	}
-	fi->fh = (uintptr_t)fh;
+	fi->fh = fh->id;
 	if (fuse_reply_open(req, fi) != 0)
 		fh_close(d, fh);
 }
@@ -214,7 +301,7 @@ static void reply_open_stream(fuse_req_t req, struct ue_daemon *d, struct ue_fh 
 		uint32_t open_flags;
 		uint32_t padding;
 	} out = {
-		.fh = (uintptr_t)fh,
+		.fh = fh->id,
 		.open_flags = OPEN_DIRECT_IO | OPEN_NONSEEKABLE | OPEN_STREAM |
 			      OPEN_PARALLEL_DIRECT_WRITES | (fi->noflush ? OPEN_NOFLUSH : 0),
 	};
@@ -224,20 +311,28 @@ static void reply_open_stream(fuse_req_t req, struct ue_daemon *d, struct ue_fh 
 		fh_close(d, fh);
 }
 
-static inline struct ue_fh *get_fh(struct fuse_file_info *fi)
+/* The kernel hands back only numbers we gave; anything else finds NULL. */
+static inline struct ue_fh *lookup_fh(struct ue_daemon *d, struct fuse_file_info *fi)
 {
-	return (struct ue_fh *)(uintptr_t)fi->fh;
+	if (!d->fh_slots || fi->fh == 0 || fi->fh > d->opts.max_files)
+		return NULL;
+	return __atomic_load_n(&d->fh_slots[fi->fh - 1], __ATOMIC_ACQUIRE);
 }
 
-/* A directory's handle keeps the listing made at opendir. */
-struct dir_fill {
-	struct ue_fh *fh;
-	size_t cap;
-};
-
-static int dir_add(void *arg, const char *name, fuse_ino_t ino, mode_t mode)
+/* The open file of a request; when there is none, the request is answered EBADF. */
+static inline struct ue_fh *get_fh(fuse_req_t req, struct fuse_file_info *fi)
 {
-	struct dir_fill *df = arg;
+	struct ue_fh *fh = lookup_fh(ue_req_daemon(req), fi);
+
+	if (!fh)
+		fuse_reply_err(req, EBADF);
+	return fh;
+}
+
+/* A directory's handle keeps the listing made at opendir (and at a restore: fs-snap.c). */
+int ue_fh_dir_add(void *arg, const char *name, fuse_ino_t ino, mode_t mode)
+{
+	struct ue_dir_fill *df = arg;
 	struct ue_fh *fh = df->fh;
 	struct ue_dirent *e;
 
@@ -263,7 +358,7 @@ static int dir_add(void *arg, const char *name, fuse_ino_t ino, mode_t mode)
 static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ue_daemon *d = ue_req_daemon(req);
-	struct dir_fill df = { 0 };
+	struct ue_dir_fill df = { 0 };
 	struct ue_node n;
 	int err;
 
@@ -272,12 +367,14 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		err = -ENOTDIR;
 	if (!err)
 		err = fh_new(d, NULL, &df.fh);
+	if (!err)
+		df.fh->ino = ino;
 	if (err < 0) {
 		ue_node_put(&n);
 		fuse_reply_err(req, -err);
 		return;
 	}
-	err = ue_tree_list(d, &n, dir_add, &df);
+	err = ue_tree_list(d, &n, ue_fh_dir_add, &df);
 	ue_node_put(&n);
 	reply_open(req, d, df.fh, fi, err);
 }
@@ -285,9 +382,12 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
-	struct ue_fh *fh = get_fh(fi);
+	struct ue_fh *fh = get_fh(req, fi);
 	size_t used = 0;
 	char *buf;
+
+	if (!fh)
+		return;
 
 	(void)ino;
 	buf = malloc(size);
@@ -312,8 +412,12 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	fh_free(ue_req_daemon(req), get_fh(fi));
-	fuse_reply_err(req, 0);
+	struct ue_fh *fh = get_fh(req, fi);
+
+	if (fh) {
+		fh_free(ue_req_daemon(req), fh);
+		fuse_reply_err(req, 0);
+	}
 }
 
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -343,6 +447,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -err);
 		return;
 	}
+	fh->ino = ino;
 	fh->multi = n.multi;
 	fh->option = n.option;
 	fh->ev = n.ev;
@@ -365,7 +470,10 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	struct ue_fh *fh = get_fh(fi);
+	struct ue_fh *fh = get_fh(req, fi);
+
+	if (!fh)
+		return;
 	/* Native writes that returned before this request are in the buffer first. */
 	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 
@@ -383,10 +491,12 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
-	struct ue_fh *fh = get_fh(fi);
+	struct ue_fh *fh = get_fh(req, fi);
 	unsigned long val;
 	int err;
 
+	if (!fh)
+		return;
 	/* Native writes that returned before this request are in the buffer first. */
 	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 
@@ -405,7 +515,10 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 
 static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct ue_fh *fh = get_fh(fi);
+	struct ue_fh *fh = get_fh(req, fi);
+
+	if (!fh)
+		return;
 
 	(void)ino;
 	if (fh->ops->flush)
@@ -417,19 +530,27 @@ static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct ue_fh *fh;
+
 	/* Native writes that returned before this request are in the buffer first. */
 	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 
 	(void)ino;
-	fh_close(ue_req_daemon(req), get_fh(fi));
-	fuse_reply_err(req, 0);
+	fh = get_fh(req, fi);
+	if (fh) {
+		fh_close(ue_req_daemon(req), fh);
+		fuse_reply_err(req, 0);
+	}
 }
 
 static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		     struct fuse_file_info *fi, unsigned int flags, const void *in_buf,
 		     size_t in_bufsz, size_t out_bufsz)
 {
-	struct ue_fh *fh = get_fh(fi);
+	struct ue_fh *fh = get_fh(req, fi);
+
+	if (!fh)
+		return;
 	/* Native writes that returned before this request are in the buffer first. */
 	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 
@@ -446,7 +567,10 @@ static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg
 static void fs_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		    struct fuse_pollhandle *ph)
 {
-	struct ue_fh *fh = get_fh(fi);
+	struct ue_fh *fh = get_fh(req, fi);
+
+	if (!fh)
+		return;
 
 	(void)ino;
 	if (fh->ops->poll) {

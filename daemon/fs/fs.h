@@ -43,6 +43,9 @@
  *
  * Every file is opened direct_io: generated or consumed on read, never cached.
  */
+struct ue_snap_w;
+struct ue_snap_r;
+
 struct ue_file_ops {
 	int (*open)(fuse_req_t req, struct ue_fh *fh);
 	int (*show)(struct ue_daemon *d, struct ue_fh *fh);
@@ -56,6 +59,13 @@ struct ue_file_ops {
 	void (*flush)(struct ue_daemon *d, struct ue_fh *fh);
 	void (*release)(struct ue_daemon *d, struct ue_fh *fh);
 	int (*getxattr)(struct ue_daemon *d, const char *name, const char **ret_value);
+	/*
+	 * What the open file holds beyond fs.c's part, into a state snapshot
+	 * and back (fs-snap.c, for usereventsd --upgrade); restore runs on a
+	 * handle that open never saw.  Either both or neither.
+	 */
+	int (*save)(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_w *w);
+	int (*restore)(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_r *r);
 	bool nonseekable;
 	bool stream;
 };
@@ -146,6 +156,8 @@ struct ue_dirent {
 /* One open file or directory (fi->fh). */
 struct ue_fh {
 	struct ue_fh *prev, *next;	/* ue_daemon.fh_list */
+	uint64_t id;			/* fi->fh: its slot + 1 (fs.c) */
+	fuse_ino_t ino;			/* the node it was opened on */
 	struct ue_daemon *d;		/* whose limits its snapshot counts against */
 	const struct ue_file_ops *ops;	/* NULL: a directory, holding its listing */
 	bool multi;			/* of user_events_multi (its system's files, its events) */
@@ -170,6 +182,20 @@ struct ue_fh {
 
 /* fs.c: the FUSE operations. */
 extern const struct fuse_lowlevel_ops ue_fs_ops;
+
+/*
+ * A handle not in any slot yet (ue_fh_alloc()), and one put in slot @id - 1
+ * as a predecessor had it (fs-snap.c), before the first open: -EINVAL for a
+ * slot taken or out of range.
+ */
+struct ue_fh *ue_fh_alloc(struct ue_daemon *d, const struct ue_file_ops *ops);
+/* A directory handle's listing, grown one entry at a time (ue_tree_list()'s @add). */
+struct ue_dir_fill {
+	struct ue_fh *fh;
+	size_t cap;
+};
+int ue_fh_dir_add(void *arg, const char *name, fuse_ino_t ino, mode_t mode);
+int ue_fh_put_in_slot(struct ue_daemon *d, struct ue_fh *fh, uint64_t id);
 
 /** ue_fs_cleanup - release the files the kernel never closed (the session ended first) */
 void ue_fs_cleanup(struct ue_daemon *d);
@@ -344,6 +370,21 @@ void ue_data_busy_hook(void *arg);
 int ue_pipe_start(struct ue_daemon *d);
 /** ue_pipe_stop - stop it; parked reads get EINTR (before the session goes) */
 void ue_pipe_stop(struct ue_daemon *d);
+/*
+ * ue_pipe_handover - wake every poller of trace_pipe (it polls again, and
+ * the daemon that took the mount over answers); parked reads stay unanswered
+ * for the kernel to send again (FUSE_NOTIFY_RESEND, upgrade.c).
+ */
+void ue_pipe_handover(struct ue_daemon *d);
+
+/*
+ * fs-snap.c: every open file and directory in a state snapshot, and back
+ * into their slots (each file's own part through its ops' save and
+ * restore).  Restore before the first request, with the registry, the
+ * sessions and trace_pipe's thread there.  Return: 0 or -errno.
+ */
+int ue_fs_save(struct ue_daemon *d, struct ue_snap_w *w);
+int ue_fs_restore(struct ue_daemon *d, struct ue_snap_r *r);
 
 /* fs-trace.c: the text of records, for trace and trace_pipe */
 

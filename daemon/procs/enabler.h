@@ -438,4 +438,18 @@ int ue_enablers_sweep(struct ue_enablers *set);
  */
 void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_stats);
 
+/*
+ * enabler-snap.c: the set in a state snapshot, for the daemon that takes
+ * the mount over (daemon/upgrade.c): every proven process with enablers,
+ * its /proc descriptors and its enablers, events named by @event_key();
+ * restored into a set with no process yet, @event_get() giving each event
+ * back with a reference (as ops->get).  Return: 0 or -errno.
+ */
+struct ue_snap_w;
+struct ue_snap_r;
+int ue_enablers_save(struct ue_enablers *set, struct ue_snap_w *w,
+		     uint64_t (*event_key)(void *event));
+int ue_enablers_restore(struct ue_enablers *set, struct ue_snap_r *r,
+			void *(*event_get)(void *arg, uint64_t key), void *arg);
+
 #endif /* UE_DAEMON_ENABLER_H */

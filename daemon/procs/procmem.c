@@ -232,6 +232,34 @@ void ue_procmem_close(struct ue_procmem *pm)
 	free(pm);
 }
 
+void ue_procmem_fds(const struct ue_procmem *pm, int *ret_mem_fd, int *ret_maps_fd,
+		    bool *ret_text_maps)
+{
+	*ret_mem_fd = pm->mem_fd;
+	*ret_maps_fd = pm->maps_fd;
+	*ret_text_maps = pm->text_maps;
+}
+
+int ue_procmem_adopt(int mem_fd, int maps_fd, bool text_maps, const struct ue_procmem_id *id,
+		     struct ue_procmem **ret_pm)
+{
+	struct ue_procmem *pm = calloc(1, sizeof(*pm));
+
+	if (!pm) {
+		if (mem_fd >= 0)
+			close(mem_fd);
+		if (maps_fd >= 0)
+			close(maps_fd);
+		return -ENOMEM;
+	}
+	pm->mem_fd = mem_fd;
+	pm->maps_fd = maps_fd;
+	pm->text_maps = text_maps;
+	pm->id = *id;
+	*ret_pm = pm;
+	return 0;
+}
+
 const struct ue_procmem_id *ue_procmem_get_id(const struct ue_procmem *pm)
 {
 	return &pm->id;

@@ -104,6 +104,17 @@ int ue_procmem_dup(const struct ue_procmem *pm, struct ue_procmem **ret_pm);
 /** ue_procmem_close - close a handle (NULL is ignored) */
 void ue_procmem_close(struct ue_procmem *pm);
 
+/*
+ * ue_procmem_fds - the handle's descriptors (still the handle's), for a
+ * state snapshot; ue_procmem_adopt - a handle made of descriptors a
+ * predecessor opened and proved (taken: closed with the handle, or on
+ * failure), with the identity it read then.  Return: 0 or -ENOMEM.
+ */
+void ue_procmem_fds(const struct ue_procmem *pm, int *ret_mem_fd, int *ret_maps_fd,
+		    bool *ret_text_maps);
+int ue_procmem_adopt(int mem_fd, int maps_fd, bool text_maps, const struct ue_procmem_id *id,
+		     struct ue_procmem **ret_pm);
+
 /** ue_procmem_get_id - the identity read when the handle was opened */
 const struct ue_procmem_id *ue_procmem_get_id(const struct ue_procmem *pm);
 

@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# usereventsd --upgrade (issue 30): a second daemon takes over the mount of
+# a running one without unmounting it.  With a producer writing through
+# FUSE at a steady rate and its event enabled:
+#  - the mount stays the same mount (its id in mountinfo), the old daemon
+#    exits, the new one serves the events, their enable state and the
+#    records written before;
+#  - nothing is refused and nothing is lost: the trace holds every write,
+#    n = 0, 1, 2 ... with no gap, across two upgrades in a row;
+#  - a trace_pipe reader blocked in read() when the daemon changes gets the
+#    records written after (the kernel sends its read again);
+#  - a user who is not the daemon's may not take it: refused, and the old
+#    daemon serves on.
+# Needs root and /dev/fuse: exit 77 otherwise.
+# Usage: test-upgrade.sh USEREVENTSD RATE_PRODUCER
+set -u
+daemon=$1
+producer=$2
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+[ -c /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
+command -v unshare >/dev/null || { echo "SKIP: no unshare"; exit 77; }
+if [ -z "${UE_UPGRADE_NS:-}" ]; then
+	UE_UPGRADE_NS=1 exec unshare -m --propagation private -- "$0" "$@"
+fi
+W=$(mktemp -d "${TMPDIR:-/tmp}/ue-upgrade.XXXXXX") || exit 1
+M=$W/mnt
+mkdir "$M"
+pids=
+trap 'for p in $pids; do kill $p 2>/dev/null; done; umount -l "$M" 2>/dev/null; rm -rf "$W"' EXIT
+fails=0
+ok() { echo "ok - $1"; }
+no() { echo "not ok - $1"; fails=$((fails + 1)); }
+mount_id() { awk -v m="$M" '$5 == m { print $1 }' /proc/self/mountinfo; }
+alive() { kill -0 "$1" 2>/dev/null; }
+# The n of every record of EVENT in FILE ("n=0x5 (5)"), in order:
+# "records R gaps G", G the places where n is not the one before plus one.
+gaps() {
+	grep " $1: " "$2" | sed 's/.* n=0x[0-9a-f]* (\([0-9]*\)).*/\1/' |
+		awk 'NR > 1 && $1 != p + 1 { g++ } { p = $1 } END { printf "records %d gaps %d\n", NR, g }'
+}
+
+"$daemon" -f "$M" 2> "$W/d0.err" & d0=$!
+pids="$d0"
+for i in $(seq 50); do [ -e "$M/user_events_data" ] && break; sleep 0.1; done
+id0=$(mount_id)
+
+USEREVENTS_TRACEFS=$M "$producer" 500 4 up_tick > "$W/prod.out" 2>&1 & prod=$!
+pids="$pids $prod"
+for i in $(seq 50); do [ -e "$M/events/user_events/up_tick/enable" ] && break; sleep 0.1; done
+echo 1 > "$M/events/user_events/up_tick/enable"
+sleep 1
+
+"$daemon" --upgrade -f "$M" 2> "$W/d1.err" & d1=$!
+pids="$pids $d1"
+sleep 1
+alive "$d0" && no "the old daemon exits once the new one serves" || ok "the old daemon exits once the new one serves"
+alive "$d1" && ok "the new daemon serves" || { no "the new daemon serves"; cat "$W/d1.err"; }
+[ "$(mount_id)" = "$id0" ] && ok "the same mount ($id0), never unmounted" ||
+	no "the mount changed: $id0 -> $(mount_id)"
+[ "$(cat "$M/events/user_events/up_tick/enable")" = 1 ] && ok "the event is still enabled" ||
+	no "the event's enable state was lost"
+grep -q '^up_tick' "$M/user_events_status" && ok "user_events_status lists the event" ||
+	no "user_events_status lost the event"
+
+"$daemon" --upgrade -f "$M" 2> "$W/d2.err" & d2=$!
+pids="$pids $d2"
+sleep 0.5
+alive "$d1" && no "a second upgrade: the first successor exits" || ok "a second upgrade: the first successor exits"
+wait "$prod"
+written=$(sed -n 's/^wrote \([0-9]*\) (\([0-9]*\) refused)$/\1 \2/p' "$W/prod.out")
+cat "$M/trace" > "$W/trace"
+set -- $written
+written_all=$1
+g=$(gaps up_tick "$W/trace")
+echo "# written $1, refused $2; trace: $g"
+[ "${2:-x}" = 0 ] && ok "no write refused across two upgrades" || no "writes refused: ${2:-?}"
+[ "$g" = "records $1 gaps 0" ] &&
+	ok "every write recorded, none lost: $1 of $1" || no "records lost: $g of $1 written"
+
+# A reader parked in trace_pipe's read() gets what is written after an upgrade.
+timeout 4 cat "$M/trace_pipe" > "$W/pipe" & reader=$!
+pids="$pids $reader"
+sleep 0.5
+USEREVENTS_TRACEFS=$M "$producer" 200 3 up_pipe > "$W/prod2.out" 2>&1 & prod=$!
+for i in $(seq 50); do [ -e "$M/events/user_events/up_pipe/enable" ] && break; sleep 0.1; done
+echo 1 > "$M/events/user_events/up_pipe/enable"
+sleep 0.5
+"$daemon" --upgrade -f "$M" 2> "$W/d3.err" & d3=$!
+pids="$pids $d3 $prod"
+wait "$prod"
+wait "$reader"
+set -- $(sed -n 's/^wrote \([0-9]*\) (\([0-9]*\) refused)$/\1 \2/p' "$W/prod2.out")
+g=$(gaps up_pipe "$W/pipe")
+echo "# trace_pipe: written ${1:-?}, $g"
+[ "$g" = "records $1 gaps 0" ] && [ "$(grep -c ' up_tick: ' "$W/pipe")" = "$written_all" ] &&
+	ok "a trace_pipe reader across an upgrade gets every record ($1)" ||
+	no "trace_pipe across an upgrade: $g of ${1:-?} written"
+
+# Only root or the daemon's own user may take it over.
+if command -v setpriv >/dev/null; then
+	if setpriv --reuid=65534 --regid=65534 --clear-groups "$daemon" --upgrade -f "$M" \
+		> "$W/nobody.out" 2>&1; then
+		no "a user who is not the daemon's took it over"
+	else
+		ok "another user is refused: $(head -1 "$W/nobody.out")"
+	fi
+	alive "$d3" && [ -e "$M/user_events_data" ] && ok "the daemon serves on after a refusal" ||
+		no "the daemon stopped serving after a refused upgrade"
+fi
+
+kill "$d3"
+for i in $(seq 50); do alive "$d3" || break; sleep 0.1; done
+[ -z "$(mount_id)" ] && ok "the last daemon unmounts at SIGTERM" || no "still mounted after SIGTERM"
+for f in d0 d1 d2 d3; do
+	[ -s "$W/$f.err" ] && { echo "# $f said:"; sed 's/^/#   /' "$W/$f.err"; }
+done
+[ "$fails" = 0 ]
