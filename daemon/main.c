@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -667,6 +668,18 @@ int main(int argc, char **argv)
 	if (!realpath(mountpoint, sweeper.watch.real))
 		snprintf(sweeper.watch.real, sizeof(sweeper.watch.real), "%s", mountpoint);
 
+	/*
+	 * A descriptor per ring, channel and session of the native path, kept
+	 * for a successor (--upgrade): as many as the hard limit allows.
+	 */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		goto oom;
@@ -779,7 +792,7 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto fail_errno;
 	if (upgrade) {
-		r = ue_upgrade_restore(d, &taken);
+		r = ue_upgrade_restore(d, &taken, mountpoint);
 		ue_upgrade_answer(&taken, r);
 		if (r < 0) {
 			fprintf(stderr, UE_DAEMON_NAME ": cannot take the state of pid %d: %s\n",
@@ -799,13 +812,13 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto fail_errno;
 	/* The native path of libuserevents is an offer: the daemon serves without it. */
-	r = ue_native_start(&(struct ue_native_deps){ .reg = d->reg, .buf = d->buf,
+	r = upgrade ? 0 : ue_native_start(&(struct ue_native_deps){ .reg = d->reg, .buf = d->buf,
 						      .cmdlines = d->cmdlines,
 						      .counts = d->counts },
 			    mountpoint, &nat);
 	if (r < 0)
 		fprintf(stderr, UE_DAEMON_NAME ": native path off: %s\n", strerror(-r));
-	else	/* before the FUSE loop runs: getxattr and the stats read it */
+	else if (!upgrade)	/* before the FUSE loop runs: getxattr and the stats read it */
 		__atomic_store_n(&d->native, nat, __ATOMIC_RELEASE);
 
 	loop = fuse_loop_cfg_create();

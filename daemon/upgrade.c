@@ -436,6 +436,8 @@ static int snapshot(struct ue_daemon *d, struct ue_snap_w *w)
 		err = ue_enablers_save(d->enablers, w, event_key);
 	if (!err)
 		err = save_buffer(d, w);
+	if (!err)
+		err = ue_native_save(ue_daemon_native(d), w);
 	return err ? err : w->err;
 }
 
@@ -447,8 +449,11 @@ int ue_upgrade_give(struct ue_daemon *d)
 	int memfd = -1, err, first[2];
 	unsigned int sent;
 
-	/* Native writes already made are in the buffer before it is read. */
-	ue_native_sync(ue_daemon_native(d));
+	/*
+	 * The native path's threads stop between requests; what its rings
+	 * held is in the buffer, and the channels' pages with their readers.
+	 */
+	ue_native_pause(ue_daemon_native(d));
 	err = snapshot(d, &w);
 	if (!err) {
 		memfd = memfd_create("usereventsd-state", MFD_CLOEXEC);
@@ -479,9 +484,11 @@ int ue_upgrade_give(struct ue_daemon *d)
 			err = m.cmd == MSG_DONE ? m.status : -EPROTO;
 	}
 out:
-	if (err)
+	if (err) {
 		fprintf(stderr, UE_DAEMON_NAME ": the upgrade failed (%s); serving on\n",
 			strerror(-err));
+		ue_native_resume(ue_daemon_native(d));
+	}
 	if (memfd >= 0)
 		close(memfd);
 	ue_snapw_free(&w);
@@ -604,7 +611,7 @@ fail:
 	return err;
 }
 
-int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t)
+int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t, const char *mountpoint)
 {
 	struct ue_snap_r r, sub;
 	uint32_t tag;
@@ -653,6 +660,16 @@ int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t)
 		err = ue_enablers_restore(d->enablers, &r, event_get, d);
 	if (!err)
 		err = restore_buffer(d, &r);
+	if (!err) {
+		struct ue_native_server *nat = NULL;
+
+		/* After the buffer: a reader's channel already had what the buffer holds. */
+		err = ue_native_restore(&(struct ue_native_deps){ .reg = d->reg, .buf = d->buf,
+								  .cmdlines = d->cmdlines,
+								  .counts = d->counts },
+					mountpoint, &r, &nat);
+		__atomic_store_n(&d->native, nat, __ATOMIC_RELEASE);
+	}
 	ue_registry_restore_done(d->reg);
 	return err ? err : r.err;
 }

@@ -6,7 +6,8 @@
  * UE_CONTROL_XATTR of its user_events_data; a successor of the same user
  * (or root) connects, the running daemon stops its FUSE loop, writes its
  * state (core/snap.h: the registry, open files, sessions, enablers, trace
- * options, the buffer's unread records) into a memfd and sends it with the
+ * options, the buffer's unread records, the native path's sessions, rings
+ * and channels) into a memfd and sends it with the
  * /dev/fuse descriptor and every descriptor the state names; the successor
  * builds itself from them, says so, and serves; the predecessor exits
  * without unmounting.  A successor that fails says why and the predecessor
@@ -55,7 +56,7 @@ int ue_upgrade_io(struct ue_daemon *d);
 
 /* The successor's side, in main.c's order. */
 int ue_upgrade_receive(const char *mountpoint, struct ue_taken *t);
-int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t);
+int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t, const char *mountpoint);
 int ue_upgrade_adopt_fuse(struct ue_daemon *d, struct ue_taken *t);
 void ue_upgrade_answer(struct ue_taken *t, int err);
 /* Ask the kernel to send again what the predecessor read and never answered. */

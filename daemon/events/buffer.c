@@ -1004,7 +1004,7 @@ static void backlog_check(struct ue_buffer *buf)
 	__atomic_store_n(&buf->backlog_chan, NULL, __ATOMIC_RELAXED);
 }
 
-int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
+static int attach(struct ue_buffer *buf, struct ue_chan *ch, bool backlog)
 {
 	int r = 0;
 
@@ -1018,7 +1018,7 @@ int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
 		 * trace_pipe_raw would: as much as its channel takes now, the
 		 * rest as the reader makes room.
 		 */
-		if (!buf->nchans) {
+		if (!buf->nchans && backlog) {
 			__atomic_store_n(&buf->backlog_chan, ch, __ATOMIC_RELAXED);
 			for (unsigned int c = 0; c < buf->ncpus; c++)
 				buf->rings[c].backlog = buf->rings[c].used != 0;
@@ -1037,6 +1037,16 @@ int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
 	}
 	ue_mutex_unlock(&buf->chan_lock);
 	return r;
+}
+
+int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
+{
+	return attach(buf, ch, true);
+}
+
+int ue_buffer_attach_restored(struct ue_buffer *buf, struct ue_chan *ch)
+{
+	return attach(buf, ch, false);
 }
 
 void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch)

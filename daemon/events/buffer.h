@@ -340,6 +340,12 @@ int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch);
 
 /** ue_buffer_detach - no writer reaches @ch once this returns (it may then be freed) */
 void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch);
+/*
+ * A predecessor's channel (usereventsd --upgrade): attached as
+ * ue_buffer_attach() does, but the records the buffer holds are not its
+ * backlog (its reader had them from the predecessor).
+ */
+int ue_buffer_attach_restored(struct ue_buffer *buf, struct ue_chan *ch);
 
 /**
  * ue_buffer_chan_tick - hand over the channels' pages that are old enough

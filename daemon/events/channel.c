@@ -13,11 +13,13 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "channel.h"
 #include "native-proto.h"
 #include "rbpage.h"
+#include "snap.h"
 
 /* Free sub-buffers a blocking channel wants before the drain moves a batch (at most 80 KiB). */
 #define ROOM_SUBBUFS 3
@@ -42,6 +44,7 @@ struct ue_chan {
 	size_t map_bytes;
 	struct ue_chan_hdr *hdr;
 	int evfd;		/* the daemon's end (the reader has a duplicate) */
+	int memfd;		/* kept for a successor (upgrade) */
 	_Atomic uint64_t blocked_since;	/* ue_chan_room(): 0 while there is room */
 	atomic_bool lossy;	/* block_ms passed without room: losing until there is room */
 	struct chan_cpu *cpus;
@@ -146,6 +149,11 @@ int ue_chan_new(unsigned int ncpus, const struct ue_chan_opts *o, struct ue_chan
 	ch->hdr->map_bytes = bytes;
 	for (unsigned int c = 0; c < ncpus; c++)
 		shared_cpu(ch, c)->open_ts = UINT64_MAX;
+	ch->memfd = fcntl(mfd, F_DUPFD_CLOEXEC, 3);
+	if (ch->memfd < 0) {
+		e = -errno;
+		goto fail;
+	}
 	*ret = ch;
 	*ret_memfd = mfd;
 	*ret_eventfd = efd;
@@ -168,8 +176,92 @@ void ue_chan_free(struct ue_chan *ch)
 		return;
 	munmap(ch->map, ch->map_bytes);
 	close(ch->evfd);
+	close(ch->memfd);
 	free(ch->cpus);
 	free(ch);
+}
+
+int ue_chan_save(const struct ue_chan *ch, struct ue_snap_w *w)
+{
+	ue_snapw_u64(w, ch->ncpus);
+	ue_snapw_u64(w, ch->nsubbufs);
+	ue_snapw_u64(w, ch->flags);
+	ue_snapw_u64(w, ch->block_ns);
+	ue_snapw_u64(w, ch->flush_ns);
+	ue_snapw_fd(w, ch->memfd);
+	ue_snapw_fd(w, ch->evfd);
+	for (unsigned int c = 0; c < ch->ncpus; c++) {
+		const struct chan_cpu *cc = &ch->cpus[c];
+
+		/* An open page held no record (the pause handed the others over): it goes. */
+		ue_snapw_u64(w, cc->produced);
+		ue_snapw_u64(w, cc->missed);
+		ue_snapw_u64(w, cc->records);
+		ue_snapw_u64(w, cc->lost);
+		ue_snapw_u64(w, cc->lost_producer);
+	}
+	return w->err;
+}
+
+int ue_chan_adopt(struct ue_snap_r *r, unsigned int ncpus, struct ue_chan **ret)
+{
+	struct ue_chan *ch;
+	struct stat st;
+	uint64_t n = ue_snapr_u64_max(r, 1024);
+	int e = -EINVAL;
+
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	ch->memfd = ch->evfd = -1;
+	ch->ncpus = (unsigned int)n;
+	ch->nsubbufs = (uint32_t)ue_snapr_u64_max(r, UE_CHAN_MAX_KIB);
+	ch->flags = (uint32_t)ue_snapr_u64_max(r, UE_CHAN_BLOCK);
+	ch->block_ns = ue_snapr_u64(r);
+	ch->flush_ns = ue_snapr_u64(r);
+	ch->memfd = ue_snapr_fd(r);
+	ch->evfd = ue_snapr_fd(r);
+	if (r->err || ch->ncpus != ncpus || !ch->nsubbufs || ch->memfd < 0 || ch->evfd < 0 ||
+	    fstat(ch->memfd, &st) < 0)
+		goto fail;
+	if (posix_memalign((void **)&ch->cpus, 64, ncpus * sizeof(*ch->cpus))) {
+		ch->cpus = NULL;
+		e = -ENOMEM;
+		goto fail;
+	}
+	memset(ch->cpus, 0, ncpus * sizeof(*ch->cpus));
+	for (unsigned int c = 0; c < ncpus; c++) {
+		ch->cpus[c].produced = ue_snapr_u64(r);
+		ch->cpus[c].missed = ue_snapr_u64(r);
+		ch->cpus[c].records = ue_snapr_u64(r);
+		ch->cpus[c].lost = ue_snapr_u64(r);
+		ch->cpus[c].lost_producer = ue_snapr_u64(r);
+	}
+	ch->map_bytes = (size_t)st.st_size;
+	ch->map = mmap(NULL, ch->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, ch->memfd, 0);
+	if (r->err || ch->map == MAP_FAILED) {
+		ch->map = NULL;
+		goto fail;
+	}
+	ch->hdr = (struct ue_chan_hdr *)ch->map;
+	if (ch->hdr->ncpus != ncpus || ch->hdr->nsubbufs != ch->nsubbufs ||
+	    ch->hdr->map_bytes != ch->map_bytes ||
+	    ch->hdr->data_offset + (uint64_t)ncpus * ch->nsubbufs * UE_CHAN_SUBBUF > ch->map_bytes)
+		goto fail;
+	for (unsigned int c = 0; c < ncpus; c++)
+		shared_cpu(ch, c)->open_ts = UINT64_MAX;
+	*ret = ch;
+	return 0;
+fail:
+	if (ch->map)
+		munmap(ch->map, ch->map_bytes);
+	if (ch->memfd >= 0)
+		close(ch->memfd);
+	if (ch->evfd >= 0)
+		close(ch->evfd);
+	free(ch->cpus);
+	free(ch);
+	return e;
 }
 
 size_t ue_chan_bytes(const struct ue_chan *ch)

@@ -105,4 +105,15 @@ bool ue_chan_room(struct ue_chan *ch, uint64_t now);
 /** ue_chan_blocks - its block_ms in ns when it blocks, else 0 */
 uint64_t ue_chan_blocks(const struct ue_chan *ch);
 
+/*
+ * A channel in a state snapshot (usereventsd --upgrade): its options, its
+ * memfd and eventfd, its counters; no page may be open with records (the
+ * native path's pause hands them over first).  ue_chan_adopt() makes it
+ * again from what ue_chan_save() wrote, for a buffer of @ncpus CPUs.
+ */
+struct ue_snap_w;
+struct ue_snap_r;
+int ue_chan_save(const struct ue_chan *ch, struct ue_snap_w *w);
+int ue_chan_adopt(struct ue_snap_r *r, unsigned int ncpus, struct ue_chan **ret);
+
 #endif /* UE_DAEMON_CHANNEL_H */

@@ -28,119 +28,15 @@
 #include "counts.h"
 #include "lock.h"
 #include "native.h"
+#include "native-int.h"
 #include "native-proto.h"
 #include "registry.h"
 #include "tasks.h"
 
-#define MAX_SESSIONS 1024
-#define MAX_EVENTS 4096		/* per session */
-#define MAX_RINGS 256		/* per session */
-#define MAX_RINGS_ALL 1024	/* all sessions: 1 GiB of rings at most */
-#define RING_BYTES (1u << 20)
-#define DRAIN_BATCH 4096	/* records of one ring per pass */
-#define DRAIN_FLUSH 256		/* records per ue_buffer_write_many() */
-#define DRAIN_STAGE_BYTES (DRAIN_FLUSH * 64 + UE_BUFFER_MAX_RECORD + 8)
-#define IDLE_SLEEP_MAX_US 20000
-#define IDLE_SLEEP_MIN_US 100
-#define IDLE_SLEEP_NO_RINGS_US 100000
-/* The heartbeat is rewritten when older than this (writers look for 500 ms). */
-#define HEARTBEAT_EVERY_NS 100000000ull
-/*
- * How long a producer whose ring is full waits for the drain to make room
- * (ue_native_ring.full_wait_ns) before its write is refused (libuserevents)
- * or goes to the system call (the interposer): the drain never waits for a
- * reader unless one asked for blocking mode (then its block_ms, if longer).
- */
-#define FULL_WAIT_NS 50000000ull
-/* All channels of the daemon together: their shared memory. */
-#define CHAN_BYTES_ALL (UINT64_C(2) << 30)
-
-struct nring {
-	struct nring *next;
-	struct ue_native_ring *hdr;
-	unsigned char *data;
-	uint32_t size;
-	pid_t tid;
-	bool ended;		/* its thread ended (END_RING): freed once drained */
-	unsigned int cpu;	/* of the last record drained */
-	uint64_t dropped_seen;	/* the producer's dropped count, as last told to the channels */
-	char comm[16];
-	size_t map_len;
-};
-
-struct nevent {
-	struct ue_revent *ev;	/* memory reference */
-	uint16_t type;		/* ue_revent_id(ev), the records' common_type */
-	/* Counted by the drain of one ring, for ue_counts_add() at its end. */
-	uint32_t run_records;
-	uint64_t run_bytes;
-};
-
-/*
- * The drain's private copies of records on their way to one CPU ring: each
- * record is read from the shared ring once, into @stage, and checked there.
- */
-struct drain_stage {
-	unsigned int cpu;
-	unsigned int n;
-	size_t used;
-	uint64_t lost;	/* records the buffer refused, for ue_counts_add() */
-	struct ue_buffer_wrec w[DRAIN_FLUSH];
-	_Alignas(8) unsigned char bytes[DRAIN_STAGE_BYTES];
-};
-
-struct ue_native_server;
-
-struct nsession {
-	struct nsession *next;
-	struct ue_native_server *nat;
-	int sock;
-	bool hello;		/* the peer showed a writable user_events_data */
-	bool preload;		/* the peer is libuserevents-preload.so */
-	pid_t pid;
-	pthread_t thread;
-	bool closing;		/* the client hung up: drain, then free */
-	bool done;		/* the session thread has returned */
-	struct ue_chan *chan;	/* a reader's consumer channel (CHANNEL), or NULL */
-	uint32_t nev;
-	struct nevent ev[MAX_EVENTS + 1];
-	unsigned int nrings;
-	struct nring *rings;
-};
-
-/* The native path of one daemon (ue_daemon.native). */
-struct ue_native_server {
-	struct ue_registry *reg;
-	struct ue_buffer *buf;
-	struct ue_cmdlines *cmdlines;
-	struct ue_counts *counts;
-	struct sockaddr_un addr;	/* abstract: sun_path[0] is NUL, the name follows */
-	socklen_t addr_len;
-	char data_path[PATH_MAX];	/* MOUNTPOINT/user_events_data, as /proc shows it */
-	char mnt_dev[32];		/* our mount's "major:minor" in mountinfo, once known */
-	int lsock;
-	pthread_t listener, drain;
-	struct drain_stage *stage;	/* the drain thread's */
-	_Atomic bool stop;
-	struct ue_mutex lock;		/* sessions, rings, counters below */
-	struct nsession *sessions;
-	unsigned int nsessions;
-	unsigned int nrings;		/* all sessions */
-	uint64_t records, invalid, dropped_gone, sessions_total;
-	uint64_t records_preload;	/* of records: from interposed programs */
-	uint64_t chan_bytes;		/* of the open channels */
-	unsigned int nchans;
-	uint64_t full_wait_ns;		/* what the rings' headers say (under lock) */
-	struct ue_mutex wake_lock;	/* the drain's idle sleep, cut short by a new ring */
-	pthread_cond_t wake;
-	bool woken;
-	bool blocked;			/* a pass stopped for a blocking channel (under lock) */
-};
-
 static void drain_wake(struct ue_native_server *nat);
 
 /* MOUNTPOINT/user_events_data as /proc shows a descriptor of it. */
-static int find_data_path(const char *mountpoint, char *ret_data_path)
+int ue_native_find_data_path(const char *mountpoint, char *ret_data_path)
 {
 	char real[PATH_MAX];
 
@@ -478,6 +374,12 @@ static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 	if (r->hdr == MAP_FAILED)
 		goto fail;
 	r->map_len = map_len;
+	/* Kept: a daemon taking over (upgrade) maps the same ring. */
+	r->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (r->fd < 0) {
+		munmap(r->hdr, map_len);
+		goto fail;
+	}
 	r->data = (unsigned char *)r->hdr + UE_NATIVE_RING_HDR;
 	r->size = RING_BYTES;
 	r->tid = m->tid;
@@ -509,19 +411,28 @@ fail:
 	return -ENOMEM;
 }
 
-static void *session_main(void *arg)
+/*
+ * One thread per session.  It can be cancelled only while it waits for a
+ * request (ue_native_pause(), for a successor): never inside one.
+ */
+void *ue_native_session_main(void *arg)
 {
 	struct nsession *s = arg;
 	struct ue_native_server *nat = s->nat;
 	struct ue_native_msg m;
 	char cbuf[CMSG_SPACE(sizeof(int))];
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	for (;;) {
 		struct iovec io = { &m, sizeof(m) };
 		struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf,
 				     .msg_controllen = sizeof(cbuf) };
 		int fd = -1, out_fd[2] = { -1, -1 }, nout = 0, r;
-		ssize_t n = recvmsg(s->sock, &mh, MSG_CMSG_CLOEXEC);
+		ssize_t n;
+
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		n = recvmsg(s->sock, &mh, MSG_CMSG_CLOEXEC);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 
 		if (n <= 0)
 			break;
@@ -609,7 +520,7 @@ static void accept_one(struct ue_native_server *nat)
 	s->sock = c;
 	s->pid = cred.pid;
 	ue_mutex_lock(&nat->lock);
-	if (pthread_create(&s->thread, NULL, session_main, s) != 0) {
+	if (pthread_create(&s->thread, NULL, ue_native_session_main, s) != 0) {
 		ue_mutex_unlock(&nat->lock);
 		close(c);
 		free(s);
@@ -867,6 +778,7 @@ static void session_free(struct nsession *s)
 		nat->nrings--;
 		ue_mutex_unlock(&nat->lock);
 		munmap(r->hdr, r->map_len);
+		close(r->fd);
 		free(r);
 	}
 	for (uint32_t i = 1; i <= s->nev; i++)
@@ -934,6 +846,7 @@ static void *drain_main(void *arg)
 					s->nrings--;
 					nat->nrings--;
 					munmap(r->hdr, r->map_len);
+					close(r->fd);
 					free(r);
 					continue;
 				}
@@ -1037,7 +950,7 @@ static int bind_unique(struct ue_native_server *nat)
 }
 
 /* The listener's socket closed and @nat freed: a start that failed, or the stop. */
-static void native_free(struct ue_native_server *nat)
+void ue_native_free(struct ue_native_server *nat)
 {
 	if (nat->lsock >= 0)
 		close(nat->lsock);
@@ -1048,34 +961,58 @@ static void native_free(struct ue_native_server *nat)
 	free(nat);
 }
 
-int ue_native_start(const struct ue_native_deps *deps, const char *mountpoint,
-		    struct ue_native_server **ret)
+struct ue_native_server *ue_native_alloc(const struct ue_native_deps *deps)
 {
-	struct ue_native_server *nat;
-	int r;
+	struct ue_native_server *nat = calloc(1, sizeof(*nat));
+	pthread_condattr_t ca;
 
-	nat = calloc(1, sizeof(*nat));
 	if (!nat)
-		return -ENOMEM;
+		return NULL;
 	nat->lsock = -1;
 	ue_mutex_init(&nat->lock, UE_LOCK_NATIVE);
 	ue_mutex_init(&nat->wake_lock, UE_LOCK_NATIVE_WAKE);
-	{
-		pthread_condattr_t ca;
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&nat->wake, &ca);
-		pthread_condattr_destroy(&ca);
-	}
-	r = find_data_path(mountpoint, nat->data_path);
-	if (r < 0)
-		goto fail;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&nat->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	nat->reg = deps->reg;
 	nat->buf = deps->buf;
 	nat->cmdlines = deps->cmdlines;
 	nat->counts = deps->counts;
 	nat->addr.sun_family = AF_UNIX;
+	nat->stage = calloc(1, sizeof(*nat->stage));
+	if (!nat->stage) {
+		ue_native_free(nat);
+		return NULL;
+	}
+	return nat;
+}
+
+/* The listener and the drain. */
+int ue_native_threads_start(struct ue_native_server *nat)
+{
+	nat->stop = false;
+	if (pthread_create(&nat->listener, NULL, listener_main, nat) != 0)
+		return -EAGAIN;
+	if (pthread_create(&nat->drain, NULL, drain_main, nat) != 0) {
+		nat->stop = true;
+		pthread_join(nat->listener, NULL);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+int ue_native_start(const struct ue_native_deps *deps, const char *mountpoint,
+		    struct ue_native_server **ret)
+{
+	struct ue_native_server *nat = ue_native_alloc(deps);
+	int r;
+
+	if (!nat)
+		return -ENOMEM;
+	r = ue_native_find_data_path(mountpoint, nat->data_path);
+	if (r < 0)
+		goto fail;
 	nat->lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (nat->lsock < 0) {
 		r = -errno;
@@ -1084,25 +1021,59 @@ int ue_native_start(const struct ue_native_deps *deps, const char *mountpoint,
 	r = bind_unique(nat);
 	if (r < 0)
 		goto fail;
-	nat->stage = calloc(1, sizeof(*nat->stage));
-	if (!nat->stage) {
-		r = -ENOMEM;
+	r = ue_native_threads_start(nat);
+	if (r < 0)
 		goto fail;
-	}
-	if (pthread_create(&nat->listener, NULL, listener_main, nat) != 0) {
-		r = -EAGAIN;
-		goto fail;
-	}
-	if (pthread_create(&nat->drain, NULL, drain_main, nat) != 0) {
-		nat->stop = true;
-		pthread_join(nat->listener, NULL);
-		r = -EAGAIN;
-		goto fail;
-	}
 	*ret = nat;
 	return 0;
 fail:
-	native_free(nat);
+	ue_native_free(nat);
+	return r;
+}
+
+void ue_native_pause(struct ue_native_server *nat)
+{
+	if (!nat || nat->paused)
+		return;
+	nat->stop = true;
+	drain_wake(nat);
+	pthread_join(nat->listener, NULL);
+	pthread_join(nat->drain, NULL);
+	ue_mutex_lock(&nat->lock);
+	for (struct nsession *s = nat->sessions; s; s = s->next) {
+		/* A session that ended is freed by the drain, after the resume or never. */
+		if (!s->closing)
+			pthread_cancel(s->thread);
+	}
+	ue_mutex_unlock(&nat->lock);
+	for (struct nsession *s = nat->sessions; s; s = s->next) {
+		pthread_join(s->thread, NULL);
+		s->done = true;
+	}
+	/* What the rings hold now, into the buffer (and the channels)... */
+	ue_native_sync(nat);
+	/* ...and every page of the readers' channels holding records goes to them. */
+	for (struct nsession *s = nat->sessions; s; s = s->next)
+		if (s->chan)
+			ue_buffer_chan_tick(nat->buf, now_ns(), s->chan);
+	nat->paused = true;
+}
+
+int ue_native_resume(struct ue_native_server *nat)
+{
+	int r = 0;
+
+	if (!nat || !nat->paused)
+		return 0;
+	for (struct nsession *s = nat->sessions; s && !r; s = s->next) {
+		if (pthread_create(&s->thread, NULL, ue_native_session_main, s) != 0)
+			r = -EAGAIN;
+		else
+			s->done = false;
+	}
+	if (!r)
+		r = ue_native_threads_start(nat);
+	nat->paused = r < 0;
 	return r;
 }
 
@@ -1124,7 +1095,7 @@ void ue_native_stop(struct ue_native_server *nat)
 		nat->sessions = s->next;
 		session_free(s);
 	}
-	native_free(nat);
+	ue_native_free(nat);
 }
 
 const char *ue_native_name(const struct ue_native_server *nat)

@@ -78,4 +78,22 @@ void ue_native_sync(struct ue_native_server *nat);
  */
 int ue_native_stats_text(struct ue_native_server *nat, char *buf, size_t len);
 
+/*
+ * For usereventsd --upgrade (daemon/upgrade.c).  ue_native_pause(): every
+ * thread stopped, between requests; what the rings hold drained and every
+ * channel page holding records handed to its reader; ue_native_resume()
+ * starts them again (the upgrade failed).  ue_native_save(): the listener,
+ * each live session (its socket, events, rings with their memfds, its
+ * reader's channel) into a snapshot; ue_native_restore(): the same,
+ * serving, in a successor whose buffer already holds the predecessor's
+ * records.  Return: 0 or -errno.
+ */
+struct ue_snap_w;
+struct ue_snap_r;
+void ue_native_pause(struct ue_native_server *nat);
+int ue_native_resume(struct ue_native_server *nat);
+int ue_native_save(struct ue_native_server *nat, struct ue_snap_w *w);
+int ue_native_restore(const struct ue_native_deps *deps, const char *mountpoint,
+		      struct ue_snap_r *r, struct ue_native_server **ret);
+
 #endif /* UE_DAEMON_NATIVE_H */

@@ -6,17 +6,26 @@
 #  - the mount stays the same mount (its id in mountinfo), the old daemon
 #    exits, the new one serves the events, their enable state and the
 #    records written before;
-#  - nothing is refused and nothing is lost: the trace holds every write,
-#    n = 0, 1, 2 ... with no gap, across two upgrades in a row;
+#  - nothing is refused and nothing is lost: record's file holds every
+#    write of each producer, n = 0, 1, 2 ... with no gap, across two
+#    upgrades in a row;
 #  - a trace_pipe reader blocked in read() when the daemon changes gets the
 #    records written after (the kernel sends its read again);
 #  - a user who is not the daemon's may not take it: refused, and the old
 #    daemon serves on.
+# The producers are of the three kinds: a raw-ABI program writing through
+# FUSE, the same program interposed (libuserevents-preload.so: the native
+# path's shared-memory rings) and a libuserevents program; a `userevents
+# record` attached before the upgrades reads through a consumer channel and
+# must end with every record of each, none lost, its closing line, exit 0.
 # Needs root and /dev/fuse: exit 77 otherwise.
-# Usage: test-upgrade.sh USEREVENTSD RATE_PRODUCER
+# Usage: test-upgrade.sh USEREVENTSD RATE_PRODUCER LIB_RATE USEREVENTS PRELOAD
 set -u
 daemon=$1
 producer=$2
+lib_rate=$3
+tool=$4
+preload=$5
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 [ -c /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
@@ -34,22 +43,31 @@ ok() { echo "ok - $1"; }
 no() { echo "not ok - $1"; fails=$((fails + 1)); }
 mount_id() { awk -v m="$M" '$5 == m { print $1 }' /proc/self/mountinfo; }
 alive() { kill -0 "$1" 2>/dev/null; }
-# The n of every record of EVENT in FILE ("n=0x5 (5)"), in order:
-# "records R gaps G", G the places where n is not the one before plus one.
+# The n of every record of EVENT in FILE ("n=0x5 (5)"): "records R
+# distinct D span S" (S: last - first + 1); N writes with no loss and no
+# duplicate are "records N distinct N span N".  Order is not asked: records a
+# producer wrote while the daemons changed hands are drained later, and the
+# buffer raises a late record's time stamp to keep each CPU's ring in order.
 gaps() {
-	grep " $1: " "$2" | sed 's/.* n=0x[0-9a-f]* (\([0-9]*\)).*/\1/' |
-		awk 'NR > 1 && $1 != p + 1 { g++ } { p = $1 } END { printf "records %d gaps %d\n", NR, g }'
+	grep " $1: " "$2" | sed 's/.* n=0x[0-9a-f]* (\([0-9]*\)).*/\1/' | sort -n |
+		awk 'NR == 1 { f = $1 } NR > 1 && $1 != p { d++ } NR == 1 { d = 1 } { p = $1 }
+		     END { printf "records %d distinct %d span %d\n", NR, d, NR ? p - f + 1 : 0 }'
 }
+whole() { echo "records $1 distinct $1 span $1"; }
 
 "$daemon" -f "$M" 2> "$W/d0.err" & d0=$!
 pids="$d0"
 for i in $(seq 50); do [ -e "$M/user_events_data" ] && break; sleep 0.1; done
 id0=$(mount_id)
 
+USEREVENTS_TRACEFS=$M "$tool" record -o "$W/rec.dat" -e 'up_*' -e 'lib_*' > "$W/rec.out" 2> "$W/rec.err" & rec=$!
+pids="$pids $rec"
+for i in $(seq 50); do grep -q 'waiting\|recording' "$W/rec.err" 2>/dev/null && break; sleep 0.1; done
 USEREVENTS_TRACEFS=$M "$producer" 500 4 up_tick > "$W/prod.out" 2>&1 & prod=$!
-pids="$pids $prod"
+USEREVENTS_TRACEFS=$M LD_PRELOAD=$preload "$producer" 500 4 up_pre > "$W/pre.out" 2>&1 & pre=$!
+USEREVENTS_TRACEFS=$M "$lib_rate" 500 4 > "$W/lib.out" 2>&1 & lib=$!
+pids="$pids $prod $pre $lib"
 for i in $(seq 50); do [ -e "$M/events/user_events/up_tick/enable" ] && break; sleep 0.1; done
-echo 1 > "$M/events/user_events/up_tick/enable"
 sleep 1
 
 "$daemon" --upgrade -f "$M" 2> "$W/d1.err" & d1=$!
@@ -68,17 +86,25 @@ grep -q '^up_tick' "$M/user_events_status" && ok "user_events_status lists the e
 pids="$pids $d2"
 sleep 0.5
 alive "$d1" && no "a second upgrade: the first successor exits" || ok "a second upgrade: the first successor exits"
-wait "$prod"
-written=$(sed -n 's/^wrote \([0-9]*\) (\([0-9]*\) refused)$/\1 \2/p' "$W/prod.out")
-cat "$M/trace" > "$W/trace"
-set -- $written
-written_all=$1
-g=$(gaps up_tick "$W/trace")
-echo "# written $1, refused $2; trace: $g"
-[ "${2:-x}" = 0 ] && ok "no write refused across two upgrades" || no "writes refused: ${2:-?}"
-[ "$g" = "records $1 gaps 0" ] &&
-	ok "every write recorded, none lost: $1 of $1" || no "records lost: $g of $1 written"
-
+wait "$prod" "$pre" "$lib"
+sleep 0.5
+kill -INT "$rec"
+wait "$rec"; rc=$?
+[ "$rc" = 0 ] && grep -q ' events, .* 0 dropped$' "$W/rec.err" && ! grep -q 'not connected' "$W/rec.err" &&
+	ok "record across two upgrades ends with its closing line, exit 0: $(tail -1 "$W/rec.err")" ||
+	{ no "record across the upgrades: exit $rc"; sed 's/^/#   /' "$W/rec.err"; }
+"$tool" report "$W/rec.dat" > "$W/rec.txt" 2> "$W/report.err" || no "report of record's file"
+for ev in up_tick up_pre lib_tick; do
+	case $ev in up_tick) f=prod.out ;; up_pre) f=pre.out ;; lib_tick) f=lib.out ;; esac
+	set -- $(sed -n 's/^wrote \([0-9]*\) (\([0-9]*\) refused).*/\1 \2/p' "$W/$f")
+	g=$(gaps "$ev" "$W/rec.txt")
+	echo "# $ev: $(cat "$W/$f"); recorded: $g"
+	[ "${2:-x}" = 0 ] && [ "$g" = "$(whole "$1")" ] &&
+		ok "$ev: every write recorded by record across the upgrades ($1), none refused" ||
+		{ no "$ev: recorded $g of ${1:-?} written, ${2:-?} refused";
+		  grep " $ev: " "$W/rec.txt" | sed 's/.* n=0x[0-9a-f]* (\([0-9]*\)).*/\1/' | sort -n |
+			awk 'NR > 1 && $1 != p + 1 { print "#   after " p ": " $1 } { p = $1 }' | head -5; }
+done
 # A reader parked in trace_pipe's read() gets what is written after an upgrade.
 timeout 4 cat "$M/trace_pipe" > "$W/pipe" & reader=$!
 pids="$pids $reader"
@@ -94,7 +120,7 @@ wait "$reader"
 set -- $(sed -n 's/^wrote \([0-9]*\) (\([0-9]*\) refused)$/\1 \2/p' "$W/prod2.out")
 g=$(gaps up_pipe "$W/pipe")
 echo "# trace_pipe: written ${1:-?}, $g"
-[ "$g" = "records $1 gaps 0" ] && [ "$(grep -c ' up_tick: ' "$W/pipe")" = "$written_all" ] &&
+[ "$g" = "$(whole "${1:-0}")" ] &&
 	ok "a trace_pipe reader across an upgrade gets every record ($1)" ||
 	no "trace_pipe across an upgrade: $g of ${1:-?} written"
 

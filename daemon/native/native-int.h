@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * native-int: what native.c (sessions, rings, the drain) and native-snap.c
+ * (the same in a state snapshot, for usereventsd --upgrade) share; nothing
+ * else includes it.
+ */
+#ifndef UE_DAEMON_NATIVE_INT_H
+#define UE_DAEMON_NATIVE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <limits.h>
+
+#include "buffer.h"
+#include "lock.h"
+#include "native.h"
+#include "native-proto.h"
+
+#define MAX_SESSIONS 1024
+#define MAX_EVENTS 4096		/* per session */
+#define MAX_RINGS 256		/* per session */
+#define MAX_RINGS_ALL 1024	/* all sessions: 1 GiB of rings at most */
+#define RING_BYTES (1u << 20)
+#define DRAIN_BATCH 4096	/* records of one ring per pass */
+#define DRAIN_FLUSH 256		/* records per ue_buffer_write_many() */
+#define DRAIN_STAGE_BYTES (DRAIN_FLUSH * 64 + UE_BUFFER_MAX_RECORD + 8)
+#define IDLE_SLEEP_MAX_US 20000
+#define IDLE_SLEEP_MIN_US 100
+#define IDLE_SLEEP_NO_RINGS_US 100000
+/* The heartbeat is rewritten when older than this (writers look for 500 ms). */
+#define HEARTBEAT_EVERY_NS 100000000ull
+/*
+ * How long a producer whose ring is full waits for the drain to make room
+ * (ue_native_ring.full_wait_ns) before its write is refused (libuserevents)
+ * or goes to the system call (the interposer): the drain never waits for a
+ * reader unless one asked for blocking mode (then its block_ms, if longer).
+ */
+#define FULL_WAIT_NS 50000000ull
+/* All channels of the daemon together: their shared memory. */
+#define CHAN_BYTES_ALL (UINT64_C(2) << 30)
+
+struct nring {
+	struct nring *next;
+	struct ue_native_ring *hdr;
+	unsigned char *data;
+	uint32_t size;
+	pid_t tid;
+	bool ended;		/* its thread ended (END_RING): freed once drained */
+	unsigned int cpu;	/* of the last record drained */
+	uint64_t dropped_seen;	/* the producer's dropped count, as last told to the channels */
+	char comm[16];
+	size_t map_len;
+	int fd;			/* its memfd, kept for a successor (upgrade) */
+};
+
+struct nevent {
+	struct ue_revent *ev;	/* memory reference */
+	uint16_t type;		/* ue_revent_id(ev), the records' common_type */
+	/* Counted by the drain of one ring, for ue_counts_add() at its end. */
+	uint32_t run_records;
+	uint64_t run_bytes;
+};
+
+/*
+ * The drain's private copies of records on their way to one CPU ring: each
+ * record is read from the shared ring once, into @stage, and checked there.
+ */
+struct drain_stage {
+	unsigned int cpu;
+	unsigned int n;
+	size_t used;
+	uint64_t lost;	/* records the buffer refused, for ue_counts_add() */
+	struct ue_buffer_wrec w[DRAIN_FLUSH];
+	_Alignas(8) unsigned char bytes[DRAIN_STAGE_BYTES];
+};
+
+struct ue_native_server;
+
+struct nsession {
+	struct nsession *next;
+	struct ue_native_server *nat;
+	int sock;
+	bool hello;		/* the peer showed a writable user_events_data */
+	bool preload;		/* the peer is libuserevents-preload.so */
+	pid_t pid;
+	pthread_t thread;
+	bool closing;		/* the client hung up: drain, then free */
+	bool done;		/* the session thread has returned */
+	struct ue_chan *chan;	/* a reader's consumer channel (CHANNEL), or NULL */
+	uint32_t nev;
+	struct nevent ev[MAX_EVENTS + 1];
+	unsigned int nrings;
+	struct nring *rings;
+};
+
+/* The native path of one daemon (ue_daemon.native). */
+struct ue_native_server {
+	struct ue_registry *reg;
+	struct ue_buffer *buf;
+	struct ue_cmdlines *cmdlines;
+	struct ue_counts *counts;
+	struct sockaddr_un addr;	/* abstract: sun_path[0] is NUL, the name follows */
+	socklen_t addr_len;
+	char data_path[PATH_MAX];	/* MOUNTPOINT/user_events_data, as /proc shows it */
+	char mnt_dev[32];		/* our mount's "major:minor" in mountinfo, once known */
+	int lsock;
+	pthread_t listener, drain;
+	struct drain_stage *stage;	/* the drain thread's */
+	_Atomic bool stop;
+	struct ue_mutex lock;		/* sessions, rings, counters below */
+	struct nsession *sessions;
+	unsigned int nsessions;
+	unsigned int nrings;		/* all sessions */
+	uint64_t records, invalid, dropped_gone, sessions_total;
+	uint64_t records_preload;	/* of records: from interposed programs */
+	uint64_t chan_bytes;		/* of the open channels */
+	unsigned int nchans;
+	uint64_t full_wait_ns;		/* what the rings' headers say (under lock) */
+	struct ue_mutex wake_lock;	/* the drain's idle sleep, cut short by a new ring */
+	pthread_cond_t wake;
+	bool woken;
+	bool blocked;			/* a pass stopped for a blocking channel (under lock) */
+	bool paused;			/* ue_native_pause(): no thread runs */
+};
+
+/* native.c: the threads, started by ue_native_start() and ue_native_restore(). */
+void *ue_native_session_main(void *arg);
+int ue_native_threads_start(struct ue_native_server *nat);
+/* native.c: a server with no socket, session or thread yet (free: ue_native_free()). */
+struct ue_native_server *ue_native_alloc(const struct ue_native_deps *deps);
+void ue_native_free(struct ue_native_server *nat);
+int ue_native_find_data_path(const char *mountpoint, char *ret_data_path);
+
+#endif /* UE_DAEMON_NATIVE_INT_H */
