@@ -206,6 +206,9 @@ int ue_en_spawn_worker_locked(struct ue_enablers *set);
 /* The record of a fork of @child in @list, not cancelled, or NULL. */
 struct fork_rec *ue_en_fork_find(struct fork_rec *list, pid_t child);
 
+/* The exec'd child @tgid's own children have been read: its kept record goes. */
+void ue_en_exec_forks_end_locked(struct ue_enablers *set, pid_t tgid);
+
 /* The child @tgid exec'd or exited: whatever it would inherit is void. */
 void ue_en_forks_cancel_locked(struct ue_enablers *set, pid_t tgid);
 

@@ -607,14 +607,23 @@ int ue_enabler_remove(struct ue_enablers *set, struct ue_proc *up, uint64_t addr
 	return r;
 }
 
-/* Drop the handles of dead processes (all, or those of @tgid when > 0). */
-static int drop_dead(struct ue_enablers *set, pid_t tgid)
+/*
+ * Drop the handles of dead processes (all, or those of @tgid when > 0).
+ * @polled: @tgid's report comes from the children poller, which found an
+ * earlier process of that pid dead (a handle in the graveyard, or a child
+ * that exec'd before its proof) some time after the fact: by then the pid
+ * may be a new process's, forked, recorded, even proven.  Nothing of that
+ * process is voided; only what waited for this report ends.
+ */
+static int drop_dead(struct ue_enablers *set, pid_t tgid, bool polled)
 {
 	struct proc **list = NULL, *p;
 	unsigned int n = 0, i;
 
 	ue_mutex_lock(&set->lock);
-	if (tgid > 0)
+	if (tgid > 0 && polled)
+		ue_en_exec_forks_end_locked(set, tgid);
+	else if (tgid > 0)
 		ue_en_forks_cancel_locked(set, tgid);
 
 	if (set->nprocs)
@@ -633,7 +642,7 @@ static int drop_dead(struct ue_enablers *set, pid_t tgid)
 		 * An exec or exit reported after a fork child's handle was
 		 * opened: that handle may be the new program's, never write it.
 		 */
-		if (tgid > 0 && list[i]->pending) {
+		if (tgid > 0 && !polled && list[i]->pending) {
 			ue_mutex_lock(&set->lock);
 			if (list[i]->pending && !list[i]->gone) {
 				set->gone_forks++;
@@ -646,7 +655,7 @@ static int drop_dead(struct ue_enablers *set, pid_t tgid)
 			ue_mutex_lock(&set->lock);
 			ue_en_proc_kill_locked(set, list[i], true);
 			ue_mutex_unlock(&set->lock);
-		} else if (tgid > 0) {
+		} else if (tgid > 0 && !polled) {
 			ue_mutex_lock(&set->lock);
 			list[i]->reported = true;
 			ue_mutex_unlock(&set->lock);
@@ -668,14 +677,21 @@ int ue_enablers_drop_process(struct ue_enablers *set, pid_t tgid)
 {
 	if (!set || tgid <= 0)
 		return -EINVAL;
-	return drop_dead(set, tgid);
+	return drop_dead(set, tgid, false);
+}
+
+int ue_enablers_report_dead(struct ue_enablers *set, pid_t tgid)
+{
+	if (!set || tgid <= 0)
+		return -EINVAL;
+	return drop_dead(set, tgid, true);
 }
 
 int ue_enablers_sweep(struct ue_enablers *set)
 {
 	if (!set)
 		return -EINVAL;
-	return drop_dead(set, 0);
+	return drop_dead(set, 0, false);
 }
 
 /* What the proc-events listener asks of the set, and tells it. */
@@ -734,6 +750,32 @@ bool ue_enablers_knows(struct ue_enablers *set, pid_t tgid)
 		ue_en_fork_find(set->claimed, tgid) || ue_en_fork_find(set->exec_forks, tgid);
 	for (struct proc *p = set->graveyard; p && !found; p = p->next)
 		found = p->unreported && p->id.tgid == tgid;
+	ue_mutex_unlock(&set->lock);
+	return found;
+}
+
+bool ue_enablers_knows_caller(struct ue_enablers *set, struct ue_proc *caller)
+{
+	struct proc *p;
+	bool found;
+	int alive;
+
+	if (!set || !caller)
+		return false;
+	ue_mutex_lock(&set->lock);
+	found = ue_en_fork_find(set->forks, ue_proc_tgid(caller)) ||
+		ue_en_fork_find(set->claimed, ue_proc_tgid(caller));
+	p = found ? NULL : ue_en_proc_find_locked(set, ue_procmem_get_id(caller->mem));
+	if (p)
+		p->refs++;
+	ue_mutex_unlock(&set->lock);
+	if (!p)
+		return found;
+	/* The same identity on a dead memory: a pid given again within a clock tick. */
+	alive = ue_procmem_alive(p->mem);
+	ue_mutex_lock(&set->lock);
+	found = !p->gone && alive != 0;
+	ue_en_proc_unref_locked(set, p);
 	ue_mutex_unlock(&set->lock);
 	return found;
 }

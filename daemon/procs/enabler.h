@@ -265,6 +265,24 @@ int ue_enablers_update_event(struct ue_enablers *set, void *event, bool enabled)
 int ue_enablers_drop_process(struct ue_enablers *set, pid_t tgid);
 
 /**
+ * ue_enablers_report_dead - the children poller's report of a dead process
+ * @set: the set
+ * @tgid: the pid of a process found dead (ue_enablers_unreported() listed
+ *        it), whose children have been read since
+ *
+ * What waited for the report ends: its handles in the graveyard are
+ * released, the record kept for a child that exec'd before its proof
+ * (ue_enablers_keep_exec_forks()) goes, a handle whose memory is no longer
+ * used is dropped.  Unlike ue_enablers_drop_process(), nothing else of
+ * @tgid is voided: the report comes late, and the pid may be a new
+ * process's by then, with a fork record or an unconfirmed handle of its own
+ * (a connector reports an exit before any fork of a new process).
+ *
+ * Return: the number of handles dropped.
+ */
+int ue_enablers_report_dead(struct ue_enablers *set, pid_t tgid);
+
+/**
  * ue_enablers_fork - a process forked: note what the child inherits
  * @set: the set
  * @parent_pid: the forking thread (PROC_EVENT_FORK's parent_pid)
@@ -364,7 +382,7 @@ size_t ue_enablers_known(struct ue_enablers *set, pid_t *buf, size_t max);
  * @max: room in @buf
  *
  * For the children poller: their children are read once more, then they
- * are reported (ue_enablers_drop_process()).
+ * are reported (ue_enablers_report_dead()).
  *
  * Return: how many were put in @buf (at most @max).
  */
@@ -376,7 +394,7 @@ size_t ue_enablers_unreported(struct ue_enablers *set, pid_t *buf, size_t max);
  *
  * For the children poller, which learns of forks late: a child found
  * exec'd inherits nothing, but its own children forked before that exec
- * still inherit its record, until ue_enablers_drop_process() of it (the
+ * still inherit its record, until ue_enablers_report_dead() of it (the
  * poller calls it once it has read those children: ue_enablers_unreported()
  * lists it until then).
  */
@@ -387,6 +405,17 @@ void ue_enablers_keep_exec_forks(struct ue_enablers *set);
  * is dead and not reported yet
  */
 bool ue_enablers_knows(struct ue_enablers *set, pid_t tgid);
+
+/**
+ * ue_enablers_knows_caller - whether the caller of a request is known itself
+ * @set: the set
+ * @caller: the caller (proven)
+ *
+ * For the children poller: a live handle on the caller's own memory (its
+ * identity, not only its pid: a handle of an earlier process that had the
+ * pid is not the caller), or a fork record of its pid not proven yet.
+ */
+bool ue_enablers_knows_caller(struct ue_enablers *set, struct ue_proc *caller);
 
 /**
  * ue_enablers_track_reports - a proc connector reports every exec and exit

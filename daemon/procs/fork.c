@@ -130,6 +130,23 @@ void ue_en_forks_discard_locked(struct ue_enablers *set)
 	}
 }
 
+void ue_en_exec_forks_end_locked(struct ue_enablers *set, pid_t tgid)
+{
+	struct fork_rec *f;
+
+	ue_mutex_assert_held(&set->lock);
+
+	/* Kept for the children it forked before its exec: they have been read. */
+	for (struct fork_rec **pp = &set->exec_forks; (f = *pp);) {
+		if (f->child != tgid) {
+			pp = &f->next;
+			continue;
+		}
+		*pp = f->next;
+		fork_drop_locked(set, f);
+	}
+}
+
 void ue_en_forks_cancel_locked(struct ue_enablers *set, pid_t tgid)
 {
 	struct fork_rec *f;
@@ -144,15 +161,7 @@ void ue_en_forks_cancel_locked(struct ue_enablers *set, pid_t tgid)
 	for (f = set->claimed; f; f = f->next)
 		if (f->child == tgid)
 			f->cancelled = true;
-	/* Kept for the children it forked before its exec: they have been read. */
-	for (struct fork_rec **pp = &set->exec_forks; (f = *pp);) {
-		if (f->child != tgid) {
-			pp = &f->next;
-			continue;
-		}
-		*pp = f->next;
-		fork_drop_locked(set, f);
-	}
+	ue_en_exec_forks_end_locked(set, tgid);
 }
 
 int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgid, pid_t child)

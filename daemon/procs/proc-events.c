@@ -23,7 +23,14 @@
 #include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#ifndef PIDFS_MAGIC
+#define PIDFS_MAGIC 0x50494446 /* linux/magic.h, Linux 6.9 */
+#endif
 
 /* Receive buffer asked for: a burst of forks must not overrun it. */
 #define RCVBUF_BYTES (8 << 20)
@@ -60,6 +67,7 @@ struct ue_proc_events {
 	/* Without the connector: the children poller (pe->sock < 0, polling). */
 	bool polling;
 	bool aslr_off;		/* kernel.randomize_va_space is 0 */
+	bool pidfs;		/* pidfds' inode numbers tell processes apart */
 	struct seen_child *seen; /* children met so far, by tgid */
 	size_t nseen, capseen;
 	pid_t *queue;		/* processes to scan in one pass */
@@ -72,6 +80,7 @@ struct ue_proc_events {
 struct seen_child {
 	pid_t tgid;
 	bool mark;		/* listed by a scan of this pass */
+	uint64_t ino;		/* its pidfd's inode number (child_key()), or 0 */
 };
 
 static int subscribe(int sock, bool on)
@@ -316,7 +325,52 @@ static struct seen_child *seen_find(struct ue_proc_events *pe, pid_t tgid, size_
 	return lo < pe->nseen && pe->seen[lo].tgid == tgid ? &pe->seen[lo] : NULL;
 }
 
-static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid)
+/*
+ * What tells a child from a later process given its pid: the inode number
+ * of a pidfd of it, unique to a process while the system runs where pidfds
+ * live in pidfs (Linux 6.9, pe->pidfs), or 0 (older kernels, no
+ * pidfd_open, or the child gone).  Neither call reads a /proc file of the
+ * child, which may wait for an exec that waits for this daemon.
+ */
+static uint64_t child_key(struct ue_proc_events *pe, pid_t child)
+{
+	uint64_t key = 0;
+#ifdef SYS_pidfd_open
+	struct stat st;
+	int fd;
+
+	if (!pe->pidfs)
+		return 0;
+	fd = (int)syscall(SYS_pidfd_open, child, 0);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0)
+		key = (uint64_t)st.st_ino;
+	close(fd);
+#else
+	(void)pe;
+	(void)child;
+#endif
+	return key;
+}
+
+/* Whether pidfds live in pidfs, their inode numbers unique (see child_key()). */
+static bool pidfds_in_pidfs(void)
+{
+	bool yes = false;
+#ifdef SYS_pidfd_open
+	struct statfs sfs;
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+
+	if (fd >= 0) {
+		yes = fstatfs(fd, &sfs) == 0 && sfs.f_type == PIDFS_MAGIC;
+		close(fd);
+	}
+#endif
+	return yes;
+}
+
+static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid, uint64_t ino)
 {
 	if (pe->nseen == pe->capseen) {
 		size_t ncap = pe->capseen ? pe->capseen * 2 : 64;
@@ -331,7 +385,7 @@ static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid)
 		pe->capseen = ncap;
 	}
 	memmove(&pe->seen[at + 1], &pe->seen[at], (pe->nseen - at) * sizeof(*pe->seen));
-	pe->seen[at] = (struct seen_child){ .tgid = tgid, .mark = true };
+	pe->seen[at] = (struct seen_child){ .tgid = tgid, .mark = true, .ino = ino };
 	pe->nseen++;
 	return true;
 }
@@ -354,18 +408,28 @@ static void queue_add(struct ue_proc_events *pe, pid_t tgid)
 static void child_found(struct ue_proc_events *pe, pid_t tid, pid_t tgid, pid_t child)
 {
 	struct seen_child *sc;
+	uint64_t key;
 	size_t at;
 
 	/*
 	 * Nothing of the child is read here, under pe->lock: a read of its
 	 * /proc files may wait for an exec that waits for this daemon.
 	 */
+	key = child_key(pe, child);
 	sc = seen_find(pe, child, &at);
-	if (sc) {
+	if (sc && (!sc->ino || !key || sc->ino == key)) {
 		sc->mark = true;
 		return;
 	}
-	if (!seen_add(pe, at, child)) {
+	if (sc) {
+		/*
+		 * The pid of a child met before, reaped since and given again
+		 * before a pass forgot it: another child, whose fork is noted
+		 * like any other's (it used to inherit nothing).
+		 */
+		sc->ino = key;
+		sc->mark = true;
+	} else if (!seen_add(pe, at, child, key)) {
 		pe->unseen_forks++;
 		return;
 	}
@@ -517,15 +581,14 @@ static void poll_pass_locked(struct ue_proc_events *pe)
 		scan_from(pe, known[i]);
 	for (i = 0; dead && i < ndead; i++) {
 		scan_from(pe, dead[i]);
-		ue_enablers_drop_process(pe->set, dead[i]);
+		ue_enablers_report_dead(pe->set, dead[i]);
 	}
 	free(known);
 	free(dead);
 	/*
 	 * A child no scan listed has exited, or its parent has (or is no longer
-	 * known): forgotten once its pid is free.  A reused pid keeps the entry
-	 * (a lookup, which never waits): the only harm, that a new child with
-	 * that pid inherits nothing, errs on the safe side.
+	 * known): forgotten once its pid is free.  A pid given again before
+	 * that is told apart from the child met before by child_key().
 	 */
 	for (i = j = 0; i < pe->nseen; i++) {
 		char path[32];
@@ -554,24 +617,32 @@ static void poll_caller_locked(struct ue_proc_events *pe, pid_t tgid, pid_t ance
 }
 
 /*
- * The nearest known ancestor of @tgid when @tgid is not known, else 0.
- * Read without pe->lock: an ancestor in the middle of an exec may make its
- * /proc files wait (the caller cannot: it waits in our request).
+ * The nearest known ancestor of the caller when the caller is not known
+ * itself, else 0.  The caller is known by its own memory (a live handle on
+ * it, or a fork record of its pid not proven yet): a handle of an earlier
+ * process that had its pid, not swept yet or in the graveyard, is not the
+ * caller, and must not keep the caller's parent from being read (it would
+ * inherit nothing).  Read without pe->lock: an ancestor in the middle of an
+ * exec may make its /proc files wait (the caller cannot: it waits in our
+ * request).
  */
-static pid_t known_ancestor(struct ue_proc_events *pe, pid_t tgid)
+static pid_t known_ancestor(struct ue_proc_events *pe, struct ue_proc *caller)
 {
 	unsigned int n = 0;
-	pid_t p = tgid;
+	pid_t p = ue_proc_tgid(caller);
 
-	while (!ue_enablers_knows(pe->set, p)) {
+	if (ue_enablers_knows_caller(pe->set, caller))
+		return 0;
+	for (;;) {
 		uint64_t start;
 		pid_t pp;
 
 		if (n++ == MAX_ANCESTORS || read_stat(p, &pp, &start) < 0 || pp <= 1)
 			return 0;
 		p = pp;
+		if (ue_enablers_knows(pe->set, p))
+			return p;
 	}
-	return p == tgid ? 0 : p;
 }
 
 /* Wake the thread to verify the fork records the last read made. */
@@ -646,7 +717,7 @@ void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
 	uint64_t start;
 
 	if (pe && pe->polling && caller) {
-		pid_t ancestor = known_ancestor(pe, ue_proc_tgid(caller));
+		pid_t ancestor = known_ancestor(pe, caller);
 
 		if (!lock_bounded(pe))
 			return;
@@ -817,6 +888,7 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 		ue_enablers_track_reports(set);
 		ue_enablers_keep_exec_forks(set);
 		pe->aslr_off = aslr_off();
+		pe->pidfs = pidfds_in_pidfs();
 		if (pe->aslr_off)
 			fprintf(stderr, "usereventsd: proc connector unavailable (%s) and "
 					"kernel.randomize_va_space is 0: fork children do not "
