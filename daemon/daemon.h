@@ -121,6 +121,7 @@ struct ue_daemon {
 	atomic_bool init_fake;		/* a successor: the next read is the FUSE_INIT again */
 	pthread_t main_thread;
 	int ctl_sock;			/* the control socket, -1: none */
+	int ctl_stop;			/* an eventfd: its thread returns once it is readable */
 	pthread_t ctl_thread;
 	char ctl_name[108];
 	atomic_int upgrade_conn;	/* a successor's connection, -1: none */

@@ -687,6 +687,7 @@ int main(int argc, char **argv)
 	atomic_init(&d->buffer_kb, opts.buffer_kb);
 	atomic_init(&d->trace_flags, ue_trace_flags_default());
 	d->ctl_sock = -1;
+	d->ctl_stop = -1;
 	atomic_init(&d->upgrade_conn, -1);
 	d->main_thread = pthread_self();
 	ue_mutex_init(&d->release_lock, UE_LOCK_RELEASE);

@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -198,15 +200,20 @@ static void *ctl_main(void *arg)
 	struct ue_daemon *d = arg;
 
 	for (;;) {
-		int c = accept4(d->ctl_sock, NULL, NULL, SOCK_CLOEXEC);
+		struct pollfd pfd[2] = { { .fd = d->ctl_sock, .events = POLLIN },
+					 { .fd = d->ctl_stop, .events = POLLIN } };
 		struct msg m;
-		int expected = -1;
+		int c, expected = -1;
 
-		if (c < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
 			return NULL;
-		}
+		if (pfd[1].revents & POLLIN)
+			return NULL;
+		if (!(pfd[0].revents & POLLIN))
+			continue;
+		c = accept4(d->ctl_sock, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
 		if (!peer_may_take(c) || recv_msg(c, &m, NULL, NULL, 0) < 0 ||
 		    m.cmd != MSG_UPGRADE) {
 			struct msg no = { .magic = MSG_MAGIC, .cmd = MSG_STATE, .status = -EPERM };
@@ -246,6 +253,9 @@ int ue_upgrade_listen(struct ue_daemon *d)
 	d->ctl_sock = -1;
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 		return -EIO;
+	d->ctl_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->ctl_stop < 0)
+		return -errno;
 	snprintf(d->ctl_name, sizeof(d->ctl_name), "usereventsd-control/%d/%016llx", (int)getpid(),
 		 rnd);
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -270,13 +280,15 @@ int ue_upgrade_listen(struct ue_daemon *d)
 
 void ue_upgrade_stop_listening(struct ue_daemon *d)
 {
-	if (d->ctl_sock < 0)
-		return;
-	shutdown(d->ctl_sock, SHUT_RDWR);
-	pthread_cancel(d->ctl_thread);
-	pthread_join(d->ctl_thread, NULL);
-	close(d->ctl_sock);
-	d->ctl_sock = -1;
+	if (d->ctl_sock >= 0) {
+		(void)!write(d->ctl_stop, &(uint64_t){ 1 }, sizeof(uint64_t));
+		pthread_join(d->ctl_thread, NULL);
+		close(d->ctl_sock);
+		d->ctl_sock = -1;
+	}
+	if (d->ctl_stop >= 0)
+		close(d->ctl_stop);
+	d->ctl_stop = -1;
 }
 
 bool ue_upgrade_requested(struct ue_daemon *d)

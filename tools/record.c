@@ -33,6 +33,7 @@ struct rec {
 	const char *output;
 	uint64_t deadline;		/* --duration: when to stop (uet_now_ns()); 0: never */
 	char limit[64];			/* the limit that stopped the recording, or "" */
+	bool gone;			/* the daemon went away: the end is marked lost */
 	unsigned long long rate_events;	/* events at the last progress line */
 	uint64_t rate_ns;		/* its time */
 };
@@ -90,9 +91,10 @@ static void progress(struct rec *r, struct uet_raw *raw, bool final)
 		bytes = uet_sink_tracedat_size(r->sinks.v[0]);
 	}
 	/* Live, on a terminal: the line is rewritten in place, what is left of a longer one erased. */
-	fprintf(stderr, "%s" UET_PROG ": record: %llu events%s, %llu bytes, %llu dropped%s%s%s%s",
+	fprintf(stderr, "%s" UET_PROG ": record: %llu events%s, %llu bytes, %llu dropped%s%s%s%s%s",
 		final ? "" : "\r", r->events, rate, bytes, drops, why, r->limit[0] ? "; stopped " : "",
-		r->limit, final ? "\n" : "\033[K");
+		r->limit, r->gone ? "; then the daemon went away: what came after is lost, count unknown" : "",
+		final ? "\n" : "\033[K");
 	fflush(stderr);
 }
 
@@ -110,6 +112,30 @@ static int find_tracefs(struct rec *r, const char *opt, struct uet_child *cmd,
 			       ? UET_EXIT_RUN_FAIL
 			       : 0;
 	return uet_tracefs_resolve(opt, r->tracefs, sizeof(r->tracefs));
+}
+
+/*
+ * The daemon is gone (no keeper took its place): the file ends with a loss
+ * of unknown count on every CPU, as a ring-buffer page says it (the missed
+ * flag without a stored count): trace-cmd prints "[LOST EVENTS]", report a
+ * LOST line.
+ */
+static int mark_gone(struct rec *r, unsigned int ncpus)
+{
+	uint8_t page[UE_RB_PAGE_SIZE];
+	struct ue_rbpage p;
+
+	for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
+		int e;
+
+		ue_rbpage_init(&p, page, sizeof(page));
+		ue_rbpage_finish(&p, UINT64_MAX);
+		e = uet_sinks_page(&r->sinks, cpu, page, sizeof(page));
+		if (e < 0)
+			return e;
+	}
+	r->gone = true;
+	return 0;
 }
 
 /*
@@ -152,6 +178,11 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 			/* The formats of events registered since the last scan. */
 			uet_autoenable_tick(ae);
 			return 0;
+		}
+		/* Every page read, and the daemon's end of the channel closed. */
+		if (got == -ENOTCONN && raw->chan) {
+			uet_err("record: the daemon serving %s went away: the trace ends here", r->tracefs);
+			return mark_gone(r, raw->ncpus);
 		}
 		if (got < 0) {
 			uet_err("record: %s: %s", raw->chan ? "the trace's channel" : "trace_pipe_raw",
@@ -291,6 +322,9 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 		}
 	}
 	exit_code = with_cmd ? uet_child_exit_code(&child, "record") : UET_EXIT_OK;
+	/* The file is whole, but not the trace: what came after the daemon went is missing. */
+	if (r.gone && exit_code == UET_EXIT_OK)
+		exit_code = UET_EXIT_FAIL;
 matched:
 	if (exit_code == 0 && uet_autoenable_unmatched(&ae))
 		exit_code = UET_EXIT_NO_MATCH;

@@ -124,6 +124,7 @@ struct ue_native_server {
 	bool woken;
 	bool blocked;			/* a pass stopped for a blocking channel (under lock) */
 	bool paused;			/* ue_native_pause(): no thread runs */
+	int pause_fd;			/* an eventfd: readable while session threads are to return */
 };
 
 /* native.c: the threads, started by ue_native_start() and ue_native_restore(). */

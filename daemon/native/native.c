@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -412,8 +413,9 @@ fail:
 }
 
 /*
- * One thread per session.  It can be cancelled only while it waits for a
- * request (ue_native_pause(), for a successor): never inside one.
+ * One thread per session.  Between requests it also watches the server's
+ * pause_fd: readable, it returns (ue_native_pause(), for a successor),
+ * leaving the session as it is.
  */
 void *ue_native_session_main(void *arg)
 {
@@ -422,17 +424,22 @@ void *ue_native_session_main(void *arg)
 	struct ue_native_msg m;
 	char cbuf[CMSG_SPACE(sizeof(int))];
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	for (;;) {
 		struct iovec io = { &m, sizeof(m) };
 		struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf,
 				     .msg_controllen = sizeof(cbuf) };
+		struct pollfd pfd[2] = { { .fd = s->sock, .events = POLLIN },
+					 { .fd = nat->pause_fd, .events = POLLIN } };
 		int fd = -1, out_fd[2] = { -1, -1 }, nout = 0, r;
 		ssize_t n;
 
-		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents & POLLIN)
+			return NULL;
+		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
 		n = recvmsg(s->sock, &mh, MSG_CMSG_CLOEXEC);
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 
 		if (n <= 0)
 			break;
@@ -954,6 +961,8 @@ void ue_native_free(struct ue_native_server *nat)
 {
 	if (nat->lsock >= 0)
 		close(nat->lsock);
+	if (nat->pause_fd >= 0)
+		close(nat->pause_fd);
 	free(nat->stage);
 	pthread_cond_destroy(&nat->wake);
 	ue_mutex_destroy(&nat->wake_lock);
@@ -969,6 +978,7 @@ struct ue_native_server *ue_native_alloc(const struct ue_native_deps *deps)
 	if (!nat)
 		return NULL;
 	nat->lsock = -1;
+	nat->pause_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	ue_mutex_init(&nat->lock, UE_LOCK_NATIVE);
 	ue_mutex_init(&nat->wake_lock, UE_LOCK_NATIVE_WAKE);
 	pthread_condattr_init(&ca);
@@ -981,7 +991,7 @@ struct ue_native_server *ue_native_alloc(const struct ue_native_deps *deps)
 	nat->counts = deps->counts;
 	nat->addr.sun_family = AF_UNIX;
 	nat->stage = calloc(1, sizeof(*nat->stage));
-	if (!nat->stage) {
+	if (!nat->stage || nat->pause_fd < 0) {
 		ue_native_free(nat);
 		return NULL;
 	}
@@ -1039,13 +1049,8 @@ void ue_native_pause(struct ue_native_server *nat)
 	drain_wake(nat);
 	pthread_join(nat->listener, NULL);
 	pthread_join(nat->drain, NULL);
-	ue_mutex_lock(&nat->lock);
-	for (struct nsession *s = nat->sessions; s; s = s->next) {
-		/* A session that ended is freed by the drain, after the resume or never. */
-		if (!s->closing)
-			pthread_cancel(s->thread);
-	}
-	ue_mutex_unlock(&nat->lock);
+	/* Each session thread returns between two requests (or has ended). */
+	(void)!write(nat->pause_fd, &(uint64_t){ 1 }, sizeof(uint64_t));
 	for (struct nsession *s = nat->sessions; s; s = s->next) {
 		pthread_join(s->thread, NULL);
 		s->done = true;
@@ -1065,6 +1070,7 @@ int ue_native_resume(struct ue_native_server *nat)
 
 	if (!nat || !nat->paused)
 		return 0;
+	(void)!read(nat->pause_fd, &(uint64_t){ 0 }, sizeof(uint64_t));
 	for (struct nsession *s = nat->sessions; s && !r; s = s->next) {
 		if (pthread_create(&s->thread, NULL, ue_native_session_main, s) != 0)
 			r = -EAGAIN;

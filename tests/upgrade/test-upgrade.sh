@@ -139,6 +139,33 @@ fi
 kill "$d3"
 for i in $(seq 50); do alive "$d3" || break; sleep 0.1; done
 [ -z "$(mount_id)" ] && ok "the last daemon unmounts at SIGTERM" || no "still mounted after SIGTERM"
+# No upgrade: the daemon is killed under a recording.  record ends with its
+# closing line (no bare ENOTCONN), exit 1, and its file ends with a loss of
+# unknown count on every CPU.
+"$daemon" -f "$M" 2> "$W/d4.err" & d4=$!
+pids="$pids $d4"
+for i in $(seq 50); do [ -e "$M/user_events_data" ] && break; sleep 0.1; done
+USEREVENTS_TRACEFS=$M "$tool" record -o "$W/gone.dat" -e 'up_*' > /dev/null 2> "$W/gone.err" & rec=$!
+for i in $(seq 50); do grep -q 'waiting' "$W/gone.err" 2>/dev/null && break; sleep 0.1; done
+USEREVENTS_TRACEFS=$M "$producer" 500 2 up_gone > /dev/null 2>&1 & prod=$!
+pids="$pids $rec $prod"
+sleep 1
+kill -9 "$d4"
+wait "$rec"; rc=$?
+wait "$prod"
+umount -l "$M" 2>/dev/null
+if [ "$rc" = 1 ] && grep -q 'went away: the trace ends here$' "$W/gone.err" &&
+	grep -q ' dropped; then the daemon went away: what came after is lost, count unknown$' "$W/gone.err" &&
+	! grep -q 'not connected' "$W/gone.err"; then
+	ok "record whose daemon was killed: its closing line, exit 1"
+else
+	no "record whose daemon was killed: exit $rc"; sed 's/^/#   /' "$W/gone.err"
+fi
+"$tool" report "$W/gone.dat" > "$W/gone.txt" 2>&1
+[ "$(grep -c '^CPU:[0-9]* \[LOST EVENTS\]$' "$W/gone.txt")" = "$(nproc)" ] &&
+	ok "its file ends with a loss of unknown count on each of $(nproc) CPUs" ||
+	{ no "no loss marked at the end"; tail -3 "$W/gone.txt" | sed 's/^/#   /'; }
+
 for f in d0 d1 d2 d3; do
 	[ -s "$W/$f.err" ] && { echo "# $f said:"; sed 's/^/#   /' "$W/$f.err"; }
 done
