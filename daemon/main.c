@@ -598,7 +598,7 @@ int main(int argc, char **argv)
 	bool sweeping = false, mounted = false, signals = false;
 	bool replace = false, with_parent = false, remove_dir = false, upgrade = false;
 	bool adopted = false;
-	struct ue_taken taken = { .sock = -1, .fuse_fd = -1 };
+	struct ue_taken taken = { .sock = -1, .fuse_fd = -1, .status_fd = -1 };
 	pid_t parent = getppid();
 	const char *mountpoint;
 	long ncpus;
@@ -766,7 +766,6 @@ int main(int argc, char **argv)
 		r = ue_upgrade_adopt_fuse(d, &taken);
 		if (r < 0)
 			goto fail_errno;
-		adopted = true;
 	} else {
 		if (fuse_session_mount(d->se, mountpoint) != 0) {
 			mount_failed(mountpoint);
@@ -780,8 +779,13 @@ int main(int argc, char **argv)
 	}
 	/* Mounted: requests queue until the loop runs, so detaching now is safe. */
 	sweeper.watch.foreground = opts.foreground;
-	if (fuse_daemonize(opts.foreground) != 0)
+	if (upgrade) {
+		/* Detached too, but the command's status is the handover's (upgrade.c). */
+		if (ue_upgrade_detach(&taken, opts.foreground) != 0)
+			goto out;
+	} else if (fuse_daemonize(opts.foreground) != 0) {
 		goto out;
+	}
 
 	/* Threads only now: fuse_daemonize() forks. */
 	r = ue_enablers_new_opts(ue_registry_enabler_ops(), &eopts, &d->enablers);
@@ -804,6 +808,8 @@ int main(int argc, char **argv)
 			 */
 			_exit(EXIT_FAILURE);
 		}
+		/* The mount is ours now: unmounted at our end. */
+		adopted = true;
 	}
 	r = sweeper_start(&sweeper, d);
 	if (r < 0)

@@ -537,7 +537,7 @@ int ue_upgrade_receive(const char *mountpoint, struct ue_taken *t)
 	socklen_t len;
 
 	memset(t, 0, sizeof(*t));
-	t->sock = t->fuse_fd = -1;
+	t->sock = t->fuse_fd = t->status_fd = -1;
 	err = find_control(mountpoint, name, sizeof(name));
 	if (err < 0) {
 		fprintf(stderr, UE_DAEMON_NAME ": %s: no usereventsd that hands over its mount serves there (%s)\n",
@@ -697,12 +697,89 @@ int ue_upgrade_adopt_fuse(struct ue_daemon *d, struct ue_taken *t)
 	return 0;
 }
 
+int ue_upgrade_detach(struct ue_taken *t, bool foreground)
+{
+	int pipefd[2], nul;
+	char st = 1;
+	pid_t pid;
+
+	t->status_fd = -1;
+	if (foreground)
+		return 0;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (pid > 0) {
+		/* The command's parent: its status is whether the child took over. */
+		close(pipefd[1]);
+		if (read(pipefd[0], &st, 1) != 1)
+			st = 1;
+		_exit(st);
+	}
+	close(pipefd[0]);
+	t->status_fd = pipefd[1];
+	setsid();
+	if (chdir("/") < 0)
+		return -1;
+	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul >= 0) {
+		dup2(nul, 0);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		if (nul > 2)
+			close(nul);
+	}
+	return 0;
+}
+
+/*
+ * Under systemd (NOTIFY_SOCKET), the service's main process is this one
+ * from now on (the unit needs NotifyAccess=all: we are not the process it
+ * started).  Said before the predecessor exits, so the service never looks
+ * ended.
+ */
+static void notify_main_pid(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char msg[64];
+	size_t n;
+	int s;
+
+	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	n = strlen(path);
+	memcpy(sa.sun_path, path, n);
+	if (path[0] == '@')
+		sa.sun_path[0] = 0;
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return;
+	snprintf(msg, sizeof(msg), "MAINPID=%d", (int)getpid());
+	sendto(s, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+	       (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n));
+	close(s);
+}
+
 void ue_upgrade_answer(struct ue_taken *t, int err)
 {
 	struct msg m = { .magic = MSG_MAGIC, .cmd = MSG_DONE, .status = err, .pid = getpid() };
+	char st = err ? 1 : 0;
 
+	if (!err)
+		notify_main_pid();
 	if (t->sock >= 0)
 		send_msg(t->sock, &m, NULL, 0);
+	if (t->status_fd >= 0) {
+		(void)!write(t->status_fd, &st, 1);
+		close(t->status_fd);
+		t->status_fd = -1;
+	}
 }
 
 void ue_upgrade_resend(struct ue_daemon *d)
@@ -727,6 +804,8 @@ void ue_taken_free(struct ue_taken *t)
 			close(t->fds[i]);
 	free(t->fds);
 	free(t->fuse_opts);
+	if (t->status_fd >= 0)
+		close(t->status_fd);
 	memset(t, 0, sizeof(*t));
-	t->sock = t->fuse_fd = -1;
+	t->sock = t->fuse_fd = t->status_fd = -1;
 }

@@ -35,6 +35,7 @@ struct ue_taken {
 	unsigned char init[256]; /* the kernel's FUSE_INIT request, header included */
 	size_t init_len;
 	pid_t from_pid;
+	int status_fd;		/* detached: the command's parent waits on it */
 };
 
 /* The running daemon's side: the control socket and its thread. */
@@ -58,6 +59,12 @@ int ue_upgrade_io(struct ue_daemon *d);
 int ue_upgrade_receive(const char *mountpoint, struct ue_taken *t);
 int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t, const char *mountpoint);
 int ue_upgrade_adopt_fuse(struct ue_daemon *d, struct ue_taken *t);
+/*
+ * Without @foreground: into the background as fuse_daemonize() does, but
+ * the command exits only once the handover is answered, with its status.
+ * Return: 0, -1 when it cannot.
+ */
+int ue_upgrade_detach(struct ue_taken *t, bool foreground);
 void ue_upgrade_answer(struct ue_taken *t, int err);
 /* Ask the kernel to send again what the predecessor read and never answered. */
 void ue_upgrade_resend(struct ue_daemon *d);

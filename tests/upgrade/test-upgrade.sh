@@ -113,8 +113,23 @@ USEREVENTS_TRACEFS=$M "$producer" 200 3 up_pipe > "$W/prod2.out" 2>&1 & prod=$!
 for i in $(seq 50); do [ -e "$M/events/user_events/up_pipe/enable" ] && break; sleep 0.1; done
 echo 1 > "$M/events/user_events/up_pipe/enable"
 sleep 0.5
-"$daemon" --upgrade -f "$M" 2> "$W/d3.err" & d3=$!
-pids="$pids $d3 $prod"
+# This one detached, as a service's ExecReload runs it, and told through
+# NOTIFY_SOCKET (systemd's protocol) which process serves now.
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(20)
+print(s.recv(256).decode())
+' "$W/notify" > "$W/notify.out" & np=$!
+for i in $(seq 50); do [ -S "$W/notify" ] && break; sleep 0.1; done
+NOTIFY_SOCKET=$W/notify "$daemon" --upgrade "$M" 2> "$W/d3.err"; urc=$?
+wait "$np"
+d3=$(sed -n 's/^MAINPID=\([0-9]*\)$/\1/p' "$W/notify.out")
+pids="$pids ${d3:-} $prod"
+[ "$urc" = 0 ] && [ -n "$d3" ] && alive "$d3" && ! alive "$d2" &&
+	ok "--upgrade detached: exit 0 once the new daemon serves, MAINPID=$d3 told, the old one gone" ||
+	no "--upgrade detached: exit $urc, notify '$(cat "$W/notify.out")'"
 wait "$prod"
 wait "$reader"
 set -- $(sed -n 's/^wrote \([0-9]*\) (\([0-9]*\) refused)$/\1 \2/p' "$W/prod2.out")
