@@ -37,7 +37,7 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/ue-upgrade.XXXXXX") || exit 1
 M=$W/mnt
 mkdir "$M"
 pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; umount -l "$M" 2>/dev/null; rm -rf "$W"' EXIT
+trap 'for p in $pids; do kill $p 2>/dev/null; done; pkill -f -- "$M" 2>/dev/null; umount -l "$M" 2>/dev/null; rm -rf "$W"' EXIT
 fails=0
 ok() { echo "ok - $1"; }
 no() { echo "not ok - $1"; fails=$((fails + 1)); }
