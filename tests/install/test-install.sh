@@ -106,10 +106,13 @@ fi
 # The unit, pointed at the installed daemon, as systemd reads it.
 if command -v systemd-analyze >/dev/null; then
 	unit=$work/usereventsd.service
-	sed "s|^ExecStart=[^ ]*|ExecStart=$root/sbin/usereventsd|" \
+	sed -e "s|^ExecStart=[^ ]*|ExecStart=$root/sbin/usereventsd|" \
+		-e "s|^ExecReload=[^ ]*|ExecReload=$root/sbin/usereventsd|" \
 		"$root/lib/systemd/system/usereventsd.service" >"$unit"
 	grep -q "^ExecStart=$prefix/sbin/usereventsd --replace /run/usereventsd\$" \
 		"$root/lib/systemd/system/usereventsd.service" || fail "the unit does not start the installed daemon"
+	grep -q "^ExecReload=$prefix/sbin/usereventsd --upgrade /run/usereventsd\$" \
+		"$root/lib/systemd/system/usereventsd.service" || fail "the unit's reload is not the installed daemon's --upgrade"
 	if MANPATH=$root/share/man systemd-analyze verify "$unit" >"$work/out" 2>&1 &&
 		[ ! -s "$work/out" ]; then
 		ok "systemd-analyze verify usereventsd.service"
