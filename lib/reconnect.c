@@ -221,8 +221,12 @@ static bool look(struct ue_provider *p, uint64_t now)
 	/* The same daemon still serving (it closed the session only): no reconnection. */
 	if (fgetxattr(p->fd, UE_NATIVE_XATTR, name, UE_NATIVE_SOCK_NAME_MAX) > 0 ||
 	    errno != ENOTCONN) {
-		/* A fork parent's session too: the child makes one of its own. */
-		if (lost_session) {
+		/*
+		 * A session lost (a fork parent's too: the child makes one of
+		 * its own; a daemon that replaced ours, usereventsd --upgrade,
+		 * has another socket), or none yet: one with the daemon now.
+		 */
+		if (lost_session || (!n && !(p->flags & UE_PROVIDER_NO_NATIVE))) {
 			pthread_mutex_lock(&p->lock);
 			if (__atomic_load_n(&p->native, __ATOMIC_ACQUIRE) == n)
 				session_renew(p);
