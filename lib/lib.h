@@ -23,6 +23,7 @@ struct ue_provider {
 	pthread_mutex_t lock;		/* registrations and the list */
 	struct ue_tracepoint *events;	/* registered, through ue_tracepoint.next */
 	struct ue_native *native;	/* NULL: writev only; atomic: a reconnection replaces it */
+	struct ue_native *retired;	/* sessions replaced, freed at close (a writer may hold one) */
 	struct ue_provider *next_open;	/* every open provider (fork handling, the watcher) */
 	/* Reconnection (reconnect.c). */
 	bool gone;			/* its daemon died: writes refused and counted until a new one */
@@ -81,11 +82,12 @@ int ue__native_sock(struct ue_native *n);
 /**
  * ue__native_retire - @n's daemon is gone (or replaced it): dead from now
  * on, its socket closed, its rings' shared memory let go (the addresses stay
- * mapped); @n itself is never freed, as a writer may still hold it
+ * mapped); @n goes to @p->retired, freed at ue_provider_close() only, as a
+ * writer may still hold it (@p's lock held)
  *
  * Return: the records its rings held that the daemon never took.
  */
-uint64_t ue__native_retire(struct ue_native *n);
+uint64_t ue__native_retire(struct ue_provider *p, struct ue_native *n);
 /** ue__native_tell_lost - UE_NATIVE_LOST: what the provider could not write */
 int ue__native_tell_lost(struct ue_native *n, uint64_t lost);
 

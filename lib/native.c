@@ -42,7 +42,9 @@ struct ue_native {
 	int sock;
 	bool dead;		/* the daemon went away: writes fail with -EPIPE */
 	bool forked;		/* in a fork child: the session is the parent's */
-	bool retired;		/* replaced (reconnect.c): kept, never freed, as a writer may hold it */
+	bool retired;		/* replaced (reconnect.c): kept until the provider closes, as a
+				 * writer may hold it */
+	struct ue_native *retired_next;	/* the provider's retired sessions */
 	uint32_t nevents;
 	struct ue_check *events[MAX_EVENTS + 1];	/* by id, for validation */
 	pthread_mutex_t lock;	/* the socket and the ring list */
@@ -55,6 +57,7 @@ struct tls_slot {
 };
 
 static __thread struct tls_slot tls[TLS_SLOTS] __attribute__((tls_model("initial-exec")));
+static __thread unsigned int tls_next __attribute__((tls_model("initial-exec")));
 
 /* A request and its reply; the socket is serialized by n->lock. */
 static int xchg(struct ue_native *n, struct ue_native_msg *m, int *ret_fd)
@@ -140,13 +143,8 @@ static void tls_forget(struct ue_native *n)
 			tls[i].n = NULL;
 }
 
-void ue__native_close(struct ue_provider *p)
+static void native_free(struct ue_native *n)
 {
-	struct ue_native *n = p->native;
-
-	if (!n)
-		return;
-	p->native = NULL;
 	tls_forget(n);
 	while (n->rings) {
 		struct ring *r = n->rings;
@@ -157,9 +155,27 @@ void ue__native_close(struct ue_provider *p)
 	}
 	for (uint32_t i = 1; i <= n->nevents; i++)
 		ue_check_free(n->events[i]);
-	close(n->sock);
+	if (n->sock >= 0)
+		close(n->sock);
 	pthread_mutex_destroy(&n->lock);
 	free(n);
+}
+
+void ue__native_close(struct ue_provider *p)
+{
+	struct ue_native *n = p->native;
+
+	/* No writer now (the caller's promise): the retired sessions go too. */
+	while (p->retired) {
+		struct ue_native *r = p->retired;
+
+		p->retired = r->retired_next;
+		native_free(r);
+	}
+	if (!n)
+		return;
+	p->native = NULL;
+	native_free(n);
 }
 
 /* The event's checks, its location fields found once for the write path. */
@@ -242,7 +258,7 @@ static uint64_t ring_unread(const struct ring *r)
 	return k;
 }
 
-uint64_t ue__native_retire(struct ue_native *n)
+uint64_t ue__native_retire(struct ue_provider *p, struct ue_native *n)
 {
 	uint64_t lost = 0;
 
@@ -264,6 +280,8 @@ uint64_t ue__native_retire(struct ue_native *n)
 	close(n->sock);
 	n->sock = -1;
 	pthread_mutex_unlock(&n->lock);
+	n->retired_next = p->retired;
+	p->retired = n;
 	return lost;
 }
 
@@ -333,13 +351,20 @@ static struct ring *thread_ring(struct ue_native *n)
 	if (!r)
 		return NULL;
 	for (i = 0; i < TLS_SLOTS; i++) {
-		/* A session replaced by a reconnection frees its slot. */
-		if (!tls[i].n || __atomic_load_n(&tls[i].n->retired, __ATOMIC_ACQUIRE)) {
+		if (!tls[i].n) {
 			tls[i].n = n;
 			tls[i].ring = r;
-			break;
+			return r;
 		}
 	}
+	/*
+	 * Every slot taken (sessions replaced by reconnections hold theirs):
+	 * one in turn gives way; its session makes this thread another ring
+	 * if it is still written.
+	 */
+	i = tls_next++ % TLS_SLOTS;
+	tls[i].n = n;
+	tls[i].ring = r;
 	return r;
 }
 

@@ -22,7 +22,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -37,20 +36,19 @@
 #define PL_BACKOFF_MAX_MS 250
 
 static pid_t watcher_pid;	/* the process whose watcher runs */
-static int wake_fd = -1;
 static bool kicked;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * No descriptor is kept to wake the watcher (a program that closes every
+ * descriptor it did not open would close it, or have its number read): a
+ * write that saw ENOTCONN found a dead daemon, whose session socket has
+ * hung up and woken the watcher already; without a session the watcher
+ * looks within PL_TICK_MS.
+ */
 void pl_watch_kick(void)
 {
-	uint64_t one = 1;
-	int saved = errno;
-
-	if (!__atomic_exchange_n(&kicked, true, __ATOMIC_RELAXED) && wake_fd >= 0 &&
-	    syscall(SYS_write, wake_fd, &one, sizeof(one)) < 0) {
-		/* Full: it wakes anyway. */
-	}
-	errno = saved;
+	__atomic_store_n(&kicked, true, __ATOMIC_RELAXED);
 }
 
 static bool hung_up(int sock)
@@ -95,31 +93,29 @@ static void session_renew(int fd)
 
 static void *watch(void *arg)
 {
-	int wfd = (int)(intptr_t)arg, mi = -1, backoff = PL_BACKOFF_MIN_MS;
+	int backoff = PL_BACKOFF_MIN_MS;
 	uint64_t checked = 0;
 
+	(void)arg;
 	for (;;) {
-		struct pollfd pf[3];
-		int n = 0, timeout = -1, sock = -1, fd;
+		struct pollfd pf[1];
+		int n = 0, timeout = -1, sock = -1, fd, mi = -1;
 		bool waiting = pl_gone(), lost_session = false;
-		uint64_t junk;
 		char name[UE_NATIVE_SOCK_NAME_MAX + 1];
 
-		pf[n++] = (struct pollfd){ .fd = wfd, .events = POLLIN };
 		if (waiting) {
-			/* A mount or an unmount wakes us at once (the mount table's POLLPRI). */
-			if (mi < 0)
-				mi = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/mountinfo",
-						  O_RDONLY | O_CLOEXEC, 0);
+			/*
+			 * A mount or an unmount wakes us at once (POLLPRI: the
+			 * mount table changed since this open).  Opened for this
+			 * wait only: the program may close what it did not open.
+			 */
+			mi = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/mountinfo",
+					  O_RDONLY | O_CLOEXEC, 0);
 			if (mi >= 0)
 				pf[n++] = (struct pollfd){ .fd = mi, .events = POLLPRI };
 			timeout = backoff;
 		} else {
 			backoff = PL_BACKOFF_MIN_MS;
-			if (mi >= 0) {
-				syscall(SYS_close, mi);
-				mi = -1;
-			}
 			sock = pl_session_sock();
 			if (sock >= 0)
 				pf[n++] = (struct pollfd){ .fd = sock, .events = POLLRDHUP };
@@ -131,9 +127,8 @@ static void *watch(void *arg)
 
 			nanosleep(&ts, NULL);
 		}
-		if (syscall(SYS_read, wfd, &junk, sizeof(junk)) < 0) {
-			/* Nothing pending: a timeout or the socket woke us. */
-		}
+		if (mi >= 0)
+			syscall(SYS_close, mi);
 		if (waiting) {
 			if (!pl_files_reconnect())
 				backoff = backoff * 2 > PL_BACKOFF_MAX_MS ? PL_BACKOFF_MAX_MS
@@ -147,13 +142,24 @@ static void *watch(void *arg)
 			continue;
 		checked = mono_ms();
 		fd = pl_probe_fd();
-		if (fd < 0)
+		if (fd < 0) {
+			/* Nothing to ask (the program closed its files): not a busy loop. */
+			struct timespec ts = { PL_TICK_MS / 1000, 0 };
+
+			nanosleep(&ts, NULL);
 			continue;
+		}
 		/* The same daemon still serving (it closed the session only): no reconnection. */
 		if (fgetxattr(fd, UE_NATIVE_XATTR, name, UE_NATIVE_SOCK_NAME_MAX) > 0 ||
 		    errno != ENOTCONN) {
 			if (lost_session)
 				session_renew(fd);
+			/* Still the same hung-up socket (no new session): not a busy loop. */
+			if (lost_session && pl_session_sock() == sock) {
+				struct timespec ts = { 0, 100000000 };
+
+				nanosleep(&ts, NULL);
+			}
 			continue;
 		}
 		gone();
@@ -170,18 +176,14 @@ void pl_watch_start(void)
 	pid_t pid = getpid();
 
 	pthread_mutex_lock(&start_lock);
-	if (watcher_pid == pid)
-		goto out;
-	if (wake_fd < 0)
-		wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (wake_fd < 0 || pthread_attr_init(&attr) != 0)
+	if (watcher_pid == pid || pthread_attr_init(&attr) != 0)
 		goto out;
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
 	/* The program's signals are for its own threads. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&t, &attr, watch, (void *)(intptr_t)wake_fd) == 0)
+	if (pthread_create(&t, &attr, watch, NULL) == 0)
 		watcher_pid = pid;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
@@ -193,11 +195,8 @@ void pl_watch_after_fork(void)
 {
 	bool had = watcher_pid != 0;
 
-	/* The lock may have been held by a thread of the parent; the eventfd is the parent's. */
+	/* The lock may have been held by a thread of the parent. */
 	pthread_mutex_init(&start_lock, NULL);
-	if (wake_fd >= 0)
-		syscall(SYS_close, wake_fd);
-	wake_fd = -1;
 	watcher_pid = 0;
 	if (had)
 		pl_watch_start();

@@ -98,7 +98,7 @@ static void mark_gone(struct ue_provider *p)
 	}
 	if (n) {
 		__atomic_store_n(&p->native, NULL, __ATOMIC_RELEASE);
-		__atomic_add_fetch(&p->lost, ue__native_retire(n), __ATOMIC_RELAXED);
+		__atomic_add_fetch(&p->lost, ue__native_retire(p, n), __ATOMIC_RELAXED);
 	}
 }
 
@@ -136,7 +136,7 @@ static void session_renew(struct ue_provider *p)
 		__atomic_store_n(&p->native, NULL, __ATOMIC_RELEASE);
 		for (struct ue_tracepoint *tp = p->events; tp; tp = tp->next)
 			__atomic_store_n(&tp->native_id, 0, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&p->lost, ue__native_retire(n), __ATOMIC_RELAXED);
+		__atomic_add_fetch(&p->lost, ue__native_retire(p, n), __ATOMIC_RELAXED);
 	}
 	session_again(p);
 }
@@ -245,14 +245,15 @@ static void *watch(void *arg)
 {
 	struct pollfd pf[WATCH_MAX + 2];
 	struct ue_provider *list[WATCH_MAX];
-	int mi = -1, backoff = BACKOFF_MIN_MS, wfd = (int)(intptr_t)arg;
+	int backoff = BACKOFF_MIN_MS, wfd = (int)(intptr_t)arg;
 
 	for (;;) {
 		unsigned int n = 0, np = 0;
 		bool waiting = false, ticking = false;
-		int timeout = -1;
+		int timeout = -1, mi = -1;
 		uint64_t junk, now;
 
+		/* Our eventfd, unless the program closed it (then looks are timed). */
 		pf[n++] = (struct pollfd){ .fd = wfd, .events = POLLIN };
 		pthread_mutex_lock(&ue__providers_lock);
 		for (struct ue_provider *p = ue__providers; p; p = p->next_open) {
@@ -274,19 +275,18 @@ static void *watch(void *arg)
 		}
 		pthread_mutex_unlock(&ue__providers_lock);
 		if (waiting) {
-			/* A mount or an unmount wakes us at once (the mount table's POLLPRI). */
-			if (mi < 0)
-				mi = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+			/*
+			 * A mount or an unmount wakes us at once (POLLPRI: the
+			 * mount table changed since this open), opened for this
+			 * wait only.
+			 */
+			mi = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 			if (mi >= 0)
 				pf[n++] = (struct pollfd){ .fd = mi, .events = POLLPRI };
 			timeout = backoff;
 		} else {
 			backoff = BACKOFF_MIN_MS;
-			if (mi >= 0) {
-				close(mi);
-				mi = -1;
-			}
-			if (ticking)
+			if (ticking || wfd < 0)
 				timeout = (int)(TICK_NS / 1000000);
 		}
 		if (poll(pf, n, timeout) < 0 && errno != EINTR) {
@@ -294,9 +294,21 @@ static void *watch(void *arg)
 
 			nanosleep(&ts, NULL);
 		}
-		if (read(wfd, &junk, sizeof(junk)) < 0) {
-			/* Nothing pending: a timeout or a socket woke us. */
+		if (mi >= 0)
+			close(mi);
+		if (pf[0].revents & POLLNVAL)
+			wfd = -1;
+		else if ((pf[0].revents & POLLIN) && read(wfd, &junk, sizeof(junk)) < 0) {
+			/* Taken by another reader: nothing pending. */
 		}
+		/* A socket the program closed under us (POLLNVAL) is looked at below: not a busy loop. */
+		for (unsigned int i = 1; i < n; i++)
+			if (pf[i].revents & POLLNVAL) {
+				struct timespec ts = { 0, 100000000 };
+
+				nanosleep(&ts, NULL);
+				break;
+			}
 		/* Every provider of a daemon, held so that a close waits for us. */
 		pthread_mutex_lock(&ue__providers_lock);
 		for (struct ue_provider *p = ue__providers; p && np < WATCH_MAX; p = p->next_open) {

@@ -8,8 +8,9 @@
 # (shared memory), one static (FUSE writes).  Both events enabled and
 # recorded; then the daemon is stopped for 300 ms (its producers keep
 # writing into rings nobody drains) and SIGKILLed, and separately SIGTERMed:
-#   - within 0.5 s the library's and the interposed program's enable bits
-#     are clear (nobody pays for writes nobody reads);
+#   - the library's and the interposed program's enable bits are clear
+#     within 1 s, under load (10 to 30 ms idle: nobody pays for writes
+#     nobody reads);
 #   - the static program's writes fail with ENOTCONN, as FUSE says for a
 #     dead connection, at once: none takes 1 s (nothing hangs);
 #   - a new usereventsd mounted at the same place: within 1 s of it serving
@@ -99,8 +100,8 @@ for sig in KILL TERM; do
 	wait "$dpid"
 	t_dead=$(now_ms)
 	for n in $names; do
-		until_ms 500 bit_is $n 0 && ok "$sig: $n's bit clear $(($(now_ms) - t_dead)) ms after" ||
-			fail "$sig: $n's bit still $(st $n bit) 500 ms after the daemon died"
+		until_ms 1000 bit_is $n 0 && ok "$sig: $n's bit clear $(($(now_ms) - t_dead)) ms after" ||
+			fail "$sig: $n's bit still $(st $n bit) 1 s after the daemon died"
 	done
 	if [ "$static" != none ] && [ $sig = KILL ]; then
 		n0=$(st rc_static enotconn)
