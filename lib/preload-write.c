@@ -291,8 +291,10 @@ void pl_thread_end(void)
 {
 	struct pl_thread *t = &pl_t;
 	struct ue_native_msg m;
+	bool ours = false;
 
-	if (!t->hdr || t->gen != pl_process_gen() || !pl_lock())
+	pl_check_fork();
+	if (!t->hdr || !pl_lock())
 		return;
 	if (t->gen == S.gen && S.sock >= 0 && !S.dead) {
 		memset(&m, 0, sizeof(m));
@@ -300,13 +302,16 @@ void pl_thread_end(void)
 		m.tid = gettid();
 		xchg(&m, NULL);
 	}
+	/* A ring of this process (a fork child's are unmapped), even of a dead daemon's session. */
 	for (int i = 0; i < S.nrings; i++) {
 		if (S.rings[i].hdr == t->hdr) {
 			S.rings[i] = S.rings[--S.nrings];
+			ours = true;
 			break;
 		}
 	}
-	munmap(t->hdr, t->map_len);
+	if (ours)
+		munmap(t->hdr, t->map_len);
 	t->hdr = NULL;
 	pl_unlock();
 }
