@@ -47,6 +47,9 @@ enum ue_native_cmd {
 	UE_NATIVE_CHANNEL_FLUSH, /* the channel's reader asks for everything written so far:
 				 * the producers' rings drained, every page holding
 				 * records handed over, before the reply */
+	UE_NATIVE_LOST,		/* after a HELLO: ring_bytes records this process could not
+				 * write while no daemon served it (its last one died; it
+				 * reconnected, lib/reconnect.c): counted as its losses */
 };
 
 /* Who opens a session (HELLO's id), for usereventsd_stats. */

@@ -42,6 +42,9 @@ struct ue_native {
 	int sock;
 	bool dead;		/* the daemon went away: writes fail with -EPIPE */
 	bool forked;		/* in a fork child: the session is the parent's */
+	bool retired;		/* replaced (reconnect.c): kept until the provider closes, as a
+				 * writer may hold it */
+	struct ue_native *retired_next;	/* the provider's retired sessions */
 	uint32_t nevents;
 	struct ue_check *events[MAX_EVENTS + 1];	/* by id, for validation */
 	pthread_mutex_t lock;	/* the socket and the ring list */
@@ -54,6 +57,7 @@ struct tls_slot {
 };
 
 static __thread struct tls_slot tls[TLS_SLOTS] __attribute__((tls_model("initial-exec")));
+static __thread unsigned int tls_next __attribute__((tls_model("initial-exec")));
 
 /* A request and its reply; the socket is serialized by n->lock. */
 static int xchg(struct ue_native *n, struct ue_native_msg *m, int *ret_fd)
@@ -63,7 +67,7 @@ static int xchg(struct ue_native *n, struct ue_native_msg *m, int *ret_fd)
 	return r < 0 ? r : m->status;
 }
 
-int ue__native_open(struct ue_provider *p)
+struct ue_native *ue__native_connect(struct ue_provider *p, int *ret_err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct ue_native_msg m;
@@ -73,19 +77,26 @@ int ue__native_open(struct ue_provider *p)
 	struct stat st;
 	int len, r;
 
-	if (stat(p->tracefs, &st) < 0)
-		return -errno;
+	if (stat(p->tracefs, &st) < 0) {
+		*ret_err = -errno;
+		return NULL;
+	}
 	/* The name comes from the daemon serving our own descriptor. */
 	len = (int)fgetxattr(p->fd, UE_NATIVE_XATTR, sa.sun_path + 1, UE_NATIVE_SOCK_NAME_MAX);
-	if (len <= 0)
-		return len < 0 ? -errno : -ENOENT;
+	if (len <= 0) {
+		*ret_err = len < 0 ? -errno : -ENOENT;
+		return NULL;
+	}
 	n = calloc(1, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
+	if (!n) {
+		*ret_err = -ENOMEM;
+		return NULL;
+	}
 	n->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (n->sock < 0) {
+		*ret_err = -errno;
 		free(n);
-		return -errno;
+		return NULL;
 	}
 	if (connect(n->sock, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + 1 +
 							  (socklen_t)len) < 0) {
@@ -106,12 +117,23 @@ int ue__native_open(struct ue_provider *p)
 	if (r < 0)
 		goto fail;
 	pthread_mutex_init(&n->lock, NULL);
-	p->native = n;
-	return 0;
+	return n;
 fail:
 	close(n->sock);
 	free(n);
-	return r;
+	*ret_err = r;
+	return NULL;
+}
+
+int ue__native_open(struct ue_provider *p)
+{
+	int r = 0;
+	struct ue_native *n = ue__native_connect(p, &r);
+
+	if (!n)
+		return r;
+	__atomic_store_n(&p->native, n, __ATOMIC_RELEASE);
+	return 0;
 }
 
 static void tls_forget(struct ue_native *n)
@@ -121,13 +143,8 @@ static void tls_forget(struct ue_native *n)
 			tls[i].n = NULL;
 }
 
-void ue__native_close(struct ue_provider *p)
+static void native_free(struct ue_native *n)
 {
-	struct ue_native *n = p->native;
-
-	if (!n)
-		return;
-	p->native = NULL;
 	tls_forget(n);
 	while (n->rings) {
 		struct ring *r = n->rings;
@@ -138,9 +155,27 @@ void ue__native_close(struct ue_provider *p)
 	}
 	for (uint32_t i = 1; i <= n->nevents; i++)
 		ue_check_free(n->events[i]);
-	close(n->sock);
+	if (n->sock >= 0)
+		close(n->sock);
 	pthread_mutex_destroy(&n->lock);
 	free(n);
+}
+
+void ue__native_close(struct ue_provider *p)
+{
+	struct ue_native *n = p->native;
+
+	/* No writer now (the caller's promise): the retired sessions go too. */
+	while (p->retired) {
+		struct ue_native *r = p->retired;
+
+		p->retired = r->retired_next;
+		native_free(r);
+	}
+	if (!n)
+		return;
+	p->native = NULL;
+	native_free(n);
 }
 
 /* The event's checks, its location fields found once for the write path. */
@@ -158,9 +193,8 @@ static struct ue_check *check_new(const char *name_args)
 }
 
 /* Called with the provider's lock held. */
-int ue__native_add(struct ue_provider *p, struct ue_tracepoint *tp)
+int ue__native_add(struct ue_native *n, struct ue_tracepoint *tp)
 {
-	struct ue_native *n = p->native;
 	struct ue_native_msg m;
 	struct ue_check *ev;
 	int r;
@@ -183,7 +217,7 @@ int ue__native_add(struct ue_provider *p, struct ue_tracepoint *tp)
 		n->events[m.id] = ev;
 		if (m.id > n->nevents)
 			n->nevents = m.id;
-		tp->native_id = m.id;
+		__atomic_store_n(&tp->native_id, m.id, __ATOMIC_RELAXED);
 	} else {
 		ue_check_free(ev);
 		if (r == -EPIPE)
@@ -193,11 +227,76 @@ int ue__native_add(struct ue_provider *p, struct ue_tracepoint *tp)
 	return r;
 }
 
-void ue__native_remove(struct ue_provider *p, struct ue_tracepoint *tp)
+void ue__native_remove(struct ue_tracepoint *tp)
 {
-	(void)p;
 	/* The daemon keeps the slot as the kernel keeps the file's write_index. */
-	tp->native_id = 0;
+	__atomic_store_n(&tp->native_id, 0, __ATOMIC_RELAXED);
+}
+
+int ue__native_sock(struct ue_native *n)
+{
+	return __atomic_load_n(&n->dead, __ATOMIC_RELAXED) ? -1 : n->sock;
+}
+
+/* Records a ring holds that the daemon has not taken: lost with it. */
+static uint64_t ring_unread(const struct ring *r)
+{
+	uint64_t head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = __atomic_load_n(&r->hdr->tail, __ATOMIC_ACQUIRE), k = 0;
+
+	if (head - tail > (uint64_t)r->mask + 1)
+		return 0;
+	while (tail < head) {
+		const struct ue_native_rec *rec =
+			(const struct ue_native_rec *)(r->data + (tail & r->mask));
+
+		if (rec->len < sizeof(*rec) || rec->len % 8 || rec->len > head - tail)
+			break;
+		k += rec->id != 0;
+		tail += rec->len;
+	}
+	return k;
+}
+
+uint64_t ue__native_retire(struct ue_provider *p, struct ue_native *n)
+{
+	uint64_t lost = 0;
+
+	pthread_mutex_lock(&n->lock);
+	__atomic_store_n(&n->dead, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&n->retired, true, __ATOMIC_RELEASE);
+	for (struct ring *r = n->rings; r; r = r->next) {
+		/* A fork child's rings are its parent's, still served. */
+		if (!n->forked)
+			lost += ring_unread(r);
+		/*
+		 * The shared memory goes; the addresses stay valid (a writer
+		 * that loaded this session just before may still store into
+		 * them): fresh private pages, none touched.
+		 */
+		mmap(r->hdr, r->map_len, PROT_READ | PROT_WRITE,
+		     MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	}
+	close(n->sock);
+	n->sock = -1;
+	pthread_mutex_unlock(&n->lock);
+	n->retired_next = p->retired;
+	p->retired = n;
+	return lost;
+}
+
+int ue__native_tell_lost(struct ue_native *n, uint64_t lost)
+{
+	struct ue_native_msg m;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	m.cmd = UE_NATIVE_LOST;
+	m.ring_bytes = lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost;
+	pthread_mutex_lock(&n->lock);
+	r = n->dead ? -EPIPE : xchg(n, &m, NULL);
+	pthread_mutex_unlock(&n->lock);
+	return r;
 }
 
 static struct ring *new_ring(struct ue_native *n)
@@ -210,7 +309,7 @@ static struct ring *new_ring(struct ue_native *n)
 	m.cmd = UE_NATIVE_NEW_RING;
 	m.tid = gettid();
 	pthread_mutex_lock(&n->lock);
-	err = xchg(n, &m, &fd);
+	err = n->dead ? -EPIPE : xchg(n, &m, &fd);
 	if (err == -EPIPE)
 		n->dead = true;
 	if (err < 0 || fd < 0 || m.ring_bytes < 4096 || (m.ring_bytes & (m.ring_bytes - 1)))
@@ -255,9 +354,17 @@ static struct ring *thread_ring(struct ue_native *n)
 		if (!tls[i].n) {
 			tls[i].n = n;
 			tls[i].ring = r;
-			break;
+			return r;
 		}
 	}
+	/*
+	 * Every slot taken (sessions replaced by reconnections hold theirs):
+	 * one in turn gives way; its session makes this thread another ring
+	 * if it is still written.
+	 */
+	i = tls_next++ % TLS_SLOTS;
+	tls[i].n = n;
+	tls[i].ring = r;
 	return r;
 }
 
@@ -273,10 +380,9 @@ static bool daemon_gone(struct ue_native *n, struct ring *r)
 	return k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
-int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const struct iovec *iov,
-		     int iovcnt, size_t len)
+int ue__native_write(struct ue_native *n, uint32_t id, struct ue_tracepoint *tp,
+		     const struct iovec *iov, int iovcnt, size_t len)
 {
-	struct ue_native *n = p->native;
 	const struct ue_check *ev;
 	struct ue_native_rec *rec;
 	struct ring *r;
@@ -287,9 +393,11 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 
 	if (__builtin_expect(n->forked, 0))
 		return -EOPNOTSUPP;
-	if (__builtin_expect(n->dead, 0))
+	if (__builtin_expect(__atomic_load_n(&n->dead, __ATOMIC_RELAXED), 0))
 		return -EPIPE;
-	ev = n->events[tp->native_id];
+	ev = id <= MAX_EVENTS ? n->events[id] : NULL;
+	if (__builtin_expect(!ev, 0))
+		return -EOPNOTSUPP;
 	/* The kernel's order: too short, then disabled, then the dynamic fields. */
 	if (len < ev->min_size)
 		return -EINVAL;
@@ -308,7 +416,7 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 				     STALE_NS,
 			     0) &&
 	    daemon_gone(n, r)) {
-		n->dead = true;
+		__atomic_store_n(&n->dead, true, __ATOMIC_RELAXED);
 		return -EPIPE;
 	}
 	need = (sizeof(*rec) + len + 7) & ~7ull;
@@ -348,7 +456,7 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 			return err;
 	}
 	rec->len = (uint32_t)need;
-	rec->id = tp->native_id;
+	rec->id = id;
 	rec->ts_ns = now;
 	rec->cpu = (uint32_t)sched_getcpu();
 	rec->payload_len = (uint32_t)len;
@@ -359,6 +467,7 @@ int ue__native_write(struct ue_provider *p, struct ue_tracepoint *tp, const stru
 void ue__native_after_fork_child(struct ue_provider *p)
 {
 	if (p->native) {
+		/* The session is the parent's: a reconnection makes the child one of its own. */
 		/* The socket and the rings are the parent's: the child writes through writev. */
 		p->native->forked = true;
 		tls_forget(p->native);

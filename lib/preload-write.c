@@ -45,6 +45,9 @@ static struct {
 	uint32_t gen;
 	int sock;
 	bool dead;
+	bool gone;			/* the daemon died; none serves yet (preload-reconnect.c) */
+	uint64_t lost;			/* writes refused and ring records lost since it died */
+	uint64_t lost_told;		/* of them, told to a daemon (UE_NATIVE_LOST) */
 	int name_len;			/* 0: no daemon chosen yet */
 	char name[UE_NATIVE_SOCK_NAME_MAX + 1];
 	volatile int *wipe;		/* MADV_WIPEONFORK: 0 in a fork child */
@@ -114,7 +117,8 @@ static void after_fork(void)
 	if (S.sock >= 0)
 		close(S.sock);
 	S.sock = -1;
-	S.dead = false;
+	/* Our daemon died: the child waits for the next one as its parent does. */
+	S.dead = S.gone;
 	for (int i = 0; i < S.nrings; i++)
 		munmap(S.rings[i].hdr, S.rings[i].len);
 	S.nrings = 0;
@@ -135,6 +139,7 @@ static void atfork_child(void)
 		after_fork();
 	else
 		S.pid = getpid();
+	pl_watch_after_fork();
 }
 
 __attribute__((constructor)) static void write_init(void)
@@ -241,7 +246,18 @@ static bool ring_new(struct pl_thread *t)
 	void *p;
 	int fd = -1;
 
-	if (S.sock < 0 || S.dead || S.nrings >= PL_MAX_RINGS)
+	if (S.sock < 0 || S.dead)
+		return false;
+	/* The thread's ring of a session gone (its daemon died): only this thread writes it. */
+	for (int i = 0; t->hdr && i < S.nrings; i++) {
+		if (S.rings[i].hdr == t->hdr) {
+			munmap(t->hdr, t->map_len);
+			S.rings[i] = S.rings[--S.nrings];
+			t->hdr = NULL;
+			break;
+		}
+	}
+	if (S.nrings >= PL_MAX_RINGS)
 		return false;
 	memset(&m, 0, sizeof(m));
 	m.cmd = UE_NATIVE_NEW_RING;
@@ -275,8 +291,10 @@ void pl_thread_end(void)
 {
 	struct pl_thread *t = &pl_t;
 	struct ue_native_msg m;
+	bool ours = false;
 
-	if (!t->hdr || t->gen != pl_process_gen() || !pl_lock())
+	pl_check_fork();
+	if (!t->hdr || !pl_lock())
 		return;
 	if (t->gen == S.gen && S.sock >= 0 && !S.dead) {
 		memset(&m, 0, sizeof(m));
@@ -284,15 +302,102 @@ void pl_thread_end(void)
 		m.tid = gettid();
 		xchg(&m, NULL);
 	}
+	/* A ring of this process (a fork child's are unmapped), even of a dead daemon's session. */
 	for (int i = 0; i < S.nrings; i++) {
 		if (S.rings[i].hdr == t->hdr) {
 			S.rings[i] = S.rings[--S.nrings];
+			ours = true;
 			break;
 		}
 	}
-	munmap(t->hdr, t->map_len);
+	if (ours)
+		munmap(t->hdr, t->map_len);
 	t->hdr = NULL;
 	pl_unlock();
+}
+
+/* ---- reconnection: the daemon died, a new one serves (preload-reconnect.c) ---- */
+
+int pl_session_sock(void)
+{
+	return __atomic_load_n(&S.dead, __ATOMIC_RELAXED) ? -1 : __atomic_load_n(&S.sock, __ATOMIC_RELAXED);
+}
+
+bool pl_gone(void)
+{
+	return __atomic_load_n(&S.gone, __ATOMIC_ACQUIRE);
+}
+
+void pl_count_lost(void)
+{
+	__atomic_add_fetch(&S.lost, 1, __ATOMIC_RELAXED);
+}
+
+/* Records a ring holds that its daemon did not take. */
+static uint64_t ring_unread(const struct ue_native_ring *h)
+{
+	const unsigned char *data = (const unsigned char *)h + UE_NATIVE_RING_HDR;
+	uint64_t head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE), k = 0, size = h->size;
+
+	if (!size || (size & (size - 1)) || head - tail > size)
+		return 0;
+	while (tail < head) {
+		const struct ue_native_rec *rec = (const struct ue_native_rec *)(data + (tail & (size - 1)));
+
+		if (rec->len < sizeof(*rec) || rec->len % 8 || rec->len > head - tail)
+			break;
+		k += rec->id != 0;
+		tail += rec->len;
+	}
+	return k;
+}
+
+void pl_gone_locked(void)
+{
+	uint64_t lost = 0;
+
+	for (int i = 0; i < S.nrings; i++)
+		lost += ring_unread(S.rings[i].hdr);
+	__atomic_add_fetch(&S.lost, lost, __ATOMIC_RELAXED);
+	__atomic_store_n(&S.gone, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&S.dead, true, __ATOMIC_RELAXED);
+	/* Slots and rings are the dead session's: the next one makes its own. */
+	__atomic_add_fetch(&S.gen, 1, __ATOMIC_RELEASE);
+	if (S.sock >= 0)
+		close(S.sock);
+	S.sock = -1;
+}
+
+void pl_gone_end_locked(void)
+{
+	__atomic_store_n(&S.gone, false, __ATOMIC_RELEASE);
+}
+
+void pl_session_again_locked(int fd, const char *name, int len)
+{
+	struct ue_native_msg m;
+	uint64_t lost;
+
+	memcpy(S.name, name, (size_t)len);
+	S.name_len = len;
+	if (S.sock >= 0)
+		close(S.sock);
+	S.sock = -1;
+	__atomic_store_n(&S.dead, false, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&S.gen, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&S.gone, false, __ATOMIC_RELEASE);
+	/* At once, not at the next write: its hang-up is how the next death is seen. */
+	if (session_open(fd) < 0)
+		return;
+	lost = __atomic_load_n(&S.lost, __ATOMIC_RELAXED);
+	if (lost <= S.lost_told)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.cmd = UE_NATIVE_LOST;
+	m.ring_bytes = lost - S.lost_told > UINT32_MAX ? UINT32_MAX : (uint32_t)(lost - S.lost_told);
+	if (xchg(&m, NULL) == 0)
+		S.lost_told += m.ring_bytes;
 }
 
 /* ---- faults: the copy of user memory jumps back instead of crashing ---- */

@@ -30,6 +30,8 @@
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -262,8 +264,8 @@ static void fd_dup(int oldfd, int newfd)
 	errno = saved;
 }
 
-/* The parsed event of @name_args, made once (lock held). */
-static const struct pl_event *event_get(const char *name_args)
+/* The event of @name_args, parsed or not, made once (lock held). */
+static const struct pl_event *event_intern(const char *name_args)
 {
 	unsigned int h = 5381;
 	struct pl_event *e;
@@ -274,7 +276,7 @@ static const struct pl_event *event_get(const char *name_args)
 	h %= PL_EVENT_HASH;
 	for (e = events[h]; e; e = e->next)
 		if (strcmp(e->name_args, name_args) == 0)
-			return e->check ? e : NULL;
+			return e;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
@@ -290,7 +292,15 @@ static const struct pl_event *event_get(const char *name_args)
 	}
 	e->next = events[h];
 	events[h] = e;
-	return e->check ? e : NULL;
+	return e;
+}
+
+/* The parsed event of @name_args, made once (lock held); NULL: not one we can check. */
+static const struct pl_event *event_get(const char *name_args)
+{
+	const struct pl_event *e = event_intern(name_args);
+
+	return e && e->check ? e : NULL;
 }
 
 static struct pl_index *index_of(struct pl_file *f, uint32_t idx, bool make)
@@ -350,31 +360,44 @@ static void learn_reg(int fd, const struct user_reg *ureg)
 	const struct pl_event *ev;
 	struct pl_index *x;
 	struct pl_file *f;
-	bool known = false;
+	bool known = false, watch = false;
 
 	if ((unsigned int)fd >= PL_MAX_FDS || !fds || !own_process())
 		return;
 	if (self_read(&reg, (uintptr_t)ureg, sizeof(reg)) != (ssize_t)sizeof(reg) ||
-	    ((reg.flags & USER_EVENT_REG_MULTI_FORMAT) == 0 &&
-	     self_read_string(name_args, reg.name_args) < 0))
+	    self_read_string(name_args, reg.name_args) < 0)
 		return; /* gone or protected since: its writes take the system call */
 	if (!pl_lock())
 		return;
 	f = file_of(fd);
 	if (!f) {
+		char link[64];
+		ssize_t n;
+
 		if (!pl_recognise(fd))
 			goto out;
 		f = file_new();
 		if (!f)
 			goto out;
 		f->writable = (real_fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY;
+		f->dead = false;
+		/* Where a new daemon is looked for if this one dies, and which mount is its. */
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, f->path, sizeof(f->path) - 1);
+		f->path[n > 0 && f->path[0] == '/' ? n : 0] = '\0';
+		f->mnt_id = pl_fd_mnt_id(fd);
 		__atomic_store_n(&fds[fd], f, __ATOMIC_RELEASE);
 		pl_catch_faults();
+		watch = true;
 	}
 	__atomic_store_n(&fork_fd, fd, __ATOMIC_RELAXED);
 	x = index_of(f, reg.write_index, true);
 	if (!x)
 		goto out;
+	/* What a new daemon gets again, should this one die. */
+	if (!x->reg)
+		x->reg = event_intern(name_args);
+	x->flags = reg.flags;
 	/* A multi-format event's name is not unique: those keep the system call. */
 	if (!x->ev && !(reg.flags & USER_EVENT_REG_MULTI_FORMAT)) {
 		ev = event_get(name_args);
@@ -395,6 +418,9 @@ static void learn_reg(int fd, const struct user_reg *ureg)
 	}
 out:
 	pl_unlock();
+	/* A thread that watches for the daemon's death (and its successor), made once. */
+	if (watch)
+		pl_watch_start();
 }
 
 /* A DIAG_IOCSUNREG that succeeded: that word no longer follows its event, in any file. */
@@ -457,6 +483,20 @@ static ssize_t finish(ssize_t r)
 	return r;
 }
 
+/*
+ * A write no daemon takes: its daemon died (FUSE says ENOTCONN for a dead
+ * connection, which the kernel never does).  The enable words are cleared
+ * (preload-reconnect.c): the event is off as far as the program can see,
+ * and the kernel says EBADF for a write of an event that is off.  Counted,
+ * and told to the next daemon.
+ */
+static ssize_t refused(void)
+{
+	pl_count_lost();
+	pl_watch_kick();
+	return -EBADF;
+}
+
 /* write(2), pwrite at offset 0: the zero-length case faults as the kernel's index copy. */
 static ssize_t write_one(struct pl_file *f, int fd, const void *buf, size_t n)
 {
@@ -468,7 +508,10 @@ static ssize_t write_one(struct pl_file *f, int fd, const void *buf, size_t n)
 	r = pl_writev(f, fd, &v, 1);
 	if (r != -ENOSYS)
 		return r;
-	return pl_real_write(fd, buf, n) < 0 ? -errno : (ssize_t)n;
+	if (__atomic_load_n(&f->dead, __ATOMIC_RELAXED))
+		return refused();
+	r = pl_real_write(fd, buf, n) < 0 ? -errno : (ssize_t)n;
+	return r == -ENOTCONN ? refused() : r;
 }
 
 static ssize_t writev_any(struct pl_file *f, int fd, const struct iovec *iov, int cnt)
@@ -477,8 +520,11 @@ static ssize_t writev_any(struct pl_file *f, int fd, const struct iovec *iov, in
 
 	if (r != -ENOSYS)
 		return r;
+	if (__atomic_load_n(&f->dead, __ATOMIC_RELAXED))
+		return refused();
 	r = pl_real_writev(fd, iov, cnt);
-	return r < 0 ? -errno : r;
+	r = r < 0 ? -errno : r;
+	return r == -ENOTCONN ? refused() : r;
 }
 
 PL_EXPORT ssize_t write(int fd, const void *buf, size_t n)
@@ -586,6 +632,179 @@ PWRITEV(pwritev2, off_t, true, , int flags)
 PWRITEV(pwritev64v2, off64_t, true, , int flags)
 #undef PL_FLAGS
 #undef PL_ARGS
+
+/* ---- reconnection: the daemon died (preload-reconnect.c) ---- */
+
+int pl_fd_mnt_id(int fd)
+{
+	char p[64], buf[512], *m;
+	ssize_t n;
+	int f;
+
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", fd);
+	f = (int)syscall(SYS_openat, AT_FDCWD, p, O_RDONLY | O_CLOEXEC, 0);
+	if (f < 0)
+		return -1;
+	n = syscall(SYS_read, f, buf, sizeof(buf) - 1);
+	syscall(SYS_close, f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	m = strstr(buf, "mnt_id:");
+	return m ? atoi(m + 7) : -1;
+}
+
+int pl_probe_fd(void)
+{
+	for (int fd = 0; fds && fd < PL_MAX_FDS; fd++) {
+		struct pl_file *f = file_of(fd);
+
+		if (f && !__atomic_load_n(&f->dead, __ATOMIC_RELAXED))
+			return fd;
+	}
+	return -1;
+}
+
+/* Clears an enable bit, if the word is still ours to write. */
+static void bit_clear(const struct pl_enabler *e)
+{
+	uint64_t w;
+
+	if (self_read(&w, e->addr, e->size) != (ssize_t)e->size)
+		return;
+	if (e->size == 8)
+		__atomic_and_fetch((uint64_t *)(uintptr_t)e->addr, ~(1ull << e->bit),
+				   __ATOMIC_RELAXED);
+	else
+		__atomic_and_fetch((uint32_t *)(uintptr_t)e->addr, ~(1u << e->bit),
+				   __ATOMIC_RELAXED);
+}
+
+void pl_files_gone_locked(void)
+{
+	for (struct pl_file *f = files; f; f = f->next) {
+		__atomic_store_n(&f->dead, true, __ATOMIC_RELAXED);
+		for (int c = 0; c < PL_CHUNKS; c++) {
+			struct pl_index *x = f->chunks[c];
+
+			for (int i = 0; x && i < PL_CHUNK; i++, x++)
+				for (uint32_t k = 0; k < x->nen && k < PL_MAX_EN; k++)
+					bit_clear(&x->en[k]);
+		}
+	}
+}
+
+/*
+ * Every registration of @f again on @nfd, by write index: the indexes the
+ * program holds name the same events if it learnt them all.  An index left
+ * with no enable word is registered and unregistered (a scratch word), as
+ * the kernel keeps a file's indexes.  Return: indexes that came out other
+ * than they were (their writes through the system call name another event).
+ */
+static int register_again(struct pl_file *f, int nfd)
+{
+	static uint32_t scratch;
+	int wrong = 0;
+
+	for (int c = 0; c < PL_CHUNKS; c++) {
+		struct pl_index *x = f->chunks[c];
+
+		for (int i = 0; x && i < PL_CHUNK; i++, x++) {
+			uint32_t idx = (uint32_t)(c * PL_CHUNK + i), n = x->nen;
+			struct user_reg reg;
+
+			if (!x->reg)
+				continue;
+			for (uint32_t k = 0; k < (n ? n : 1) && k < PL_MAX_EN; k++) {
+				memset(&reg, 0, sizeof(reg));
+				reg.size = sizeof(reg);
+				reg.flags = x->flags;
+				reg.name_args = (uintptr_t)x->reg->name_args;
+				reg.enable_addr = n ? x->en[k].addr : (uintptr_t)&scratch;
+				reg.enable_bit = n ? x->en[k].bit : 0;
+				reg.enable_size = n ? x->en[k].size : sizeof(scratch);
+				reg.write_index = idx;
+				if (real_ioctl(nfd, DIAG_IOCSREG, &reg) < 0)
+					continue;
+				if (reg.write_index != idx)
+					wrong++;
+				if (!n) {
+					struct user_unreg u = { .size = sizeof(u),
+								.disable_addr = (uintptr_t)&scratch };
+
+					real_ioctl(nfd, DIAG_IOCSUNREG, &u);
+				}
+			}
+		}
+	}
+	return wrong;
+}
+
+bool pl_files_reconnect(void)
+{
+	char path[sizeof(((struct pl_file *)0)->path)], name[UE_NATIVE_SOCK_NAME_MAX + 1];
+	struct pl_file *f;
+	struct statfs sfs;
+	int nfd, len, first;
+
+	for (;;) {
+		if (!pl_lock())
+			return false;
+		for (f = files; f && !(f->dead && f->path[0]); f = f->next)
+			;
+		if (f)
+			memcpy(path, f->path, sizeof(path));
+		else
+			pl_gone_end_locked();
+		pl_unlock();
+		if (!f)
+			return true;
+		nfd = (int)syscall(SYS_openat, AT_FDCWD, path,
+				   (f->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
+		if (nfd < 0)
+			return false;
+		/* A usereventsd that answers there: not the dead mount, not another file system. */
+		len = (int)fgetxattr(nfd, UE_NATIVE_XATTR, name, UE_NATIVE_SOCK_NAME_MAX);
+		if (fstatfs(nfd, &sfs) < 0 || sfs.f_type != 0x65735546 /* FUSE */ || len <= 0) {
+			syscall(SYS_close, nfd);
+			return false;
+		}
+		if (!pl_lock()) {
+			syscall(SYS_close, nfd);
+			return false;
+		}
+		first = -1;
+		/* Still that dead file (not closed, nor recycled for another since). */
+		for (struct pl_file *g = files; g; g = g->next)
+			if (g == f && f->dead && strcmp(f->path, path) == 0)
+				first = -2;
+		if (first == -2) {
+			first = -1;
+			register_again(f, nfd);
+			/* Our numbers of the dead file name the new one (the program keeps its own). */
+			for (int fd = 0; fd < PL_MAX_FDS; fd++) {
+				int fl;
+
+				if (file_of(fd) != f || pl_fd_mnt_id(fd) != f->mnt_id)
+					continue;
+				fl = real_fcntl(fd, F_GETFD);
+				if (fl < 0 || syscall(SYS_dup3, nfd, fd, (fl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+					continue;
+				if (first < 0)
+					first = fd;
+			}
+			f->mnt_id = pl_fd_mnt_id(nfd);
+			__atomic_store_n(&f->dead, false, __ATOMIC_RELEASE);
+			if (first >= 0)
+				pl_session_again_locked(first, name, len);
+			else
+				/* None of our numbers names it any more: nothing to reconnect. */
+				f->path[0] = '\0';
+		}
+		pl_unlock();
+		syscall(SYS_close, nfd);
+	}
+}
 
 /* ---- descriptors ---- */
 

@@ -38,6 +38,8 @@ struct pl_enabler {
 /* What a write index of a file names, as far as this process saw it registered. */
 struct pl_index {
 	const struct pl_event *ev;	/* NULL: not served here (multi-format, unparsed) */
+	const struct pl_event *reg;	/* its name_args as registered (a reconnection's), or NULL */
+	uint16_t flags;			/* USER_EVENT_REG_* of its registrations */
 	uint32_t slot;			/* the session's id of the event */
 	uint32_t gen;			/* the process generation @slot belongs to */
 	uint32_t nen;
@@ -49,7 +51,10 @@ struct pl_file {
 	struct pl_file *next;		/* every file, or the free list */
 	int refs;			/* descriptors naming it */
 	bool writable;			/* opened for writing (else EBADF from the system call) */
+	bool dead;			/* its daemon died: writes refused and counted until reconnected */
+	int mnt_id;			/* its mount (/proc/self/fdinfo), to know our descriptors of it */
 	struct pl_index *chunks[PL_CHUNKS];
+	char path[4096];		/* where it was opened: a new daemon is looked for there */
 };
 
 /*
@@ -122,6 +127,46 @@ ssize_t pl_writev(struct pl_file *f, int fd, const struct iovec *iov, int iovcnt
 int pl_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *old);
 /** pl_thread_end - the calling thread ends: hand its ring back */
 void pl_thread_end(void);
+
+/* Reconnection (preload-reconnect.c): the daemon died, a new one serves at the same path. */
+/** pl_session_sock - the session's socket, or -1 */
+int pl_session_sock(void);
+/** pl_gone - whether the daemon died and no new one serves yet */
+bool pl_gone(void);
+/**
+ * pl_gone_locked - the daemon died (lock held): the session closed, what its
+ * rings held counted as lost, writes refused until pl_session_again_locked()
+ */
+void pl_gone_locked(void);
+/**
+ * pl_session_again_locked - a daemon serves @fd, its socket @name (@len
+ * bytes): a session with it, told what was lost (lock held)
+ */
+void pl_session_again_locked(int fd, const char *name, int len);
+/** pl_gone_end_locked - no file waits for a daemon any more (lock held) */
+void pl_gone_end_locked(void);
+/** pl_count_lost - a write refused as no daemon served it */
+void pl_count_lost(void);
+/** pl_watch_start - the watcher thread of this process, once (not from a signal handler) */
+void pl_watch_start(void);
+/** pl_watch_kick - a write saw ENOTCONN: the watcher looks now (async-signal-safe) */
+void pl_watch_kick(void);
+/** pl_watch_after_fork - in a fork child: its own watcher, if the parent had one */
+void pl_watch_after_fork(void);
+/* preload.c */
+/** pl_probe_fd - one of our descriptors of a file not known dead, or -1 */
+int pl_probe_fd(void);
+/** pl_files_gone_locked - every file is its dead daemon's: enable bits cleared, writes refused */
+void pl_files_gone_locked(void);
+/**
+ * pl_files_reconnect - each dead file's path opened again: a daemon serving
+ * there gets every registration again, our descriptor numbers its file
+ *
+ * Return: true when no file waits for a daemon any more.
+ */
+bool pl_files_reconnect(void);
+/** pl_fd_mnt_id - the mount id of @fd (/proc/self/fdinfo), or -1 */
+int pl_fd_mnt_id(int fd);
 
 /* preload-reach.c */
 /** pl_reach_kind - 1: @path names a user_events_data, 2: this process's mounts table, 0: neither */

@@ -115,6 +115,7 @@ struct ue_native_server {
 	unsigned int nsessions;
 	unsigned int nrings;		/* all sessions */
 	uint64_t records, invalid, dropped_gone, sessions_total;
+	uint64_t lost_reconnect;	/* records clients could not write while no daemon served */
 	uint64_t records_preload;	/* of records: from interposed programs */
 	uint64_t chan_bytes;		/* of the open channels */
 	unsigned int nchans;

@@ -198,6 +198,25 @@ static int hello(struct nsession *s, int fdnum)
 }
 
 /*
+ * LOST: a client that reconnected after its daemon died says how many
+ * records it could not write meanwhile; they are its losses (event unknown).
+ */
+static int note_lost(struct nsession *s, const struct ue_native_msg *m)
+{
+	struct ue_native_server *nat = s->nat;
+
+	if (!s->hello)
+		return -EPERM;
+	if (!m->ring_bytes)
+		return 0;
+	ue_mutex_lock(&nat->lock);
+	nat->lost_reconnect += m->ring_bytes;
+	ue_mutex_unlock(&nat->lock);
+	ue_counts_add(nat->counts, s->pid, 0, NULL, 0, 0, 0, m->ring_bytes);
+	return 0;
+}
+
+/*
  * CHANNEL names a descriptor of the peer: our per_cpu/cpu0/trace_pipe_raw,
  * open for reading (whoever may read the trace may have a channel of it).
  * The channel is attached to the trace buffer at once; its memfd and
@@ -482,6 +501,9 @@ void *ue_native_session_main(void *arg)
 			break;
 		case UE_NATIVE_CHANNEL_FLUSH:
 			r = flush_channel(s);
+			break;
+		case UE_NATIVE_LOST:
+			r = note_lost(s, &m);
 			break;
 		default:
 			r = -EOPNOTSUPP;
@@ -1112,7 +1134,7 @@ const char *ue_native_name(const struct ue_native_server *nat)
 int ue_native_stats_text(struct ue_native_server *nat, char *buf, size_t len)
 {
 	uint64_t rings = 0, dropped = 0, pending = 0, total = 0, records = 0, invalid = 0;
-	uint64_t interposed = 0, chan_bytes = 0;
+	uint64_t interposed = 0, chan_bytes = 0, lost_reconnect = 0;
 	unsigned int sessions = 0, chans = 0;
 
 	if (nat) {
@@ -1125,6 +1147,7 @@ int ue_native_stats_text(struct ue_native_server *nat, char *buf, size_t len)
 		interposed = nat->records_preload;
 		chans = nat->nchans;
 		chan_bytes = nat->chan_bytes;
+		lost_reconnect = nat->lost_reconnect;
 		for (struct nsession *s = nat->sessions; s; s = s->next) {
 			for (struct nring *g = s->rings; g; g = g->next) {
 				rings++;
@@ -1140,9 +1163,11 @@ int ue_native_stats_text(struct ue_native_server *nat, char *buf, size_t len)
 			"native_records: %llu\nnative_dropped_ring_full: %llu\n"
 			"native_invalid: %llu\nnative_pending_bytes: %llu\n"
 			"native_records_interposed: %llu\n"
+			"native_lost_reconnect: %llu\n"
 			"consumer_channels: %u\nconsumer_channel_bytes: %llu\n",
 			sessions, (unsigned long long)total, (unsigned long long)rings,
 			(unsigned long long)records, (unsigned long long)dropped,
 			(unsigned long long)invalid, (unsigned long long)pending,
-			(unsigned long long)interposed, chans, (unsigned long long)chan_bytes);
+			(unsigned long long)interposed, (unsigned long long)lost_reconnect, chans,
+			(unsigned long long)chan_bytes);
 }

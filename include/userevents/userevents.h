@@ -120,6 +120,18 @@ UE_API const char *ue_provider_tracefs(const struct ue_provider *provider);
 UE_API bool ue_provider_native(const struct ue_provider *provider);
 
 /**
+ * ue_provider_lost - what @provider could not write because its daemon died
+ * @provider: the provider
+ * Writes refused with -EPIPE while no daemon served it, and records its
+ * shared-memory rings held that the dead daemon never took, since
+ * ue_provider_open().  The library reconnects by itself when a new daemon
+ * serves where the last one did, and tells it this count (its
+ * usereventsd_stats, native_lost_reconnect).
+ * Return: the count; 0 for the kernel's user_events, which never goes away.
+ */
+UE_API uint64_t ue_provider_lost(const struct ue_provider *provider);
+
+/**
  * ue_provider_delete - delete an event by name (DIAG_IOCSDEL)
  * @provider: the provider
  * @name: the event's name
@@ -165,7 +177,9 @@ UE_API int ue_tracepoint_unregister(struct ue_tracepoint *tp);
  * disabled; -EINVAL / -EFAULT as the kernel validates the payload;
  * -E2BIG when a dynamic field is too long; -ENOBUFS when the native ring
  * was full (the record is dropped and counted); -EPIPE when the daemon
- * went away.
+ * went away (counted in ue_provider_lost(); the library registers every
+ * event again with the next daemon serving at the same place, and the
+ * event's enable word is clear meanwhile).
  */
 UE_API int ue_tracepoint_writev(struct ue_tracepoint *tp, const struct iovec *iov, int iovcnt);
 
