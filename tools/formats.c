@@ -519,14 +519,15 @@ static const char *comm_find(const struct comm_ix *v, size_t n, int32_t pid, cha
 	return NULL;
 }
 
-static bool dat_wanted(const struct uet_opts *o, const struct uet_format *f, int32_t pid)
+static bool dat_wanted(const struct uet_opts *o, const struct uet_format *f, int32_t pid,
+		       const void *rec, size_t len)
 {
 	bool match = !o->nglobs;
 
 	if (o->have_pid && pid != o->pid)
 		return false;
 	for (size_t i = 0; i < o->nglobs && !match; i++)
-		match = uet_glob_match(o->globs[i], f->system, f->desc->name);
+		match = uet_glob_match_rec(o->globs[i], f, rec, len);
 	return match;
 }
 
@@ -584,7 +585,7 @@ int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet
 			memcpy(&hdr, best->rec, sizeof(hdr));
 			r.format = uet_formats_find(&formats, hdr.type);
 		}
-		if (r.format && dat_wanted(o, r.format, hdr.pid)) {
+		if (r.format && dat_wanted(o, r.format, hdr.pid, best->rec, best->len)) {
 			r.ctx = (struct ue_record_ctx){
 				.comm = comm_find(comms, ncomms, hdr.pid, comm, sizeof(comm)),
 				.pid = hdr.pid, .cpu = best->cpu, .ts_ns = best->ts };
