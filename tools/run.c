@@ -143,7 +143,8 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	exit_code = uet_child_exit_code(&r.child, "run");
 	if (e < 0 && exit_code == 0)
 		exit_code = UET_EXIT_RUN_FAIL;
-	else if (exit_code == 0 && uet_autoenable_unmatched(&r.ae))
+	/* Said whatever CMD's exit; its status is kept when it failed. */
+	if (uet_autoenable_unmatched(&r.ae) && exit_code == 0)
 		exit_code = UET_EXIT_NO_MATCH;
 out:
 	uet_child_end(&r.child);

@@ -230,6 +230,11 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		}
 		switch (c) {
 		case 'e':
+			if (!optarg[0]) {
+				uet_opts_free(o);
+				return uet_usage_err(argv[0], usage,
+						     "-e '': an empty GLOB names no event ('*' names all)");
+			}
 			o->globs[o->nglobs++] = optarg;
 			after_p = false;
 			break;
@@ -930,7 +935,8 @@ int uet_live_status(const char *who, const struct uet_autoenable *a, struct uet_
 	code = cmd->argv && !ours ? uet_child_exit_code(cmd, who) : UET_EXIT_OK;
 	if (e < 0 && code == 0)
 		return cmd->argv ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
-	if (code == 0 && uet_autoenable_unmatched(a))
+	/* Said whatever CMD's exit; its status is kept when it failed. */
+	if (uet_autoenable_unmatched(a) && code == 0)
 		return UET_EXIT_NO_MATCH;
 	return code;
 }

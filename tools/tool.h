@@ -587,12 +587,14 @@ struct uet_sinks;
  * @d: the file (uet_dat_read())
  * @o: the -e GLOBs and --pid given
  * @sinks: where they go (begun)
+ * @matched: NULL, or o->nglobs flags: set for each glob that named a record
  *
  * A record of an event without a format, or not wanted, is skipped.
  *
  * Return: 0; -ENOMEM; a sink's error.
  */
-int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet_sinks *sinks);
+int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet_sinks *sinks,
+		   bool *matched);
 
 /*
  * A usereventsd consumer channel (channel.c): the trace's pages in shared

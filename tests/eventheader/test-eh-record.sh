@@ -79,6 +79,13 @@ grep -aq ' EhTest:Strings: ' "$W/sel.str" && grep -aq ' EhTestBE:Strings: ' "$W/
 "$tool" report -e user_events "$W/eh.dat" > "$W/sel.sys" 2>&1
 [ -s "$W/text" ] && cmp -s "$W/text" "$W/sel.sys" &&
 	ok "report -e user_events: every event of the system" || { no "report -e user_events"; head -3 "$W/sel.sys"; }
+# A glob that names no record: said, exit 4, as run and record (issue 34 item 2).
+"$tool" report -e nomatch -e 'EhTest:Ints' -e 'EhTest:NoSuch' "$W/eh.dat" > "$W/sel.no" 2> "$W/sel.no.err"
+rc=$?
+[ $rc = 4 ] && grep -aq ' EhTest:Ints: ' "$W/sel.no" &&
+	grep -qx "userevents: report: $W/eh.dat: no event matched 'nomatch' (see userevents report --stat $W/eh.dat)" "$W/sel.no.err" &&
+	grep -q "no event matched 'EhTest:NoSuch'" "$W/sel.no.err" && ! grep -q "'EhTest:Ints'" "$W/sel.no.err" &&
+	ok "report -e nomatch: said, exit 4" || { no "report -e nomatch: exit $rc"; cat "$W/sel.no.err"; }
 "$tool" run -e 'EhAct:*' -- "$provider" activities > "$W/run.act" 2> "$W/run.act.err"
 grep -aq ' EhAct:Tick: n=42' "$W/run.act" && grep -aq ' EhAct:Task' "$W/run.act" &&
 	ok "run -e 'EhAct:*' arms the provider's events" || { no "run -e 'EhAct:*'"; cat "$W/run.act.err"; }

@@ -141,6 +141,10 @@ expect_usage run "unknown option '--bogus'" -- --bogus
 expect_usage record "option '-o' needs a value" -- -o
 expect_usage report "unknown option '--bogus'" -- --bogus x.dat
 expect_usage report "one FILE" -- a.dat b.dat
+# An empty -e is a usage error (was: "warning: '' not armed (Invalid argument)").
+expect_usage run "-e '': an empty GLOB names no event ('*' names all)" -- -e '' -- true
+expect_usage record "-e '': an empty GLOB names no event ('*' names all)" -- -o x.dat -e '' -- true
+expect_usage report "-e '': an empty GLOB names no event ('*' names all)" -- -e '' x.dat
 expect_usage export "unknown option '--bogus'" -- --otlp http://127.0.0.1:1 --bogus
 expect_usage export "option '--otlp' needs a value" -- --otlp
 expect_usage export "--otlp 127.0.0.1:14318: not an http:// or https:// URL" -- \
@@ -410,6 +414,15 @@ grep -qx "userevents: run: no event matched 'nosuch'; the events seen: user_even
 TMPDIR=$runtmp expect_rc 4 "run -q -e nosuch -- true" -- "$tool" run -q -e nosuch -- true
 grep -qx "userevents: run: no event matched 'nosuch'; no other event was seen either" "$work/err" ||
 	fail "run -e nosuch -- true: no word that no event was seen: $(cat "$work/err")"
+# Said whatever CMD's exit; CMD's status is the exit (issue 34 item 2).
+for c in run record; do
+	[ $c = record ] && set -- -o "$work/n.dat" || set --
+	TMPDIR=$runtmp expect_rc 2 "$c -q -e nosuch -- sh -c 'exit 2'" -- \
+		"$tool" $c -q "$@" -e nosuch -- sh -c 'exit 2'
+	grep -q "^userevents: $c: no event matched 'nosuch'" "$work/err" ||
+		fail "$c -e nosuch, CMD exiting 2: the glob not said: $(cat "$work/err")"
+done
+set --
 # -o FILE whose writes fail: said once, naming the file with the error of the write.
 TMPDIR=$runtmp expect_rc 125 "run -q -o /dev/full" -- \
 	"$tool" run -q -o /dev/full -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
