@@ -16,7 +16,7 @@
 #include "tracedat.h"
 
 static const char usage[] =
-	"report [-e GLOB]... [--pid N] [--fields | --json [--wall-clock] | --html | --format=FMT | --stat] "
+	"report [-e GLOB]... [-p SPEC]... [--pid N] [--fields | --json [--wall-clock] | --html | --format=FMT | --stat] "
 	"[--counter EVENT.FIELD]... FILE";
 
 /*
@@ -54,7 +54,7 @@ int uet_cmd_report(int argc, char **argv)
 	bool *matched = NULL;
 	int e, exit_code = UET_EXIT_FAIL;
 
-	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_PID | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT |
+	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_PROVIDER | UET_O_PID | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT |
 				   UET_O_STAT | UET_O_WALL | UET_O_COUNTER | UET_O_HTML,
 			   usage);
 	if (e >= 0)

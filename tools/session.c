@@ -212,9 +212,6 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		bool ok = false;
 		char *end;
 
-		/* -p was --pid's short form before it named providers: still so where there are none. */
-		if (c == 'p' && !(allowed & UET_O_PROVIDER) && (allowed & UET_O_PID))
-			c = 'I';
 		for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
 			if (bits[i].c == c) {
 				ok = !bits[i].bit || (allowed & bits[i].bit);

@@ -79,6 +79,10 @@ grep -aq ' EhTest:Strings: ' "$W/sel.str" && grep -aq ' EhTestBE:Strings: ' "$W/
 "$tool" report -e user_events "$W/eh.dat" > "$W/sel.sys" 2>&1
 [ -s "$W/text" ] && cmp -s "$W/text" "$W/sel.sys" &&
 	ok "report -e user_events: every event of the system" || { no "report -e user_events"; head -3 "$W/sel.sys"; }
+# -p SPEC: a provider in report as in run (was --pid's short form there).
+"$tool" report -p EhTest "$W/eh.dat" > "$W/sel.p" 2>&1
+grep -aq ' EhTest:Ints: ' "$W/sel.p" && ! grep -av ' EhTest:' "$W/sel.p" | grep -aq . &&
+	ok "report -p EhTest: that provider's events" || { no "report -p EhTest"; head -3 "$W/sel.p"; }
 # A glob that names no record: said, exit 4, as run and record (issue 34 item 2).
 "$tool" report -e nomatch -e 'EhTest:Ints' -e 'EhTest:NoSuch' "$W/eh.dat" > "$W/sel.no" 2> "$W/sel.no.err"
 rc=$?

@@ -141,6 +141,8 @@ expect_usage run "unknown option '--bogus'" -- --bogus
 expect_usage record "option '-o' needs a value" -- -o
 expect_usage report "unknown option '--bogus'" -- --bogus x.dat
 expect_usage report "one FILE" -- a.dat b.dat
+# -p is a provider in report too, as everywhere (was --pid's short form there).
+expect_usage report "-p EhHello:x: not PROVIDER[:LEVEL[:KEYWORDS]] (LEVEL 0..255, KEYWORDS hex)" -- -p EhHello:x x.dat
 # An empty -e is a usage error (was: "warning: '' not armed (Invalid argument)").
 expect_usage run "-e '': an empty GLOB names no event ('*' names all)" -- -e '' -- true
 expect_usage record "-e '': an empty GLOB names no event ('*' names all)" -- -o x.dat -e '' -- true
