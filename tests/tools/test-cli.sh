@@ -118,6 +118,31 @@ expect_usage disable "unknown option '-x'" -- -x
 expect_usage run "option --duration does not apply" -- --duration 1 -- true
 expect_usage stream "option --max-size does not apply" -- --max-size 1M
 
+# ---- errors that say what to do (issue 34 item 6) ------------------------
+# No tracefs at all (a kernel's hidden under a tmpfs of this namespace).
+[ -e /sys/kernel/tracing/user_events_data ] && mount -t tmpfs ue-cli-hide /sys/kernel/tracing
+expect_rc 3 "list with no tracefs" -- "$tool" list
+grep -q "usereventsd MOUNTPOINT" "$work/err" && grep -q "userevents run -- CMD" "$work/err" ||
+	fail "list with no tracefs: no word of usereventsd or run -- CMD: $(cat "$work/err")"
+# A dead daemon's mount: its error (not "no tracefs found"), and how to clear it.
+mkdir "$work/dead"
+"$daemon" -f "$work/dead" & dpid=$!
+i=0
+while [ ! -e "$work/dead/user_events_data" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL "$dpid"
+wait "$dpid" 2>/dev/null
+expect_rc 3 "list with a dead daemon's mount" -- "$tool" list
+grep -q "^userevents: $work/dead: Transport endpoint is not connected" "$work/err" &&
+	grep -q "fusermount3 -uz $work/dead" "$work/err" ||
+	fail "list with a dead daemon's mount: not its error and the fix: $(cat "$work/err")"
+expect_rc 3 "--tracefs of a dead daemon's mount" -- "$tool" --tracefs "$work/dead" list
+grep -q "fusermount3 -uz $work/dead" "$work/err" ||
+	fail "--tracefs of a dead daemon's mount: no fix said: $(cat "$work/err")"
+umount -l "$work/dead"
+# CMD that cannot be run: exit 127, and no empty summary table before it.
+TMPDIR=$runtmp expect_rc 127 "run -- nosuchcmd" -- "$tool" run -- nosuchcmd-ue
+grep -q "EVENT .*EVENTS\|^total" "$work/err" && fail "run -- nosuchcmd: an empty summary table: $(cat "$work/err")"
+
 # ---- a mounted daemon, found in the mount table -------------------------
 "$daemon" "$mnt" || { echo "FAIL: usereventsd did not mount"; exit 1; }
 # Its events live as long as it does: long enough for the checks below, then killed.
@@ -162,6 +187,11 @@ grep -q "$(printf '^\tu64 count\toffset:8 size:8 signed:0$')" "$work/out" ||
 grep -q "$(printf '^\t__rel_loc char\\[\\] path\toffset:20 size:4 signed:1$')" "$work/out" ||
 	fail "list: example_request's __rel_loc field"
 expect_rc 4 "list GLOB matching nothing" -- "$tool" list 'nosuch*'
+grep -qx "userevents: list: no event matches 'nosuch\*'" "$work/err" ||
+	fail "list 'nosuch*': the glob not named: $(cat "$work/err")"
+expect_rc 4 "enable 'zzz*' matching nothing" -- "$tool" enable 'zzz*' 'yyy'
+grep -qx "userevents: enable: no event matches 'zzz\*' or 'yyy' (see userevents list)" "$work/err" ||
+	fail "enable 'zzz*': the glob not named: $(cat "$work/err")"
 # list --json: one object a line, read by a JSON parser; the same events as
 # list -n, the same fields as the text above.
 expect_rc 0 "list --json" -- "$tool" list --json
