@@ -13,6 +13,24 @@
 #include "eventheader.h"
 #include "userevents/abi.h"
 
+/* Whether @name is an EventHeader tracepoint name (PROVIDER_L<l>K<k>...) of a provider @pglob names. */
+static bool eh_provider_match(const char *pglob, const char *name)
+{
+	char provider[UE_ARM_MAX_TEXT];
+	const char *dot = strrchr(name, '.');
+	struct ueh_name n;
+	size_t len = strlen(name);
+
+	/* NAME.<hex> of user_events_multi: the name without the suffix. */
+	if (dot && !ueh_parse_name(name, len, &n))
+		len = (size_t)(dot - name);
+	if (!ueh_parse_name(name, len, &n) || n.provider_len >= sizeof(provider))
+		return false;
+	memcpy(provider, name, n.provider_len);
+	provider[n.provider_len] = '\0';
+	return fnmatch(pglob, provider, 0) == 0;
+}
+
 bool ue_glob_match(const char *glob, const char *system, const char *name)
 {
 	const char *colon = strchr(glob, ':');
@@ -26,9 +44,16 @@ bool ue_glob_match(const char *glob, const char *system, const char *name)
 			return false;
 		memcpy(part, glob, n);
 		part[n] = '\0';
+		/*
+		 * Not the system: PROVIDER:EVENT, as an EventHeader event is shown;
+		 * every tracepoint of the provider (EVENT is each record's own name,
+		 * for whoever reads records: ue_glob_event_part()).
+		 */
 		if (fnmatch(part, system, 0) != 0)
-			return false;
+			return eh_provider_match(part, name);
 		glob = colon + 1;
+	} else if (fnmatch(glob, system, 0) == 0) {
+		return true;	/* a bare SYSTEM, as trace-cmd takes it */
 	}
 	if (fnmatch(glob, name, 0) == 0)
 		return true;
@@ -39,6 +64,19 @@ bool ue_glob_match(const char *glob, const char *system, const char *name)
 	memcpy(part, name, (size_t)(dot - name));
 	part[dot - name] = '\0';
 	return fnmatch(glob, part, 0) == 0;
+}
+
+const char *ue_glob_event_part(const char *glob, const char *system)
+{
+	const char *colon = strchr(glob, ':');
+	char part[UE_ARM_MAX_TEXT];
+	size_t n;
+
+	if (!colon || (n = (size_t)(colon - glob)) >= sizeof(part))
+		return NULL;
+	memcpy(part, glob, n);
+	part[n] = '\0';
+	return fnmatch(part, system, 0) == 0 ? NULL : colon + 1;
 }
 
 int ue_eventheader_name(const char *name, size_t *ret_provider_len, unsigned int *ret_level,

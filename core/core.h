@@ -734,11 +734,22 @@ struct ue_arm {
 
 /**
  * ue_glob_match - whether @glob names the event @system:@name
- * @glob: "SYSTEM:NAME" or "NAME", with fnmatch() wildcards
+ * @glob: "SYSTEM:NAME", "PROVIDER:EVENT" or "NAME", with fnmatch() wildcards
  *
- * A NAME.<hex> of user_events_multi also matches by its NAME.
+ * A NAME.<hex> of user_events_multi also matches by its NAME.  A bare
+ * glob also matches by the system (-e user_events: all of them, as
+ * trace-cmd takes it).  A "P:E" whose P is not the system names the
+ * EventHeader tracepoints (PROVIDER_L<l>K<k>...) of the providers P
+ * matches, whatever E: E is each record's own event name, which a reader
+ * of records checks (ue_glob_event_part()).
  */
 bool ue_glob_match(const char *glob, const char *system, const char *name);
+
+/**
+ * ue_glob_event_part - the EVENT glob of a "PROVIDER:EVENT" @glob for an
+ * event of @system (one whose system its first part does not match), or NULL
+ */
+const char *ue_glob_event_part(const char *glob, const char *system);
 
 /**
  * ue_eventheader_name - the parts of an EventHeader tracepoint name

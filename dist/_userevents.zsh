@@ -49,7 +49,7 @@ _userevents_cmd() {
 		'(-b --buffer-size)'{-b,--buffer-size}'[KiB per CPU]:KiB:' \
 		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	report) _arguments '*'{-e,--event}'[events: SYSTEM:NAME glob]:event:' '--pid[only this process]:pid:' \
+	report) _arguments '*'{-e,--event}'[events: SYSTEM:NAME glob]:event:' $pv '--pid[only this process]:pid:' \
 		'(--json --html --format --stat)--fields[fields as name=value]' \
 		'(--fields --html --format --stat)--json[one JSON object a record]' \
 		'--wall-clock[JSON ts in ns since the epoch]' \

@@ -82,7 +82,7 @@ _userevents()
 		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -d --once --records --group --sort -b --buffer-size --no-preload -- --help" -- "$cur")) ;;
 	report)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-e --event --pid --fields --json --wall-clock --html --format= --stat --counter --help" -- "$cur"))
+			COMPREPLY=($(compgen -W "-e --event -p --provider --pid --fields --json --wall-clock --html --format= --stat --counter --help" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi ;;

@@ -87,7 +87,7 @@ static int report_to(const struct uet_dat *d, const struct uet_opts *o, const ch
 
 	CHECK(uet_sinks_add(&sinks, uet_sink_new(format, out, NULL)) == 0);
 	CHECK(uet_sinks_begin(&sinks, &(struct uet_sink_env){ .who = "fuzz" }) == 0);
-	e = uet_dat_report(d, o, &sinks);
+	e = uet_dat_report(d, o, &sinks, NULL);
 	CHECK(uet_sinks_end(&sinks, e == 0) == 0);
 	return e;
 }

@@ -519,15 +519,22 @@ static const char *comm_find(const struct comm_ix *v, size_t n, int32_t pid, cha
 	return NULL;
 }
 
-static bool dat_wanted(const struct uet_opts *o, const struct uet_format *f, int32_t pid)
+/* Whether a record is shown; matched[g]: globs[g] named a record (whatever its pid). */
+static bool dat_wanted(const struct uet_opts *o, const struct uet_format *f, int32_t pid,
+		       const void *rec, size_t len, bool *matched)
 {
 	bool match = !o->nglobs;
 
-	if (o->have_pid && pid != o->pid)
-		return false;
-	for (size_t i = 0; i < o->nglobs && !match; i++)
-		match = uet_glob_match(o->globs[i], f->system, f->desc->name);
-	return match;
+	for (size_t i = 0; i < o->nglobs; i++) {
+		if (match && (!matched || matched[i]))
+			continue;
+		if (uet_glob_match_rec(o->globs[i], f, rec, len)) {
+			match = true;
+			if (matched)
+				matched[i] = true;
+		}
+	}
+	return match && !(o->have_pid && pid != o->pid);
 }
 
 static int formats_seen(void *arg, const struct uet_format *f)
@@ -535,7 +542,8 @@ static int formats_seen(void *arg, const struct uet_format *f)
 	return uet_sinks_format_seen(arg, f);
 }
 
-int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet_sinks *sinks)
+int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet_sinks *sinks,
+		   bool *matched)
 {
 	struct uet_formats formats = { .on_new = formats_seen, .on_new_arg = sinks };
 	struct dat_cpu *cpus = NULL, **heap = NULL;
@@ -584,7 +592,7 @@ int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet
 			memcpy(&hdr, best->rec, sizeof(hdr));
 			r.format = uet_formats_find(&formats, hdr.type);
 		}
-		if (r.format && dat_wanted(o, r.format, hdr.pid)) {
+		if (r.format && dat_wanted(o, r.format, hdr.pid, best->rec, best->len, matched)) {
 			r.ctx = (struct ue_record_ctx){
 				.comm = comm_find(comms, ncomms, hdr.pid, comm, sizeof(comm)),
 				.pid = hdr.pid, .cpu = best->cpu, .ts_ns = best->ts };

@@ -41,8 +41,8 @@ static void usage(FILE *out)
 	      "                               record to a trace-cmd trace.dat (v7) until\n"
 	      "                               SIGINT, a limit, or CMD's exit (CMD: against a\n"
 	      "                               private usereventsd unless a tracefs is given)\n"
-	      "  report [-e GLOB]... [--pid N] [--fields | --json [--wall-clock] | --html |\n"
-	      "         --stat] FILE\n"
+	      "  report [-e GLOB]... [-p SPEC]... [--pid N] [--fields | --json [--wall-clock] |\n"
+	      "         --html | --stat] FILE\n"
 	      "                               print a trace.dat's user events as trace does\n"
 	      "                               (zstd-compressed files too), as JSON, as one\n"
 	      "                               HTML page, or counts\n"
@@ -191,6 +191,15 @@ static void list_json(const struct uet_event *ev, const char *users)
 	fputs("]}\n", stdout);
 }
 
+/* "no event matches 'A' or 'B'": the globs given, as given. */
+static void say_no_match(const char *who, char **globs, int n, const char *more)
+{
+	fprintf(stderr, UET_PROG ": %s: no event matches ", who);
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "%s'%s'", i ? " or " : "", globs[i]);
+	fprintf(stderr, "%s\n", more);
+}
+
 int uet_cmd_list(const char *tracefs_opt, int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -258,7 +267,7 @@ int uet_cmd_list(const char *tracefs_opt, int argc, char **argv)
 	free(status);
 	uet_events_free(&evs);
 	if (!shown && optind < argc) {
-		uet_err("list: no event matches");
+		say_no_match("list", argv + optind, argc - optind, "");
 		return UET_EXIT_NO_MATCH;
 	}
 	return UET_EXIT_OK;
@@ -297,7 +306,7 @@ int uet_cmd_enable(const char *tracefs_opt, int argc, char **argv, bool on)
 	}
 	uet_events_free(&evs);
 	if (!total) {
-		uet_err("%s: no event matches", argv[0]);
+		say_no_match(argv[0], argv + 1, argc - 1, " (see " UET_PROG " list)");
 		return UET_EXIT_NO_MATCH;
 	}
 	return UET_EXIT_OK;

@@ -326,7 +326,8 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	if (r.gone && exit_code == UET_EXIT_OK)
 		exit_code = UET_EXIT_FAIL;
 matched:
-	if (exit_code == 0 && uet_autoenable_unmatched(&ae))
+	/* Said whatever CMD's exit; its status is kept when it failed. */
+	if (uet_autoenable_unmatched(&ae) && exit_code == 0)
 		exit_code = UET_EXIT_NO_MATCH;
 out:
 	uet_child_end(&child);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sink.h"
@@ -15,7 +16,7 @@
 #include "tracedat.h"
 
 static const char usage[] =
-	"report [-e GLOB]... [--pid N] [--fields | --json [--wall-clock] | --html | --format=FMT | --stat] "
+	"report [-e GLOB]... [-p SPEC]... [--pid N] [--fields | --json [--wall-clock] | --html | --format=FMT | --stat] "
 	"[--counter EVENT.FIELD]... FILE";
 
 /*
@@ -50,9 +51,10 @@ int uet_cmd_report(int argc, char **argv)
 	struct uet_dat d = { 0 };
 	struct uet_opts o;
 	char err[256] = "";
+	bool *matched = NULL;
 	int e, exit_code = UET_EXIT_FAIL;
 
-	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_PID | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT |
+	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_PROVIDER | UET_O_PID | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT |
 				   UET_O_STAT | UET_O_WALL | UET_O_COUNTER | UET_O_HTML,
 			   usage);
 	if (e >= 0)
@@ -84,16 +86,27 @@ int uet_cmd_report(int argc, char **argv)
 								    .saved_tgids = d.tgids });
 	if (e < 0)
 		goto out;
-	e = uet_dat_report(&d, &o, &sinks);
-	if (e < 0)
+	matched = calloc(o.nglobs + 1, sizeof(*matched));
+	e = matched ? uet_dat_report(&d, &o, &sinks, matched) : -ENOMEM;
+	if (e < 0) {
 		uet_err("report: %s: %s", argv[o.rest], strerror(-e));
-	else
-		exit_code = UET_EXIT_OK;
+		goto out;
+	}
+	exit_code = UET_EXIT_OK;
+	/* As run and record: a glob that named nothing is a mistake, not an empty trace. */
+	for (size_t g = 0; g < o.nglobs; g++) {
+		if (matched[g])
+			continue;
+		uet_err("report: %s: no event matched '%s' (see " UET_PROG " report --stat %s)",
+			argv[o.rest], uet_glob_shown(o.globs[g]), argv[o.rest]);
+		exit_code = UET_EXIT_NO_MATCH;
+	}
 out:
 	if (uet_sinks_end(&sinks, exit_code == UET_EXIT_OK) < 0 && exit_code == UET_EXIT_OK) {
 		uet_err("report: %s", strerror(EIO));
 		exit_code = UET_EXIT_FAIL;
 	}
+	free(matched);
 	uet_dat_free(&d);
 	uet_opts_free(&o);
 	return exit_code;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "sink.h"
 #include "tool.h"
@@ -135,7 +136,11 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 			uet_sleep_ms(50);
 	}
 	uet_autoenable_undo(&r.ae);
-	summary(&s, &drops, r.tracefs);
+	/* CMD that could not be run (its launcher said why): no table of nothing before its 127. */
+	if (!r.child.done || !WIFEXITED(r.child.status) || s.ncounts || s.lost ||
+	    (WEXITSTATUS(r.child.status) != UET_EXIT_NOT_FOUND &&
+	     WEXITSTATUS(r.child.status) != UET_EXIT_CANNOT_EXEC))
+		summary(&s, &drops, r.tracefs);
 	if (r.ae.failed) {
 		uet_autoenable_say_failed(&r.ae, &r.child, "");
 		goto out;
@@ -143,7 +148,8 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	exit_code = uet_child_exit_code(&r.child, "run");
 	if (e < 0 && exit_code == 0)
 		exit_code = UET_EXIT_RUN_FAIL;
-	else if (exit_code == 0 && uet_autoenable_unmatched(&r.ae))
+	/* Said whatever CMD's exit; its status is kept when it failed. */
+	if (uet_autoenable_unmatched(&r.ae) && exit_code == 0)
 		exit_code = UET_EXIT_NO_MATCH;
 out:
 	uet_child_end(&r.child);

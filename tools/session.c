@@ -212,9 +212,6 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		bool ok = false;
 		char *end;
 
-		/* -p was --pid's short form before it named providers: still so where there are none. */
-		if (c == 'p' && !(allowed & UET_O_PROVIDER) && (allowed & UET_O_PID))
-			c = 'I';
 		for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
 			if (bits[i].c == c) {
 				ok = !bits[i].bit || (allowed & bits[i].bit);
@@ -230,6 +227,11 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		}
 		switch (c) {
 		case 'e':
+			if (!optarg[0]) {
+				uet_opts_free(o);
+				return uet_usage_err(argv[0], usage,
+						     "-e '': an empty GLOB names no event ('*' names all)");
+			}
 			o->globs[o->nglobs++] = optarg;
 			after_p = false;
 			break;
@@ -930,7 +932,8 @@ int uet_live_status(const char *who, const struct uet_autoenable *a, struct uet_
 	code = cmd->argv && !ours ? uet_child_exit_code(cmd, who) : UET_EXIT_OK;
 	if (e < 0 && code == 0)
 		return cmd->argv ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
-	if (code == 0 && uet_autoenable_unmatched(a))
+	/* Said whatever CMD's exit; its status is kept when it failed. */
+	if (uet_autoenable_unmatched(a) && code == 0)
 		return UET_EXIT_NO_MATCH;
 	return code;
 }

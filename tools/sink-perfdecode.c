@@ -15,6 +15,7 @@
  * Also here: the EventHeader parts of the text and JSON sinks (sink.h).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,31 @@ bool uet_eh_start(const struct uet_format *f, const void *rec, size_t len, struc
 		return false;
 	return ueh_start(e, f->desc->name, strlen(f->desc->name), (const uint8_t *)rec + ENTRY,
 			 len - ENTRY) == 0;
+}
+
+bool uet_glob_per_record(const char *glob, const struct uet_format *f)
+{
+	const char *ev;
+
+	if (glob[0] == UET_PROVIDER_TAG[0] || !f->eventheader)
+		return false;
+	ev = ue_glob_event_part(glob, f->system);
+	return ev && strcmp(ev, "*") != 0;
+}
+
+bool uet_glob_match_rec(const char *glob, const struct uet_format *f, const void *rec, size_t len)
+{
+	struct ueh_event e;
+	char name[256];
+
+	if (!uet_glob_match(glob, f->system, f->desc->name))
+		return false;
+	if (!uet_glob_per_record(glob, f))
+		return true;
+	if (!uet_eh_start(f, rec, len, &e))
+		return false;
+	snprintf(name, sizeof(name), "%.*s", (int)e.name_len, e.name);
+	return fnmatch(ue_glob_event_part(glob, f->system), name, 0) == 0;
 }
 
 /* snprintf into @buf at *@pos (counting past the end). */

@@ -414,7 +414,7 @@ static const char *raw_comm(struct raw_stream *rs, int32_t pid, char *buf, size_
  */
 static int raw_flush(struct raw_stream *rs, uint64_t wm)
 {
-	bool reread = false, last_match = false;
+	bool reread = false, last_match = false, last_rec = false;
 	const struct uet_format *last = NULL;	/* the globs' answer for the last format met */
 	size_t i, kept = 0, klen = 0;
 	int r = 0;
@@ -446,12 +446,21 @@ static int raw_flush(struct raw_stream *rs, uint64_t wm)
 		if (sr.format == last) {
 			match = last_match;
 		} else {
-			for (size_t g = 0; g < rs->nglobs && !match; g++)
-				match = uet_glob_match(rs->globs[g], sr.format->system,
-						       sr.format->desc->name);
+			last_rec = false;
+			for (size_t g = 0; g < rs->nglobs && !match; g++) {
+				if (!uet_glob_match(rs->globs[g], sr.format->system, sr.format->desc->name))
+					continue;
+				/* PROVIDER:EVENT: by each record's EventHeader name. */
+				if (uet_glob_per_record(rs->globs[g], sr.format))
+					last_rec = true;
+				else
+					match = true;
+			}
 			last = sr.format;
 			last_match = match;
 		}
+		for (size_t g = 0; !match && last_rec && g < rs->nglobs; g++)
+			match = uet_glob_match_rec(rs->globs[g], sr.format, data, rec->len);
 		if (!match)
 			continue;
 		sr.ctx = (struct ue_record_ctx){

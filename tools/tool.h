@@ -148,6 +148,15 @@ struct uet_event *uet_events_find_id(struct uet_events *evs, unsigned int id);
  */
 bool uet_glob_match(const char *glob, const char *system, const char *name);
 
+struct uet_format;
+/**
+ * uet_glob_per_record - whether @glob's answer for @f's records is each
+ * record's: a PROVIDER:EVENT of an EventHeader event, EVENT not "*"
+ */
+bool uet_glob_per_record(const char *glob, const struct uet_format *f);
+/** uet_glob_match_rec - whether @glob names the record @rec (@len bytes) of @f: by its EventHeader name too */
+bool uet_glob_match_rec(const char *glob, const struct uet_format *f, const void *rec, size_t len);
+
 /** uet_set_enable - write @on to the enable file of every event @glob names; count or -errno */
 int uet_set_enable(const char *tracefs, struct uet_events *evs, const char *glob, bool on);
 
@@ -578,12 +587,14 @@ struct uet_sinks;
  * @d: the file (uet_dat_read())
  * @o: the -e GLOBs and --pid given
  * @sinks: where they go (begun)
+ * @matched: NULL, or o->nglobs flags: set for each glob that named a record
  *
  * A record of an event without a format, or not wanted, is skipped.
  *
  * Return: 0; -ENOMEM; a sink's error.
  */
-int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet_sinks *sinks);
+int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet_sinks *sinks,
+		   bool *matched);
 
 /*
  * A usereventsd consumer channel (channel.c): the trace's pages in shared

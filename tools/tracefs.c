@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,7 +87,9 @@ int64_t uet_wall_offset_ns(clockid_t c)
 int uet_tracefs_resolve(const char *opt, char *out, size_t len)
 {
 	if (uet_tracefs_find(opt, out, len) < 0) {
-		uet_err("no tracefs with user_events found (use --tracefs DIR or USEREVENTS_TRACEFS)");
+		uet_err("no tracefs with user_events found: start a daemon (usereventsd MOUNTPOINT), "
+			"trace one program with a private one (" UET_PROG " run -- CMD), or name one "
+			"(--tracefs DIR or USEREVENTS_TRACEFS)");
 		return UET_EXIT_NO_TRACEFS;
 	}
 	/* Not one (--tracefs /tmp): every command says so alike. */
@@ -130,7 +133,9 @@ static int find_daemon_mount(char *out, size_t len)
 		if (ue_mountinfo_split(line, &m) < 0 || !ue_mount_is_usereventsd(&m))
 			continue;
 		ue_mountinfo_unescape(m.mount_point);
-		if (strlen(m.mount_point) < len && has_data_file(m.mount_point)) {
+		/* A dead daemon's mount too: uet_tracefs_check() says so, and what to do. */
+		if (strlen(m.mount_point) < len &&
+		    (has_data_file(m.mount_point) || errno == ENOTCONN)) {
 			strcpy(out, m.mount_point);
 			r = 0;
 		}
@@ -140,16 +145,31 @@ static int find_daemon_mount(char *out, size_t len)
 	return r;
 }
 
+/* A FUSE mount whose daemon is gone: its error, and what to do. */
+static int say_dead(const char *dir)
+{
+	uet_err("%s: %s: its usereventsd is gone; unmount it (fusermount3 -uz %s) and start "
+		"usereventsd %s again, or trace one program with a private one (" UET_PROG
+		" run -- CMD)", dir, strerror(ENOTCONN), dir, dir);
+	return -ENOTCONN;
+}
+
 int uet_tracefs_check(const char *dir)
 {
+	struct statfs sfs;
 	struct stat st;
 
 	if (stat(dir, &st) < 0) {
 		int e = -errno;
 
+		if (e == -ENOTCONN)
+			return say_dead(dir);
 		uet_err("%s: %s", dir, strerror(-e));
 		return e;
 	}
+	/* statfs reaches a FUSE daemon (a cached stat may not): a dead one answers ENOTCONN. */
+	if (statfs(dir, &sfs) < 0 && errno == ENOTCONN)
+		return say_dead(dir);
 	if (!has_data_file(dir)) {
 		int e = errno;
 

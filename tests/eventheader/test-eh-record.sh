@@ -66,6 +66,37 @@ grep -aq ' EhTest:Ints: u8=200 i8=-128 u16=60000 ' "$W/text" &&
 	grep -aq ' EhTestBE:Strings: z8="hello ' "$W/text" &&
 	ok "trace lines: Provider:Event: name=value" || { no "trace lines"; head -5 "$W/text"; }
 
+# Selected by the names report prints (issue 34 item 1): PROVIDER:EVENT, by
+# the event's own name; a bare system name selects all its events (trace-cmd's -e).
+"$tool" report -e 'EhTest:Ints' "$W/eh.dat" > "$W/sel.ints" 2>&1
+grep -aq ' EhTest:Ints: u8=200 ' "$W/sel.ints" && [ "$(grep -ac . "$W/sel.ints")" = 1 ] &&
+	ok "report -e 'EhTest:Ints': that event only" || { no "report -e 'EhTest:Ints'"; head -3 "$W/sel.ints"; }
+"$tool" report -e 'EhTest*:Strin*' "$W/eh.dat" > "$W/sel.str" 2>&1
+grep -aq ' EhTest:Strings: ' "$W/sel.str" && grep -aq ' EhTestBE:Strings: ' "$W/sel.str" &&
+	! grep -av ':Strings: ' "$W/sel.str" | grep -aq . &&
+	ok "report -e 'EhTest*:Strin*': the Strings of both providers only" ||
+	{ no "report -e 'EhTest*:Strin*'"; head -3 "$W/sel.str"; }
+"$tool" report -e user_events "$W/eh.dat" > "$W/sel.sys" 2>&1
+[ -s "$W/text" ] && cmp -s "$W/text" "$W/sel.sys" &&
+	ok "report -e user_events: every event of the system" || { no "report -e user_events"; head -3 "$W/sel.sys"; }
+# -p SPEC: a provider in report as in run (was --pid's short form there).
+"$tool" report -p EhTest "$W/eh.dat" > "$W/sel.p" 2>&1
+grep -aq ' EhTest:Ints: ' "$W/sel.p" && ! grep -av ' EhTest:' "$W/sel.p" | grep -aq . &&
+	ok "report -p EhTest: that provider's events" || { no "report -p EhTest"; head -3 "$W/sel.p"; }
+# A glob that names no record: said, exit 4, as run and record (issue 34 item 2).
+"$tool" report -e nomatch -e 'EhTest:Ints' -e 'EhTest:NoSuch' "$W/eh.dat" > "$W/sel.no" 2> "$W/sel.no.err"
+rc=$?
+[ $rc = 4 ] && grep -aq ' EhTest:Ints: ' "$W/sel.no" &&
+	grep -qx "userevents: report: $W/eh.dat: no event matched 'nomatch' (see userevents report --stat $W/eh.dat)" "$W/sel.no.err" &&
+	grep -q "no event matched 'EhTest:NoSuch'" "$W/sel.no.err" && ! grep -q "'EhTest:Ints'" "$W/sel.no.err" &&
+	ok "report -e nomatch: said, exit 4" || { no "report -e nomatch: exit $rc"; cat "$W/sel.no.err"; }
+"$tool" run -e 'EhAct:*' -- "$provider" activities > "$W/run.act" 2> "$W/run.act.err"
+grep -aq ' EhAct:Tick: n=42' "$W/run.act" && grep -aq ' EhAct:Task' "$W/run.act" &&
+	ok "run -e 'EhAct:*' arms the provider's events" || { no "run -e 'EhAct:*'"; cat "$W/run.act.err"; }
+"$tool" run -e 'EhAct:Tick' -- "$provider" activities > "$W/run.tick" 2> "$W/run.tick.err"
+grep -aq ' EhAct:Tick: n=42' "$W/run.tick" && [ "$(grep -ac ': EhAct:' "$W/run.tick")" = 1 ] &&
+	ok "run -e 'EhAct:Tick': that event only" || { no "run -e 'EhAct:Tick'"; cat "$W/run.tick" "$W/run.tick.err"; }
+
 # run renders as report and stream do (one renderer): the same lines, EventHeader decoded.
 "$tool" run -- "$provider" write > "$W/run.text" 2> "$W/run.err" ||
 	{ no "run -- eh-provider write"; cat "$W/run.err"; }

@@ -118,6 +118,31 @@ expect_usage disable "unknown option '-x'" -- -x
 expect_usage run "option --duration does not apply" -- --duration 1 -- true
 expect_usage stream "option --max-size does not apply" -- --max-size 1M
 
+# ---- errors that say what to do (issue 34 item 6) ------------------------
+# No tracefs at all (a kernel's hidden under a tmpfs of this namespace).
+[ -e /sys/kernel/tracing/user_events_data ] && mount -t tmpfs ue-cli-hide /sys/kernel/tracing
+expect_rc 3 "list with no tracefs" -- "$tool" list
+grep -q "usereventsd MOUNTPOINT" "$work/err" && grep -q "userevents run -- CMD" "$work/err" ||
+	fail "list with no tracefs: no word of usereventsd or run -- CMD: $(cat "$work/err")"
+# A dead daemon's mount: its error (not "no tracefs found"), and how to clear it.
+mkdir "$work/dead"
+"$daemon" -f "$work/dead" & dpid=$!
+i=0
+while [ ! -e "$work/dead/user_events_data" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL "$dpid"
+wait "$dpid" 2>/dev/null
+expect_rc 3 "list with a dead daemon's mount" -- "$tool" list
+grep -q "^userevents: $work/dead: Transport endpoint is not connected" "$work/err" &&
+	grep -q "fusermount3 -uz $work/dead" "$work/err" ||
+	fail "list with a dead daemon's mount: not its error and the fix: $(cat "$work/err")"
+expect_rc 3 "--tracefs of a dead daemon's mount" -- "$tool" --tracefs "$work/dead" list
+grep -q "fusermount3 -uz $work/dead" "$work/err" ||
+	fail "--tracefs of a dead daemon's mount: no fix said: $(cat "$work/err")"
+umount -l "$work/dead"
+# CMD that cannot be run: exit 127, and no empty summary table before it.
+TMPDIR=$runtmp expect_rc 127 "run -- nosuchcmd" -- "$tool" run -- nosuchcmd-ue
+grep -q "EVENT .*EVENTS\|^total" "$work/err" && fail "run -- nosuchcmd: an empty summary table: $(cat "$work/err")"
+
 # ---- a mounted daemon, found in the mount table -------------------------
 "$daemon" "$mnt" || { echo "FAIL: usereventsd did not mount"; exit 1; }
 # Its events live as long as it does: long enough for the checks below, then killed.
@@ -141,6 +166,12 @@ expect_usage run "unknown option '--bogus'" -- --bogus
 expect_usage record "option '-o' needs a value" -- -o
 expect_usage report "unknown option '--bogus'" -- --bogus x.dat
 expect_usage report "one FILE" -- a.dat b.dat
+# -p is a provider in report too, as everywhere (was --pid's short form there).
+expect_usage report "-p EhHello:x: not PROVIDER[:LEVEL[:KEYWORDS]] (LEVEL 0..255, KEYWORDS hex)" -- -p EhHello:x x.dat
+# An empty -e is a usage error (was: "warning: '' not armed (Invalid argument)").
+expect_usage run "-e '': an empty GLOB names no event ('*' names all)" -- -e '' -- true
+expect_usage record "-e '': an empty GLOB names no event ('*' names all)" -- -o x.dat -e '' -- true
+expect_usage report "-e '': an empty GLOB names no event ('*' names all)" -- -e '' x.dat
 expect_usage export "unknown option '--bogus'" -- --otlp http://127.0.0.1:1 --bogus
 expect_usage export "option '--otlp' needs a value" -- --otlp
 expect_usage export "--otlp 127.0.0.1:14318: not an http:// or https:// URL" -- \
@@ -156,6 +187,11 @@ grep -q "$(printf '^\tu64 count\toffset:8 size:8 signed:0$')" "$work/out" ||
 grep -q "$(printf '^\t__rel_loc char\\[\\] path\toffset:20 size:4 signed:1$')" "$work/out" ||
 	fail "list: example_request's __rel_loc field"
 expect_rc 4 "list GLOB matching nothing" -- "$tool" list 'nosuch*'
+grep -qx "userevents: list: no event matches 'nosuch\*'" "$work/err" ||
+	fail "list 'nosuch*': the glob not named: $(cat "$work/err")"
+expect_rc 4 "enable 'zzz*' matching nothing" -- "$tool" enable 'zzz*' 'yyy'
+grep -qx "userevents: enable: no event matches 'zzz\*' or 'yyy' (see userevents list)" "$work/err" ||
+	fail "enable 'zzz*': the glob not named: $(cat "$work/err")"
 # list --json: one object a line, read by a JSON parser; the same events as
 # list -n, the same fields as the text above.
 expect_rc 0 "list --json" -- "$tool" list --json
@@ -410,6 +446,15 @@ grep -qx "userevents: run: no event matched 'nosuch'; the events seen: user_even
 TMPDIR=$runtmp expect_rc 4 "run -q -e nosuch -- true" -- "$tool" run -q -e nosuch -- true
 grep -qx "userevents: run: no event matched 'nosuch'; no other event was seen either" "$work/err" ||
 	fail "run -e nosuch -- true: no word that no event was seen: $(cat "$work/err")"
+# Said whatever CMD's exit; CMD's status is the exit (issue 34 item 2).
+for c in run record; do
+	[ $c = record ] && set -- -o "$work/n.dat" || set --
+	TMPDIR=$runtmp expect_rc 2 "$c -q -e nosuch -- sh -c 'exit 2'" -- \
+		"$tool" $c -q "$@" -e nosuch -- sh -c 'exit 2'
+	grep -q "^userevents: $c: no event matched 'nosuch'" "$work/err" ||
+		fail "$c -e nosuch, CMD exiting 2: the glob not said: $(cat "$work/err")"
+done
+set --
 # -o FILE whose writes fail: said once, naming the file with the error of the write.
 TMPDIR=$runtmp expect_rc 125 "run -q -o /dev/full" -- \
 	"$tool" run -q -o /dev/full -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
