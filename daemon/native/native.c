@@ -567,9 +567,11 @@ static void *listener_main(void *arg)
 	struct ue_native_server *nat = arg;
 
 	while (!nat->stop) {
-		struct pollfd pfd = { .fd = nat->lsock, .events = POLLIN };
+		/* pause_fd: a pause or the stop wakes it at once. */
+		struct pollfd pfd[2] = { { .fd = nat->lsock, .events = POLLIN },
+					 { .fd = nat->pause_fd, .events = POLLIN } };
 
-		if (poll(&pfd, 1, 200) > 0)
+		if (poll(pfd, 2, 200) > 0 && (pfd[0].revents & POLLIN) && !nat->stop)
 			accept_one(nat);
 	}
 	return NULL;
@@ -1069,10 +1071,10 @@ void ue_native_pause(struct ue_native_server *nat)
 		return;
 	nat->stop = true;
 	drain_wake(nat);
+	/* The listener, and each session thread between two requests, return. */
+	(void)!write(nat->pause_fd, &(uint64_t){ 1 }, sizeof(uint64_t));
 	pthread_join(nat->listener, NULL);
 	pthread_join(nat->drain, NULL);
-	/* Each session thread returns between two requests (or has ended). */
-	(void)!write(nat->pause_fd, &(uint64_t){ 1 }, sizeof(uint64_t));
 	for (struct nsession *s = nat->sessions; s; s = s->next) {
 		pthread_join(s->thread, NULL);
 		s->done = true;
