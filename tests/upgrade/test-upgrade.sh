@@ -43,7 +43,10 @@ fails=0
 ok() { echo "ok - $1"; }
 no() { echo "not ok - $1"; fails=$((fails + 1)); }
 mount_id() { awk -v m="$M" '$5 == m { print $1 }' /proc/self/mountinfo; }
-alive() { kill -0 "$1" 2>/dev/null; }
+# Alive: there, and not a zombie yet to be reaped.
+alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^[0-9]* (.*) Z ' "/proc/$1/stat" 2>/dev/null; }
+# Gone within 5 s (the old daemon exits once its successor's answer came).
+gone() { i=0; while alive "$1" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done; ! alive "$1"; }
 # The n of every record of EVENT in FILE ("n=0x5 (5)"): "records R
 # distinct D span S" (S: last - first + 1); N writes with no loss and no
 # duplicate are "records N distinct N span N".  Order is not asked: records a
@@ -78,7 +81,7 @@ sleep 1
 "$daemon" --upgrade -f "$M" 2> "$W/d1.err" & d1=$!
 pids="$pids $d1"
 sleep 1
-alive "$d0" && no "the old daemon exits once the new one serves" || ok "the old daemon exits once the new one serves"
+gone "$d0" && ok "the old daemon exits once the new one serves" || no "the old daemon exits once the new one serves"
 alive "$d1" && ok "the new daemon serves" || { no "the new daemon serves"; cat "$W/d1.err"; }
 [ "$(mount_id)" = "$id0" ] && ok "the same mount ($id0), never unmounted" ||
 	no "the mount changed: $id0 -> $(mount_id)"
@@ -90,7 +93,7 @@ grep -q '^up_tick' "$M/user_events_status" && ok "user_events_status lists the e
 "$daemon" --upgrade -f "$M" 2> "$W/d2.err" & d2=$!
 pids="$pids $d2"
 sleep 0.5
-alive "$d1" && no "a second upgrade: the first successor exits" || ok "a second upgrade: the first successor exits"
+gone "$d1" && ok "a second upgrade: the first successor exits" || no "a second upgrade: the first successor exits"
 wait "$prod" ${pre:+"$pre"} "$lib"
 sleep 0.5
 kill -INT "$rec"
@@ -135,7 +138,7 @@ NOTIFY_SOCKET=$W/notify "$daemon" --upgrade "$M" 2> "$W/d3.err"; urc=$?
 wait "$np"
 d3=$(sed -n 's/^MAINPID=\([0-9]*\)$/\1/p' "$W/notify.out")
 pids="$pids ${d3:-} $prod"
-[ "$urc" = 0 ] && [ -n "$d3" ] && alive "$d3" && ! alive "$d2" &&
+[ "$urc" = 0 ] && [ -n "$d3" ] && alive "$d3" && gone "$d2" &&
 	ok "--upgrade detached: exit 0 once the new daemon serves, MAINPID=$d3 told, the old one gone" ||
 	no "--upgrade detached: exit $urc, notify '$(cat "$W/notify.out")'"
 wait "$prod"
