@@ -612,6 +612,8 @@ int ue_upgrade_receive(const char *mountpoint, struct ue_taken *t)
 		memcpy(t->init, init, n);
 		t->init_len = n;
 	}
+	t->daemon_rest = sub;
+	t->next_off = r.off;
 	return sub.err;
 fail_msg:
 	fprintf(stderr, UE_DAEMON_NAME ": the daemon at %s did not hand over: %s\n", mountpoint,
@@ -626,22 +628,13 @@ fail:
 int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t, const char *mountpoint)
 {
 	struct ue_snap_r r, sub;
-	uint32_t tag;
 	int err;
 	uint64_t n;
 
+	/* Where ue_upgrade_receive() stopped: the daemon section's options were taken. */
 	ue_snapr_init(&r, t->snap, t->snap_len, t->fds, t->nfds);
-	if (!ue_snapr_section(&r, &tag, &sub) || tag != TAG_DAEMON)
-		return -EINVAL;
-	{
-		struct ue_daemon_opts skip;
-		char opts[4096];
-		size_t len;
-
-		read_opts(&sub, &skip);
-		ue_snapr_str(&sub, opts, sizeof(opts));
-		ue_snapr_bytes(&sub, &len);
-	}
+	r.off = t->next_off;
+	sub = t->daemon_rest;
 	d->max_write = ue_snapr_u64(&sub);
 	d->stream_pos = ue_snapr_bool(&sub);
 	d->mount_time.tv_sec = (time_t)ue_snapr_u64(&sub);

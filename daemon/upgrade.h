@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "daemon.h"
+#include "snap.h"
 
 /* What the predecessor sent, until the successor has restored it. */
 struct ue_taken {
@@ -35,6 +36,9 @@ struct ue_taken {
 	unsigned char init[256]; /* the kernel's FUSE_INIT request, header included */
 	size_t init_len;
 	pid_t from_pid;
+	/* Where ue_upgrade_restore() goes on: the daemon section after the init, the next section. */
+	struct ue_snap_r daemon_rest;
+	size_t next_off;
 	int status_fd;		/* detached: the command's parent waits on it */
 };
 

@@ -61,21 +61,12 @@ int ue_fs_save(struct ue_daemon *d, struct ue_snap_w *w)
 	return err ? err : w->err;
 }
 
+/* A handle whose restore failed: what its kind's part took goes, then the handle. */
 static void drop_fh(struct ue_daemon *d, struct ue_fh *fh)
 {
-	if (!fh->ops) {
-		for (size_t i = 0; i < fh->dir.n; i++)
-			free(fh->dir.ents[i].name);
-		free(fh->dir.ents);
-	}
 	if (fh->ops && fh->ops->release)
 		fh->ops->release(d, fh);
-	ue_revent_release(fh->ev);
-	if (fh->have_text)
-		atomic_fetch_sub(&d->text_bytes, fh->text_len + 1);
-	free(fh->text);
-	ue_mutex_destroy(&fh->lock);
-	free(fh);
+	ue_fh_destroy(d, fh);
 }
 
 static int restore_fh(struct ue_daemon *d, struct ue_snap_r *r)

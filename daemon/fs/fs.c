@@ -141,6 +141,21 @@ static void fh_link_locked(struct ue_daemon *d, struct ue_fh *fh)
 	d->fh_list = fh;
 }
 
+void ue_fh_destroy(struct ue_daemon *d, struct ue_fh *fh)
+{
+	if (!fh->ops) {
+		for (size_t i = 0; i < fh->dir.n; i++)
+			free(fh->dir.ents[i].name);
+		free(fh->dir.ents);
+	}
+	ue_revent_release(fh->ev);
+	if (fh->have_text)
+		atomic_fetch_sub(&d->text_bytes, fh->text_len + 1);
+	free(fh->text);
+	ue_mutex_destroy(&fh->lock);
+	free(fh);
+}
+
 struct ue_fh *ue_fh_alloc(struct ue_daemon *d, const struct ue_file_ops *ops)
 {
 	struct ue_fh *fh = calloc(1, sizeof(*fh));
@@ -221,17 +236,7 @@ static void fh_free(struct ue_daemon *d, struct ue_fh *fh)
 			d->fh_free[d->fh_nfree++] = (uint32_t)(fh->id - 1);
 	}
 	ue_mutex_unlock(&d->fh_lock);
-	if (!fh->ops) {
-		for (size_t i = 0; i < fh->dir.n; i++)
-			free(fh->dir.ents[i].name);
-		free(fh->dir.ents);
-	}
-	ue_revent_release(fh->ev);
-	if (fh->have_text)
-		atomic_fetch_sub(&d->text_bytes, fh->text_len + 1);
-	free(fh->text);
-	ue_mutex_destroy(&fh->lock);
-	free(fh);
+	ue_fh_destroy(d, fh);
 	atomic_fetch_sub(&d->open_files, 1);
 }
 

@@ -189,6 +189,8 @@ extern const struct fuse_lowlevel_ops ue_fs_ops;
  * slot taken or out of range.
  */
 struct ue_fh *ue_fh_alloc(struct ue_daemon *d, const struct ue_file_ops *ops);
+/* What a handle holds, and the handle, freed; it is in no slot or list (fh_free() unlinks first). */
+void ue_fh_destroy(struct ue_daemon *d, struct ue_fh *fh);
 /* A directory handle's listing, grown one entry at a time (ue_tree_list()'s @add). */
 struct ue_dir_fill {
 	struct ue_fh *fh;

@@ -157,6 +157,12 @@ struct ue_proc {
 
 /* enabler.c: process handles.  Each *_locked function is called with set->lock held. */
 
+/*
+ * A handle of @mem (taken: closed on failure), keyed by its identity, in no
+ * list yet.  Return: NULL without memory.
+ */
+struct proc *ue_en_proc_alloc(struct ue_procmem *mem);
+
 /* Link @p at the head of the list @head (set->procs or set->graveyard). */
 void ue_en_proc_list_add(struct proc **head, struct proc *p);
 

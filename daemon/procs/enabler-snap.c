@@ -98,14 +98,9 @@ static int restore_proc(struct ue_enablers *set, struct ue_snap_r *r,
 	err = ue_procmem_adopt(mem_fd, maps_fd, text_maps, &id, &mem);
 	if (err < 0)
 		return err;
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		ue_procmem_close(mem);
+	p = ue_en_proc_alloc(mem);
+	if (!p)
 		return -ENOMEM;
-	}
-	ue_mutex_init(&p->io, UE_LOCK_PROC_IO);
-	p->mem = mem;
-	p->id = id;
 	p->opened_ns = ue_enablers_clock_ns();
 	tail = &p->enablers;
 	for (uint64_t i = 0; i < n && !err; i++) {

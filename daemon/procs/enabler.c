@@ -36,6 +36,20 @@ uint64_t ue_en_boot_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+struct proc *ue_en_proc_alloc(struct ue_procmem *mem)
+{
+	struct proc *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		ue_procmem_close(mem);
+		return NULL;
+	}
+	ue_mutex_init(&p->io, UE_LOCK_PROC_IO);
+	p->mem = mem;
+	p->id = *ue_procmem_get_id(mem);
+	return p;
+}
+
 void ue_en_proc_list_add(struct proc **head, struct proc *p)
 {
 	p->next = *head;
@@ -346,15 +360,10 @@ static int get_proc(struct ue_enablers *set, struct ue_proc *up, struct proc **r
 	r = ue_procmem_dup(up->mem, &mem);
 	if (r < 0)
 		return -ENOMEM;
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		ue_procmem_close(mem);
-		return -ENOMEM;
-	}
-	ue_mutex_init(&p->io, UE_LOCK_PROC_IO);
-	p->mem = mem;
 	/* Keyed by the identity read after the memory was pinned. */
-	p->id = *ue_procmem_get_id(mem);
+	p = ue_en_proc_alloc(mem);
+	if (!p)
+		return -ENOMEM;
 
 	ue_mutex_lock(&set->lock);
 	q = ue_en_proc_find_locked(set, &p->id);
