@@ -100,7 +100,8 @@ size_t ue_rbpage_finish(struct ue_rbpage *p, uint64_t missed)
 		memset(p->page, 0, 8);
 	if (missed) {
 		commit |= UE_RB_MISSED_EVENTS;
-		if (room - end >= 8) {
+		/* UINT64_MAX: some, count unknown (the flag alone, as the kernel's readers take it). */
+		if (missed != UINT64_MAX && room - end >= 8) {
 			memcpy(p->page + UE_RB_PAGE_HDR + end, &missed, 8);
 			commit |= UE_RB_MISSED_STORED;
 			end += 8;

@@ -67,7 +67,8 @@ int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len
 /**
  * ue_rbpage_finish - write the header and zero the tail
  * @p: the page
- * @missed: events lost before this page (0: none); stored after the data when room
+ * @missed: events lost before this page (0: none; UINT64_MAX: some, count
+ *          unknown); stored after the data when room
  *
  * Return: the page's size, as given to ue_rbpage_init().
  */

@@ -120,7 +120,7 @@ void ue_snapw_fd(struct ue_snap_w *w, int fd)
 
 	if (w->err)
 		return;
-	if (fd < 0) {
+	if (fd < 0 || w->fds_none) {
 		ue_snapw_u64(w, NONE);
 		return;
 	}

@@ -30,6 +30,12 @@ struct ue_snap_w {
 	int *fds;		/* the descriptors written, in index order (not owned) */
 	unsigned int nfds, fds_cap;
 	int err;		/* the first error, -ENOMEM or -E2BIG */
+	/*
+	 * A checkpoint kept for a crash (daemon/checkpoint.c): no descriptor
+	 * can outlive the process that holds it, so each is written as none
+	 * and a reader opens again what it can prove is the same.
+	 */
+	bool fds_none;
 };
 
 struct ue_snap_r {

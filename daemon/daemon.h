@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "buffer.h"
 #include "enabler.h"
@@ -99,10 +100,21 @@ struct ue_daemon {
 	/* Every open file and directory, freed at exit if never released. */
 	struct ue_mutex fh_lock;
 	struct ue_fh *fh_list;
-	/* fi->fh - 1 indexes fh_slots (opts.max_files of them); fh_free: the free ones (fs.c). */
+	/*
+	 * fi->fh is the file's slot plus one in its low 32 bits and the epoch
+	 * of the daemon that opened it in its high ones (fs.c); fh_ids[slot]
+	 * is the whole number of the file in that slot, fh_free the free slots.
+	 */
 	struct ue_fh **fh_slots;
+	_Atomic uint64_t *fh_ids;
 	uint32_t *fh_free;
 	uint32_t fh_nfree;
+	/*
+	 * One per daemon that served this mount: a file opened after the last
+	 * checkpoint of a daemon that crashed (checkpoint.c) has an older
+	 * epoch than its successor's, so its number never names a new file.
+	 */
+	uint32_t fh_epoch;
 	/*
 	 * chmod/chown of the fixed nodes (fs-tree.c), as tracefs keeps them; each is
 	 * UE_ATTR_SET | value once changed, 0 while the node has its defaults.
@@ -126,6 +138,22 @@ struct ue_daemon {
 	char ctl_name[108];
 	atomic_int upgrade_conn;	/* a successor's connection, -1: none */
 	uint64_t upgrades;		/* daemons this one's state went through */
+	/*
+	 * The checkpoint kept for a crash (checkpoint.c).  Requests that change
+	 * what it keeps (open, release, ioctl, flush, setattr, writes to the
+	 * control files) hold state_rw for reading, the checkpoint for writing,
+	 * so it never sees a file half made or freed; each bumps state_gen and
+	 * wakes the checkpoint's thread when it sleeps (ckpt_idle).
+	 */
+	pthread_rwlock_t state_rw;
+	atomic_uint_fast64_t state_gen;
+	atomic_bool ckpt_idle;
+	int ckpt_wake;			/* an eventfd, -1: no checkpoint */
+	struct ue_ckpt *ckpt;
+	uint64_t restarts;		/* crashes this mount's state went through */
+	/* Checkpoints written, the last one's bytes, the longest hold of state_rw (ns). */
+	_Atomic uint64_t ckpt_written, ckpt_bytes, ckpt_max_ns;
+	char *notify_socket;		/* the keeper's (NOTIFY_SOCKET), or NULL */
 };
 
 /* The trace options, in the order of the kernel's trace_options file. */
@@ -188,6 +216,27 @@ static inline struct ue_native_server *ue_daemon_native(struct ue_daemon *d)
  * @ret: the deadline, for ue_cond_timedwait() on a monotonic condition
  * @ms: how far, below 1000
  */
+/* Something a checkpoint keeps changed (a native registration, a request below). */
+static inline void ue_state_changed(struct ue_daemon *d)
+{
+	atomic_fetch_add(&d->state_gen, 1);
+	if (atomic_load_explicit(&d->ckpt_idle, memory_order_relaxed) &&
+	    atomic_exchange(&d->ckpt_idle, false))
+		(void)!write(d->ckpt_wake, &(uint64_t){ 1 }, sizeof(uint64_t));
+}
+
+/* Around a request that changes what a checkpoint keeps (see ue_daemon.state_rw). */
+static inline void ue_state_begin(struct ue_daemon *d)
+{
+	pthread_rwlock_rdlock(&d->state_rw);
+}
+
+static inline void ue_state_end(struct ue_daemon *d)
+{
+	pthread_rwlock_unlock(&d->state_rw);
+	ue_state_changed(d);
+}
+
 static inline void ue_deadline_ms(struct timespec *ret, unsigned int ms)
 {
 	clock_gettime(CLOCK_MONOTONIC, ret);

@@ -30,10 +30,14 @@
 #include "counts.h"
 #include "tasks.h"
 #include "upgrade.h"
+#include "checkpoint.h"
+#include "keeper.h"
 
 #define DEFAULT_MAX_THREADS 16
 /* How often enablers of exited processes are looked for. */
 #define SWEEP_INTERVAL_MS 500
+/* After a restart: how long producers have to come back before their events may go. */
+#define RESTART_GRACE_MS 5000
 
 static void usage(FILE *out)
 {
@@ -41,6 +45,7 @@ static void usage(FILE *out)
 		"usage: " UE_DAEMON_NAME " [-f] [-d] [-o OPTION[,OPTION...]] [--replace]\n"
 		"       [--exit-with-parent] [--rmdir] MOUNTPOINT\n"
 		"       " UE_DAEMON_NAME " --upgrade [-f] [-d] MOUNTPOINT\n"
+		"       " UE_DAEMON_NAME " --keep [-f] [-d] [-o OPTION[,OPTION...]] [--replace] MOUNTPOINT\n"
 		"\n"
 		"Serves Linux user_events from user space: mounts a tracefs-like file\n"
 		"system on MOUNTPOINT (usually /sys/kernel/tracing in a private mount\n"
@@ -80,6 +85,11 @@ static void usage(FILE *out)
 		"                       unmounting: its events, open files, sessions,\n"
 		"                       enable bits, options and unread records (its own\n"
 		"                       -o options; usereventsd(8), UPGRADE)\n"
+		"  --keep               keep the mount through a crash: a keeper process\n"
+		"                       holds the connection and the daemon's checkpoint\n"
+		"                       and starts a new daemon at once when it dies\n"
+		"                       (systemd does it for the unit; usereventsd(8),\n"
+		"                       RESTART)\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n",
 		UE_REGISTRY_DEFAULT_MAX_EVENTS, UE_DEFAULT_BUFFER_KB, DEFAULT_MAX_THREADS,
@@ -487,6 +497,12 @@ struct sweeper {
 	bool stop;
 	pthread_t thread;
 	struct mount_watch watch;
+	/*
+	 * After a restart: the checkpoint's references on events go this
+	 * long after it (ms), once their producers had the time to come back
+	 * (lib/reconnect.c) and hold them again; 0: none.
+	 */
+	unsigned int restore_done_ms;
 };
 
 /* Releases the references of processes that exited without unregistering. */
@@ -494,7 +510,7 @@ static void *sweep_thread(void *arg)
 {
 	struct sweeper *s = arg;
 	struct timespec t;
-	unsigned int n = 0;
+	unsigned int n = 0, waited = 0;
 
 	ue_mutex_lock(&s->lock);
 	while (!s->stop) {
@@ -509,6 +525,12 @@ static void *sweep_thread(void *arg)
 			break;
 		ue_mutex_unlock(&s->lock);
 		ue_enablers_sweep(s->d->enablers);
+		waited += SWEEP_INTERVAL_MS;
+		if (s->restore_done_ms && waited >= s->restore_done_ms) {
+			s->restore_done_ms = 0;
+			ue_registry_restore_done(s->d->reg);
+			ue_state_changed(s->d);
+		}
 		/* Our line is looked for at once, then looked at now and then. */
 		if (!s->watch.dev[0] || ++n % MOUNT_WATCH_SWEEPS == 0)
 			mount_watch(&s->watch);
@@ -575,6 +597,7 @@ int main(int argc, char **argv)
 		{ "exit-with-parent", no_argument, NULL, 'P' },
 		{ "rmdir", no_argument, NULL, 'D' },
 		{ "upgrade", no_argument, NULL, 'U' },
+		{ "keep", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ue_daemon_opts opts = {
@@ -597,8 +620,9 @@ int main(int argc, char **argv)
 	struct sweeper sweeper;
 	bool sweeping = false, mounted = false, signals = false;
 	bool replace = false, with_parent = false, remove_dir = false, upgrade = false;
-	bool adopted = false;
-	struct ue_taken taken = { .sock = -1, .fuse_fd = -1, .status_fd = -1 };
+	bool adopted = false, keep = false, restart, taking;
+	struct ue_taken taken;
+	int kept_fuse = -1, kept_state = -1;
 	pid_t parent = getppid();
 	const char *mountpoint;
 	long ncpus;
@@ -630,6 +654,9 @@ int main(int argc, char **argv)
 		case 'U':
 			upgrade = true;
 			break;
+		case 'K':
+			keep = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_SUCCESS;
@@ -646,11 +673,39 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mountpoint = argv[optind];
-	if (upgrade && (replace || with_parent || remove_dir || fuse_opts[0])) {
+	if (upgrade && (replace || with_parent || remove_dir || fuse_opts[0] || keep)) {
 		fprintf(stderr, UE_DAEMON_NAME ": --upgrade takes the options of the daemon it replaces\n");
 		return 2;
 	}
-	if (upgrade) {
+	if (keep && with_parent) {
+		fprintf(stderr, UE_DAEMON_NAME ": --keep outlives its daemon: not with --exit-with-parent\n");
+		return 2;
+	}
+	if (keep)
+		return ue_keeper_run(argc, argv);
+	ue_taken_init(&taken);
+	/* Started again by a keeper after a crash: the same mount, from its checkpoint. */
+	restart = !upgrade && ue_keeper_listen_fds(&kept_fuse, &kept_state);
+	taking = upgrade || restart;
+	if (restart) {
+		bool fg = opts.foreground, debug = opts.debug;
+
+		r = kept_state >= 0 ? ue_ckpt_take(kept_state, &taken) : -ENOENT;
+		taken.fuse_fd = kept_fuse;
+		if (r < 0) {
+			fprintf(stderr, UE_DAEMON_NAME ": %s: no checkpoint to restart from (%s)\n",
+				mountpoint, strerror(-r));
+			/* The keeper lets the connection go: the next start mounts anew. */
+			ue_keeper_let_go(getenv("NOTIFY_SOCKET"));
+			ue_taken_free(&taken);
+			if (kept_state >= 0)
+				close(kept_state);
+			return EXIT_FAILURE;
+		}
+		opts = taken.opts;
+		opts.foreground = fg;
+		opts.debug = debug;
+	} else if (upgrade) {
 		bool fg = opts.foreground, debug = opts.debug;
 
 		if (check_proc_pid_ns() < 0 || ue_upgrade_receive(mountpoint, &taken) < 0)
@@ -658,6 +713,10 @@ int main(int argc, char **argv)
 		opts = taken.opts;
 		opts.foreground = fg;
 		opts.debug = debug;
+	}
+	if (taking) {
+		if (check_proc_pid_ns() < 0)
+			return EXIT_FAILURE;
 	} else if (check_proc_pid_ns() < 0 || check_environment(mountpoint, replace) < 0) {
 		if (remove_dir)
 			rmdir(mountpoint);
@@ -689,6 +748,14 @@ int main(int argc, char **argv)
 	d->ctl_sock = -1;
 	d->ctl_stop = -1;
 	atomic_init(&d->upgrade_conn, -1);
+	d->ckpt_wake = -1;
+	d->fh_epoch = 1;	/* a successor's comes from its predecessor (upgrade.c) */
+	pthread_rwlock_init(&d->state_rw, NULL);
+	if (getenv("NOTIFY_SOCKET")) {
+		d->notify_socket = strdup(getenv("NOTIFY_SOCKET"));
+		if (!d->notify_socket)
+			goto oom;
+	}
 	d->main_thread = pthread_self();
 	ue_mutex_init(&d->release_lock, UE_LOCK_RELEASE);
 	ue_mutex_init(&d->fh_lock, UE_LOCK_FH_LIST);
@@ -735,7 +802,7 @@ int main(int argc, char **argv)
 	ue_registry_set_counts(d->reg, d->counts);
 
 	/* Everyone may need to reach the files (modes decide): allow_other when we can. */
-	if (upgrade)
+	if (taking)
 		all_opts = strdup(taken.fuse_opts);
 	else if (asprintf(&all_opts, "default_permissions,fsname=usereventsd,subtype=usereventsd%s%s%s",
 			  geteuid() == 0 ? ",allow_other" : "", fuse_opts[0] ? "," : "",
@@ -761,7 +828,7 @@ int main(int argc, char **argv)
 	 */
 	if (with_parent && (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent))
 		goto out;
-	if (upgrade) {
+	if (taking) {
 		/* The predecessor's connection: nothing is mounted, nothing unmounted here. */
 		r = ue_upgrade_adopt_fuse(d, &taken);
 		if (r < 0)
@@ -783,7 +850,7 @@ int main(int argc, char **argv)
 		/* Detached too, but the command's status is the handover's (upgrade.c). */
 		if (ue_upgrade_detach(&taken, opts.foreground) != 0)
 			goto out;
-	} else if (fuse_daemonize(opts.foreground) != 0) {
+	} else if (fuse_daemonize(opts.foreground || restart) != 0) {
 		goto out;
 	}
 
@@ -796,7 +863,22 @@ int main(int argc, char **argv)
 	r = ue_pipe_start(d);
 	if (r < 0)
 		goto fail_errno;
-	if (upgrade) {
+	if (restart) {
+		r = ue_upgrade_restore(d, &taken, mountpoint);
+		if (r < 0) {
+			fprintf(stderr, UE_DAEMON_NAME ": cannot restart from the checkpoint: %s\n",
+				strerror(-r));
+			/* The keeper lets the connection go: the next start mounts anew. */
+			ue_keeper_let_go(d->notify_socket);
+			_exit(EXIT_FAILURE);
+		}
+		fprintf(stderr, UE_DAEMON_NAME ": %s served again after a crash (restart %llu)\n",
+			mountpoint, (unsigned long long)d->restarts);
+		/* What the dead daemon's buffer held is gone: every reader is told, in-band. */
+		ue_buffer_lost_unknown(d->buf);
+		adopted = true;
+		sweeper.restore_done_ms = RESTART_GRACE_MS;
+	} else if (upgrade) {
 		r = ue_upgrade_restore(d, &taken, mountpoint);
 		ue_upgrade_answer(&taken, r);
 		if (r < 0) {
@@ -811,6 +893,24 @@ int main(int argc, char **argv)
 		/* The mount is ours now: unmounted at our end. */
 		adopted = true;
 	}
+	/*
+	 * A keeper holds the checkpoint: the one it gave back, the one a
+	 * predecessor wrote, or a new one it is given below.
+	 */
+	if (d->notify_socket || taken.ckpt_fd >= 0 || restart) {
+		r = ue_ckpt_new(d, restart ? kept_state : taken.ckpt_fd);
+		if (r < 0)
+			goto fail_errno;
+		if (restart)
+			kept_state = -1;
+		else
+			taken.ckpt_fd = -1;
+		r = ue_ckpt_start(d);
+		if (r < 0)
+			goto fail_errno;
+	}
+	if (!restart)
+		sweeper.restore_done_ms = 0;
 	r = sweeper_start(&sweeper, d);
 	if (r < 0)
 		goto fail_errno;
@@ -837,10 +937,14 @@ int main(int argc, char **argv)
 	r = ue_upgrade_listen(d);
 	if (r < 0)
 		fprintf(stderr, UE_DAEMON_NAME ": no upgrade without a restart: %s\n", strerror(-r));
-	if (upgrade) {
+	if (taking) {
 		ue_taken_free(&taken);
 		ue_upgrade_resend(d);
 	}
+	/* A new mount's connection and checkpoint go to the keeper; it serves from now on. */
+	if (!taking)
+		ue_keeper_store(d);
+	ue_keeper_ready(d);
 	for (;;) {
 		r = fuse_session_loop_mt(d->se, loop);
 		if (!ue_upgrade_requested(d))
@@ -852,6 +956,8 @@ int main(int argc, char **argv)
 	}
 	/* A signal that ended the loop is returned as its positive number: a clean end. */
 	status = r >= 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	/* Ended by choice: a keeper has nothing to start again. */
+	ue_keeper_stopping(d);
 	goto out;
 
 oom:
@@ -864,6 +970,8 @@ out:
 		ue_upgrade_stop_listening(d);
 	if (sweeping)
 		sweeper_stop(&sweeper);
+	if (d)
+		ue_ckpt_free(d);
 	if (d) {
 		/* It calls into the enablers: it stops before they go. */
 		ue_proc_events_stop(d->procev);
@@ -890,6 +998,8 @@ out:
 		ue_counts_free(d->counts);
 		ue_mutex_destroy(&d->release_lock);
 		ue_mutex_destroy(&d->fh_lock);
+		pthread_rwlock_destroy(&d->state_rw);
+		free(d->notify_socket);
 		pthread_cond_destroy(&d->release_cond);
 		free(d);
 	}

@@ -39,7 +39,10 @@
 #include <unistd.h>
 
 #include "buffer.h"
+#include "checkpoint.h"
+#include "keeper.h"
 #include "enabler.h"
+#include "fdpass.h"
 #include "fs.h"
 #include "native.h"
 #include "registry.h"
@@ -94,6 +97,7 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 
 		memcpy(d->init_req, buf, keep);
 		d->init_len = keep;
+		ue_state_changed(d);	/* a checkpoint has it from now on */
 	}
 	return n;
 }
@@ -126,29 +130,18 @@ int ue_upgrade_io(struct ue_daemon *d)
 
 static int send_msg(int sock, const struct msg *m, const int *fds, unsigned int nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * FDS_PER_MSG)];
+	char cbuf[UE_FDPASS_SPACE(FDS_PER_MSG)];
 	struct iovec iov = { (void *)m, sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (nfds) {
-		struct cmsghdr *c;
-
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-	}
+	ue_fdpass_attach(&mh, cbuf, fds, nfds);
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -errno;
 }
 
 /* A message and up to @max descriptors (appended at @fds + *@nfds). */
 static int recv_msg(int sock, struct msg *m, int *fds, unsigned int *nfds, unsigned int max)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * FDS_PER_MSG)];
+	char cbuf[UE_FDPASS_SPACE(FDS_PER_MSG)];
 	struct iovec iov = { m, sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
@@ -156,22 +149,7 @@ static int recv_msg(int sock, struct msg *m, int *fds, unsigned int *nfds, unsig
 
 	if (n < 0)
 		return -errno;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		unsigned int k;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		k = (unsigned int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		for (unsigned int i = 0; i < k; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (fds && *nfds < max)
-				fds[(*nfds)++] = fd;
-			else
-				close(fd);
-		}
-	}
+	ue_fdpass_take(&mh, fds, nfds, max, NULL);
 	if (n != (ssize_t)sizeof(*m) || m->magic != MSG_MAGIC || (mh.msg_flags & MSG_CTRUNC))
 		return -EPROTO;
 	return 0;
@@ -372,6 +350,9 @@ static void save_daemon(struct ue_daemon *d, struct ue_snap_w *w)
 		ue_snapw_u64(w, atomic_load(&d->node_uid[i]));
 		ue_snapw_u64(w, atomic_load(&d->node_gid[i]));
 	}
+	ue_snapw_u64(w, d->fh_epoch);
+	ue_snapw_u64(w, d->restarts);
+	ue_snapw_str(w, d->notify_socket);
 	ue_snapw_end(w, at);
 }
 
@@ -434,21 +415,22 @@ static int restore_buffer(struct ue_daemon *d, struct ue_snap_r *snap)
 
 /* ---- the predecessor's side ---- */
 
-static int snapshot(struct ue_daemon *d, struct ue_snap_w *w)
+int ue_upgrade_snapshot(struct ue_daemon *d, struct ue_snap_w *w, bool checkpoint)
 {
 	int err = ue_snapw_init(w, SNAP_MAX);
 
 	if (err < 0)
 		return err;
+	w->fds_none = checkpoint;
 	save_daemon(d, w);
 	err = ue_registry_save(d->reg, w);
 	if (!err)
 		err = ue_fs_save(d, w);
 	if (!err)
 		err = ue_enablers_save(d->enablers, w, event_key);
-	if (!err)
+	if (!err && !checkpoint)
 		err = save_buffer(d, w);
-	if (!err)
+	if (!err && !checkpoint)
 		err = ue_native_save(ue_daemon_native(d), w);
 	return err ? err : w->err;
 }
@@ -458,15 +440,17 @@ int ue_upgrade_give(struct ue_daemon *d)
 	int sock = atomic_exchange(&d->upgrade_conn, -1);
 	struct msg m = { .magic = MSG_MAGIC, .cmd = MSG_STATE, .pid = getpid() };
 	struct ue_snap_w w;
-	int memfd = -1, err, first[2];
+	int memfd = -1, err, first[3];
 	unsigned int sent;
 
 	/*
 	 * The native path's threads stop between requests; what its rings
 	 * held is in the buffer, and the channels' pages with their readers.
+	 * The checkpoint's thread stops: the successor writes it from now on.
 	 */
 	ue_native_pause(ue_daemon_native(d));
-	err = snapshot(d, &w);
+	ue_ckpt_stop(d);
+	err = ue_upgrade_snapshot(d, &w, false);
 	if (!err) {
 		memfd = memfd_create("usereventsd-state", MFD_CLOEXEC);
 		if (memfd < 0 || write(memfd, w.buf, w.len) != (ssize_t)w.len)
@@ -481,7 +465,8 @@ int ue_upgrade_give(struct ue_daemon *d)
 	m.nfds = w.nfds;
 	first[0] = memfd;
 	first[1] = fuse_session_fd(d->se);
-	err = send_msg(sock, &m, first, 2);
+	first[2] = ue_ckpt_fd(d);
+	err = send_msg(sock, &m, first, first[2] >= 0 ? 3 : 2);
 	for (sent = 0; !err && sent < w.nfds; sent += m.nfds) {
 		m.cmd = MSG_FDS;
 		m.nfds = w.nfds - sent < FDS_PER_MSG ? w.nfds - sent : FDS_PER_MSG;
@@ -495,11 +480,15 @@ int ue_upgrade_give(struct ue_daemon *d)
 		if (!err)
 			err = m.cmd == MSG_DONE ? m.status : -EPROTO;
 	}
+	/* A keeper watches the successor from now on (it may not have our NOTIFY_SOCKET). */
+	if (!err)
+		ue_keeper_main_pid(d->notify_socket, m.pid);
 out:
 	if (err) {
 		fprintf(stderr, UE_DAEMON_NAME ": the upgrade failed (%s); serving on\n",
 			strerror(-err));
 		ue_native_resume(ue_daemon_native(d));
+		ue_ckpt_start(d);
 	}
 	if (memfd >= 0)
 		close(memfd);
@@ -509,6 +498,32 @@ out:
 }
 
 /* ---- the successor's side ---- */
+
+int ue_upgrade_take_head(struct ue_taken *t)
+{
+	struct ue_snap_r r, sub;
+	char opts[4096];
+	const void *init;
+	uint32_t tag;
+	size_t n;
+
+	if (ue_snapr_init(&r, t->snap, t->snap_len, t->fds, t->nfds) < 0 ||
+	    !ue_snapr_section(&r, &tag, &sub) || tag != TAG_DAEMON)
+		return -EINVAL;
+	read_opts(&sub, &t->opts);
+	if (ue_snapr_str(&sub, opts, sizeof(opts)))
+		t->fuse_opts = strdup(opts);
+	init = ue_snapr_bytes(&sub, &n);
+	/* A checkpoint written before the kernel's FUSE_INIT came has none: it is still queued. */
+	if (sub.err || !t->fuse_opts || n > sizeof(t->init) ||
+	    (n < sizeof(struct fuse_in_header) && !(t->crash && n == 0)))
+		return -EINVAL;
+	memcpy(t->init, init, n);
+	t->init_len = n;
+	t->daemon_rest = sub;
+	t->next_off = r.off;
+	return 0;
+}
 
 static int find_control(const char *mountpoint, char *name, size_t size)
 {
@@ -529,15 +544,12 @@ int ue_upgrade_receive(const char *mountpoint, struct ue_taken *t)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct msg m = { .magic = MSG_MAGIC, .cmd = MSG_UPGRADE, .version = UE_SNAP_VERSION,
 			 .pid = getpid() };
-	int first[2], err;
+	int first[3], err;
 	unsigned int nfirst = 0;
 	char name[108];
-	struct ue_snap_r r, sub;
-	uint32_t tag;
 	socklen_t len;
 
-	memset(t, 0, sizeof(*t));
-	t->sock = t->fuse_fd = t->status_fd = -1;
+	ue_taken_init(t);
 	err = find_control(mountpoint, name, sizeof(name));
 	if (err < 0) {
 		fprintf(stderr, UE_DAEMON_NAME ": %s: no usereventsd that hands over its mount serves there (%s)\n",
@@ -553,8 +565,8 @@ int ue_upgrade_receive(const char *mountpoint, struct ue_taken *t)
 		err = -errno;
 		goto fail;
 	}
-	err = recv_msg(t->sock, &m, first, &nfirst, 2);
-	if (!err && (m.cmd != MSG_STATE || (m.status == 0 && nfirst != 2)))
+	err = recv_msg(t->sock, &m, first, &nfirst, 3);
+	if (!err && (m.cmd != MSG_STATE || (m.status == 0 && nfirst < 2)))
 		err = -EPROTO;
 	if (!err && m.status < 0)
 		err = m.status;
@@ -562,6 +574,7 @@ int ue_upgrade_receive(const char *mountpoint, struct ue_taken *t)
 		goto fail_msg;
 	t->from_pid = m.pid;
 	t->fuse_fd = first[1];
+	t->ckpt_fd = nfirst == 3 ? first[2] : -1;
 	t->snap_len = m.snap_len;
 	t->snap = mmap(NULL, t->snap_len ? t->snap_len : 1, PROT_READ, MAP_PRIVATE, first[0], 0);
 	close(first[0]);
@@ -590,31 +603,10 @@ int ue_upgrade_receive(const char *mountpoint, struct ue_taken *t)
 		if (err)
 			goto fail;
 	}
-	if (ue_snapr_init(&r, t->snap, t->snap_len, t->fds, t->nfds) < 0 ||
-	    !ue_snapr_section(&r, &tag, &sub) || tag != TAG_DAEMON) {
-		err = -EINVAL;
+	err = ue_upgrade_take_head(t);
+	if (err < 0)
 		goto fail;
-	}
-	read_opts(&sub, &t->opts);
-	{
-		char opts[4096];
-		size_t n;
-		const void *init;
-
-		if (ue_snapr_str(&sub, opts, sizeof(opts)))
-			t->fuse_opts = strdup(opts);
-		init = ue_snapr_bytes(&sub, &n);
-		if (sub.err || !t->fuse_opts || n < sizeof(struct fuse_in_header) ||
-		    n > sizeof(t->init)) {
-			err = -EINVAL;
-			goto fail;
-		}
-		memcpy(t->init, init, n);
-		t->init_len = n;
-	}
-	t->daemon_rest = sub;
-	t->next_off = r.off;
-	return sub.err;
+	return 0;
 fail_msg:
 	fprintf(stderr, UE_DAEMON_NAME ": the daemon at %s did not hand over: %s\n", mountpoint,
 		strerror(-err));
@@ -651,6 +643,18 @@ int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t, const char *moun
 		atomic_store(&d->node_uid[i], ue_snapr_u64(&sub));
 		atomic_store(&d->node_gid[i], ue_snapr_u64(&sub));
 	}
+	/* Files this daemon opens are of an epoch none before it used. */
+	d->fh_epoch = (uint32_t)ue_snapr_u64_max(&sub, UINT32_MAX - 1) + 1;
+	d->restarts = ue_snapr_u64(&sub) + (t->crash ? 1 : 0);
+	{
+		char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+
+		/* A keeper's: told of this daemon from now on (keeper.h). */
+		if (ue_snapr_str(&sub, path, sizeof(path)) && !d->notify_socket)
+			d->notify_socket = strdup(path);
+	}
+	if (t->crash)
+		d->upgrades--;	/* counted by save_daemon() for an upgrade */
 	if (sub.err)
 		return sub.err;
 	if (atomic_load(&d->buffer_kb) != d->opts.buffer_kb) {
@@ -663,6 +667,13 @@ int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t, const char *moun
 		err = ue_fs_restore(d, &r);
 	if (!err)
 		err = ue_enablers_restore(d->enablers, &r, event_get, d);
+	/*
+	 * A crash kept neither the buffer nor the native path: main.c starts
+	 * a new one, its producers come back by themselves (lib/reconnect.c),
+	 * and the events only they held wait for them (main.c's sweeper).
+	 */
+	if (t->crash)
+		return err ? err : r.err;
 	if (!err)
 		err = restore_buffer(d, &r);
 	if (!err) {
@@ -683,7 +694,8 @@ int ue_upgrade_adopt_fuse(struct ue_daemon *d, struct ue_taken *t)
 {
 	memcpy(d->init_req, t->init, t->init_len);
 	d->init_len = t->init_len;
-	atomic_store(&d->init_fake, true);
+	/* None: the predecessor died before the kernel's came, which is still queued. */
+	atomic_store(&d->init_fake, t->init_len > 0);
 	if (fuse_session_custom_io(d->se, &upgrade_io, t->fuse_fd) != 0)
 		return -EIO;
 	t->fuse_fd = -1;	/* the session's now */
@@ -692,71 +704,9 @@ int ue_upgrade_adopt_fuse(struct ue_daemon *d, struct ue_taken *t)
 
 int ue_upgrade_detach(struct ue_taken *t, bool foreground)
 {
-	int pipefd[2], nul;
-	char st = 1;
-	pid_t pid;
-
 	t->status_fd = -1;
-	if (foreground)
-		return 0;
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return -1;
-	}
-	if (pid > 0) {
-		/* The command's parent: its status is whether the child took over. */
-		close(pipefd[1]);
-		if (read(pipefd[0], &st, 1) != 1)
-			st = 1;
-		_exit(st);
-	}
-	close(pipefd[0]);
-	t->status_fd = pipefd[1];
-	setsid();
-	if (chdir("/") < 0)
-		return -1;
-	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (nul >= 0) {
-		dup2(nul, 0);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		if (nul > 2)
-			close(nul);
-	}
-	return 0;
-}
-
-/*
- * Under systemd (NOTIFY_SOCKET), the service's main process is this one
- * from now on (the unit needs NotifyAccess=all: we are not the process it
- * started).  Said before the predecessor exits, so the service never looks
- * ended.
- */
-static void notify_main_pid(void)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char msg[64];
-	size_t n;
-	int s;
-
-	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path))
-		return;
-	n = strlen(path);
-	memcpy(sa.sun_path, path, n);
-	if (path[0] == '@')
-		sa.sun_path[0] = 0;
-	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return;
-	snprintf(msg, sizeof(msg), "MAINPID=%d", (int)getpid());
-	sendto(s, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa,
-	       (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n));
-	close(s);
+	/* The command's status is whether this process took over. */
+	return foreground ? 0 : ue_keeper_detach(&t->status_fd);
 }
 
 void ue_upgrade_answer(struct ue_taken *t, int err)
@@ -764,8 +714,13 @@ void ue_upgrade_answer(struct ue_taken *t, int err)
 	struct msg m = { .magic = MSG_MAGIC, .cmd = MSG_DONE, .status = err, .pid = getpid() };
 	char st = err ? 1 : 0;
 
+	/*
+	 * Under systemd or usereventsd --keep the service's main process is
+	 * this one from now on: said before the predecessor exits, so the
+	 * service never looks ended.
+	 */
 	if (!err)
-		notify_main_pid();
+		ue_keeper_main_pid(getenv("NOTIFY_SOCKET"), getpid());
 	if (t->sock >= 0)
 		send_msg(t->sock, &m, NULL, 0);
 	if (t->status_fd >= 0) {
@@ -799,6 +754,13 @@ void ue_taken_free(struct ue_taken *t)
 	free(t->fuse_opts);
 	if (t->status_fd >= 0)
 		close(t->status_fd);
+	if (t->ckpt_fd >= 0)
+		close(t->ckpt_fd);
+	ue_taken_init(t);
+}
+
+void ue_taken_init(struct ue_taken *t)
+{
 	memset(t, 0, sizeof(*t));
-	t->sock = t->fuse_fd = t->status_fd = -1;
+	t->sock = t->fuse_fd = t->status_fd = t->ckpt_fd = -1;
 }

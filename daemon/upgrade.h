@@ -40,6 +40,13 @@ struct ue_taken {
 	struct ue_snap_r daemon_rest;
 	size_t next_off;
 	int status_fd;		/* detached: the command's parent waits on it */
+	int ckpt_fd;		/* the predecessor's checkpoint (checkpoint.h), or -1 */
+	/*
+	 * A restart after a crash (checkpoint.c): no descriptors, no buffer,
+	 * no native path in the snapshot; the dead daemon's requests are
+	 * asked for again as after an upgrade.
+	 */
+	bool crash;
 };
 
 /* The running daemon's side: the control socket and its thread. */
@@ -59,8 +66,17 @@ int ue_upgrade_give(struct ue_daemon *d);
 /* Capture FUSE_INIT as every daemon reads it (custom io); install on the session. */
 int ue_upgrade_io(struct ue_daemon *d);
 
+/*
+ * The state as an upgrade sends it, or as a checkpoint keeps it for a crash
+ * (@checkpoint: no descriptors, no buffer, no native path).  Free @w with
+ * ue_snapw_free() either way.
+ */
+int ue_upgrade_snapshot(struct ue_daemon *d, struct ue_snap_w *w, bool checkpoint);
+
 /* The successor's side, in main.c's order. */
 int ue_upgrade_receive(const char *mountpoint, struct ue_taken *t);
+/* The daemon section's head of t->snap (options, FUSE options, FUSE_INIT). */
+int ue_upgrade_take_head(struct ue_taken *t);
 int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t, const char *mountpoint);
 int ue_upgrade_adopt_fuse(struct ue_daemon *d, struct ue_taken *t);
 /*
@@ -73,5 +89,6 @@ void ue_upgrade_answer(struct ue_taken *t, int err);
 /* Ask the kernel to send again what the predecessor read and never answered. */
 void ue_upgrade_resend(struct ue_daemon *d);
 void ue_taken_free(struct ue_taken *t);
+void ue_taken_init(struct ue_taken *t);
 
 #endif /* UE_DAEMON_UPGRADE_H */

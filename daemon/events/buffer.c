@@ -52,6 +52,7 @@ struct ring {
 	uint64_t dropped;
 	uint64_t read;
 	uint64_t last_overrun;	/* overrun at the previous consume */
+	bool lost_unknown;	/* some were lost before the next consume, count unknown */
 	_Atomic uint64_t too_big;
 	/*
 	 * What the ring held when the first channel attached, not yet moved
@@ -610,8 +611,9 @@ int ue_buffer_consume(struct ue_buffer *buf, int cpu, struct ue_buffer_rec *ret,
 		memcpy(data, s + 1, s->len);
 		fill_rec(ret, s, (unsigned int)c,
 			 atomic_load_explicit(&r->head_seq, memory_order_relaxed), data);
-		ret->lost = r->overrun - r->last_overrun;
+		ret->lost = r->lost_unknown ? UE_BUFFER_LOST_UNKNOWN : r->overrun - r->last_overrun;
 		r->last_overrun = r->overrun;
+		r->lost_unknown = false;
 		len = (int)s->len;
 		drop_head(r);
 		r->read++;
@@ -1099,6 +1101,17 @@ void ue_buffer_chan_tick(struct ue_buffer *buf, uint64_t now, const struct ue_ch
 		backlog_check(buf);
 		unlock_rings(buf);
 		ue_mutex_unlock(&buf->chan_lock);
+	}
+}
+
+void ue_buffer_lost_unknown(struct ue_buffer *buf)
+{
+	for (unsigned int cpu = 0; cpu < buf->ncpus; cpu++) {
+		struct ring *r = &buf->rings[cpu];
+
+		ring_lock(r);
+		r->lost_unknown = true;
+		ring_unlock(r);
 	}
 }
 

@@ -184,7 +184,8 @@ int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct u
  *
  * Any number of readers may consume at once; each record goes to one of them.
  * @ret->lost tells how many records of that CPU were overwritten since the
- * previous consume from it (the kernel's "CPU:N [LOST n EVENTS]").
+ * previous consume from it (the kernel's "CPU:N [LOST n EVENTS]"), or
+ * UE_BUFFER_LOST_UNKNOWN after ue_buffer_lost_unknown() ("[LOST EVENTS]").
  *
  * Return: the record's length; -EAGAIN when there is nothing to consume;
  * -EMSGSIZE when @size is too small (the record stays); -EINVAL on a bad
@@ -192,6 +193,13 @@ int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct u
  */
 int ue_buffer_consume(struct ue_buffer *buf, int cpu, struct ue_buffer_rec *ret, void *data,
 		      size_t size);
+
+#define UE_BUFFER_LOST_UNKNOWN UINT64_MAX
+/*
+ * Records of every CPU were lost and nobody knows how many (a daemon that
+ * crashed took its buffer): each CPU's next consume says so.
+ */
+void ue_buffer_lost_unknown(struct ue_buffer *buf);
 
 /**
  * ue_buffer_has_data - whether a consume would find a record

@@ -713,6 +713,7 @@ static const struct ue_file_ops data_fops = {
 	.restore = data_restore,
 	.open = data_open,
 	.write = ue_data_write,
+	.payload = true,
 	.ioctl = ue_data_ioctl,
 	.flush = ue_data_flush,
 	.release = ue_data_release,

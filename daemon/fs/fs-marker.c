@@ -94,8 +94,8 @@ static void raw_write(fuse_req_t req, struct ue_fh *fh, const char *buf, size_t 
 }
 
 /* No read method (EINVAL); as user_events_data, one request per write(), no file position. */
-static const struct ue_file_ops trace_marker_fops = { .write = print_write, .nonseekable = true };
-static const struct ue_file_ops trace_marker_raw_fops = { .write = raw_write, .nonseekable = true };
+static const struct ue_file_ops trace_marker_fops = { .write = print_write, .nonseekable = true, .payload = true };
+static const struct ue_file_ops trace_marker_raw_fops = { .write = raw_write, .nonseekable = true, .payload = true };
 static const struct ue_file_ops raw_data_format_fops = { .text = raw_data_format };
 
 static const struct ue_fs_file files[] = {

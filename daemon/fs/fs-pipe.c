@@ -126,7 +126,9 @@ static size_t pipe_fill(struct ue_daemon *d, struct ue_fh *fh, char *out, size_t
 		r = ue_buffer_consume(d->buf, -1, &rec, data, sizeof(data));
 		if (r < 0)
 			break;
-		if (rec.lost)
+		if (rec.lost == UE_BUFFER_LOST_UNKNOWN)
+			ue_text_printf(&t, "CPU:%u [LOST EVENTS]\n", rec.meta.cpu);
+		else if (rec.lost)
 			ue_text_printf(&t, "CPU:%u [LOST %llu EVENTS]\n", rec.meta.cpu,
 				       (unsigned long long)rec.lost);
 		ue_trace_render_record(d, &cache, &rec, flags, &t);

@@ -124,6 +124,13 @@ static void pipe_raw_release(struct ue_daemon *d, struct ue_fh *fh)
 	fh->raw = NULL;
 }
 
+/* A sum of losses, where one of unknown count makes the sum unknown (the page says "some"). */
+static uint64_t missed_add(uint64_t a, uint64_t b)
+{
+	return a == UE_BUFFER_LOST_UNKNOWN || b == UE_BUFFER_LOST_UNKNOWN || a + b < a ?
+		       UE_BUFFER_LOST_UNKNOWN : a + b;
+}
+
 /*
  * Fill a page of @size bytes from the ring of @cpu: records go in while they
  * fit; one that does not is kept for the next page, one larger than any page
@@ -154,12 +161,12 @@ static size_t fill_page(struct ue_daemon *d, unsigned int cpu, struct ue_raw_rea
 			if (!p.events) {
 				/* cannot fit any page: dropped, and said so */
 				rr->have_rec = false;
-				missed += rr->rec.lost + 1;
+				missed = missed_add(missed, missed_add(rr->rec.lost, 1));
 				continue;
 			}
 			break;
 		}
-		missed += rr->rec.lost;
+		missed = missed_add(missed, rr->rec.lost);
 		rr->have_rec = false;
 	}
 	if (!p.events) {

@@ -155,6 +155,17 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 	/* libuserevents' shared-memory rings: records, and drops of full rings. */
 	ue_native_stats_text(ue_daemon_native(d), native, sizeof(native));
 	ue_text_printf(t, "%sfuse_writes: %llu\n", native, __atomic_load_n(&d->fuse_writes, __ATOMIC_RELAXED));
+	/* The daemons this mount went through (usereventsd(8), UPGRADE and RESTART). */
+	ue_text_printf(t,
+		       "upgrades: %llu\n"
+		       "restarts: %llu\n"
+		       "checkpoints: %llu\n"
+		       "checkpoint_bytes: %llu\n"
+		       "checkpoint_max_us: %llu\n",
+		       (unsigned long long)d->upgrades, (unsigned long long)d->restarts,
+		       (unsigned long long)atomic_load(&d->ckpt_written),
+		       (unsigned long long)atomic_load(&d->ckpt_bytes),
+		       (unsigned long long)atomic_load(&d->ckpt_max_ns) / 1000);
 	ue_sessions_stats_text(d, t);
 }
 

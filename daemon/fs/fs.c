@@ -95,27 +95,47 @@ static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 {
 	/* Native writes that returned before this request are in the buffer first. */
 	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
+	ue_state_begin(ue_req_daemon(req));
 	ue_tree_setattr(ue_req_daemon(req), ino, attr, to_set);
+	ue_state_end(ue_req_daemon(req));
 	fs_getattr(req, ino, fi);
 }
 
 /*
  * The number the kernel keeps for an open file (fi->fh) is its slot in
  * d->fh_slots plus one, not its address: a daemon that takes the mount over
- * (upgrade.c) puts each file back in its slot, and the kernel's numbers
- * still name them.  Slots are found from a stack of free ones, made at the
- * first open (after a restore has taken its slots).
+ * (upgrade.c, checkpoint.c) puts each file back in its slot, and the
+ * kernel's numbers still name them.  The high half is the epoch of the
+ * daemon that opened it (daemon.h).  Slots are found from a stack of free
+ * ones, made at the first open (after a restore has taken its slots).
  */
+static int fh_slots_alloc_locked(struct ue_daemon *d)
+{
+	if (!d->fh_slots)
+		d->fh_slots = calloc(d->opts.max_files, sizeof(*d->fh_slots));
+	if (!d->fh_ids)
+		d->fh_ids = calloc(d->opts.max_files, sizeof(*d->fh_ids));
+	return d->fh_slots && d->fh_ids ? 0 : -ENOMEM;
+}
+
+static inline uint32_t fh_slot(uint64_t id)
+{
+	return (uint32_t)id - 1;
+}
+
+static void fh_slot_set_locked(struct ue_daemon *d, struct ue_fh *fh)
+{
+	atomic_store(&d->fh_ids[fh_slot(fh->id)], fh->id);
+	__atomic_store_n(&d->fh_slots[fh_slot(fh->id)], fh, __ATOMIC_RELEASE);
+}
+
 static int fh_slot_take_locked(struct ue_daemon *d, struct ue_fh *fh)
 {
 	uint32_t slot;
 
 	ue_mutex_assert_held(&d->fh_lock);
-	if (!d->fh_slots) {
-		d->fh_slots = calloc(d->opts.max_files, sizeof(*d->fh_slots));
-		if (!d->fh_slots)
-			return -ENOMEM;
-	}
+	if (fh_slots_alloc_locked(d) < 0)
+		return -ENOMEM;
 	if (!d->fh_free) {
 		d->fh_free = malloc(d->opts.max_files * sizeof(*d->fh_free));
 		if (!d->fh_free)
@@ -128,8 +148,8 @@ static int fh_slot_take_locked(struct ue_daemon *d, struct ue_fh *fh)
 	if (!d->fh_nfree)
 		return -EMFILE;
 	slot = d->fh_free[--d->fh_nfree];
-	fh->id = (uint64_t)slot + 1;
-	__atomic_store_n(&d->fh_slots[slot], fh, __ATOMIC_RELEASE);
+	fh->id = (uint64_t)d->fh_epoch << 32 | ((uint64_t)slot + 1);
+	fh_slot_set_locked(d, fh);
 	return 0;
 }
 
@@ -173,15 +193,13 @@ int ue_fh_put_in_slot(struct ue_daemon *d, struct ue_fh *fh, uint64_t id)
 	int err = 0;
 
 	ue_mutex_lock(&d->fh_lock);
-	if (!d->fh_slots)
-		d->fh_slots = calloc(d->opts.max_files, sizeof(*d->fh_slots));
-	if (!d->fh_slots)
-		err = -ENOMEM;
-	else if (d->fh_free || id == 0 || id > d->opts.max_files || d->fh_slots[id - 1])
-		err = -EINVAL;	/* after the first open, or a slot twice */
+	err = fh_slots_alloc_locked(d);
+	if (!err && (d->fh_free || (uint32_t)id == 0 || (uint32_t)id > d->opts.max_files ||
+		     id >> 32 >= d->fh_epoch || d->fh_slots[fh_slot(id)]))
+		err = -EINVAL;	/* after the first open, a slot twice, or a later epoch's */
 	if (!err) {
 		fh->id = id;
-		d->fh_slots[id - 1] = fh;
+		fh_slot_set_locked(d, fh);
 		fh_link_locked(d, fh);
 		atomic_fetch_add(&d->open_files, 1);
 	}
@@ -231,9 +249,10 @@ static void fh_free(struct ue_daemon *d, struct ue_fh *fh)
 	if (fh->next)
 		fh->next->prev = fh->prev;
 	if (fh->id) {
-		__atomic_store_n(&d->fh_slots[fh->id - 1], NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&d->fh_slots[fh_slot(fh->id)], NULL, __ATOMIC_RELEASE);
+		atomic_store(&d->fh_ids[fh_slot(fh->id)], 0);
 		if (d->fh_free)
-			d->fh_free[d->fh_nfree++] = (uint32_t)(fh->id - 1);
+			d->fh_free[d->fh_nfree++] = fh_slot(fh->id);
 	}
 	ue_mutex_unlock(&d->fh_lock);
 	ue_fh_destroy(d, fh);
@@ -253,8 +272,10 @@ void ue_fs_cleanup(struct ue_daemon *d)
 	while (d->fh_list)
 		fh_close(d, d->fh_list);
 	free(d->fh_slots);
+	free((void *)d->fh_ids);
 	free(d->fh_free);
 	d->fh_slots = NULL;
+	d->fh_ids = NULL;
 	d->fh_free = NULL;
 }
 
@@ -316,12 +337,20 @@ static void reply_open_stream(fuse_req_t req, struct ue_daemon *d, struct ue_fh 
 		fh_close(d, fh);
 }
 
-/* The kernel hands back only numbers we gave; anything else finds NULL. */
+/*
+ * The kernel hands back only numbers we gave; anything else finds NULL, and
+ * so does a number a crashed predecessor gave after its last checkpoint
+ * (another epoch, or a slot it freed since).  The file's number is checked
+ * before its address is used: a slot freed meanwhile is cleared first.
+ */
 static inline struct ue_fh *lookup_fh(struct ue_daemon *d, struct fuse_file_info *fi)
 {
-	if (!d->fh_slots || fi->fh == 0 || fi->fh > d->opts.max_files)
+	struct ue_fh *fh;
+
+	if (!d->fh_slots || (uint32_t)fi->fh == 0 || (uint32_t)fi->fh > d->opts.max_files)
 		return NULL;
-	return __atomic_load_n(&d->fh_slots[fi->fh - 1], __ATOMIC_ACQUIRE);
+	fh = __atomic_load_n(&d->fh_slots[fh_slot(fi->fh)], __ATOMIC_ACQUIRE);
+	return fh && atomic_load(&d->fh_ids[fh_slot(fi->fh)]) == fi->fh ? fh : NULL;
 }
 
 /* The open file of a request; when there is none, the request is answered EBADF. */
@@ -360,7 +389,18 @@ int ue_fh_dir_add(void *arg, const char *name, fuse_ino_t ino, mode_t mode)
 	return 0;
 }
 
-static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+/* A request that changes what a checkpoint keeps (daemon.h, ue_state_begin()). */
+static void changing_state(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+			   void (*fn)(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi))
+{
+	struct ue_daemon *d = ue_req_daemon(req);	/* req is gone once answered */
+
+	ue_state_begin(d);
+	fn(req, ino, fi);
+	ue_state_end(d);
+}
+
+static void do_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ue_daemon *d = ue_req_daemon(req);
 	struct ue_dir_fill df = { 0 };
@@ -382,6 +422,11 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	err = ue_tree_list(d, &n, ue_fh_dir_add, &df);
 	ue_node_put(&n);
 	reply_open(req, d, df.fh, fi, err);
+}
+
+static void fs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	changing_state(req, ino, fi, do_opendir);
 }
 
 static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -414,7 +459,7 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	free(buf);
 }
 
-static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+static void do_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
 	struct ue_fh *fh = get_fh(req, fi);
@@ -425,7 +470,12 @@ static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 	}
 }
 
-static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+static void fs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	changing_state(req, ino, fi, do_releasedir);
+}
+
+static void do_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ue_daemon *d = ue_req_daemon(req);
 	const struct ue_file_ops *ops;
@@ -472,6 +522,11 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		reply_open(req, d, fh, fi, err);
 }
 
+static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	changing_state(req, ino, fi, do_open);
+}
+
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
@@ -496,6 +551,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
+	struct ue_daemon *d = ue_req_daemon(req);
 	struct ue_fh *fh = get_fh(req, fi);
 	unsigned long val;
 	int err;
@@ -506,19 +562,26 @@ static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
 
 	(void)ino;
+	if (fh->ops->payload) {
+		fh->ops->write(req, fh, buf, size, off);
+		return;
+	}
+	/* The request is gone once answered: its daemon is taken before. */
+	ue_state_begin(d);
 	if (fh->ops->write) {
 		fh->ops->write(req, fh, buf, size, off);
 	} else if (fh->ops->set) {
 		err = ue_parse_ulong(buf, size, &val);
 		if (!err)
-			err = fh->ops->set(ue_req_daemon(req), fh, val);
+			err = fh->ops->set(d, fh, val);
 		ue_fs_reply_write(req, err, size);
 	} else {
 		fuse_reply_err(req, EINVAL);	/* read-only files opened by root, as vfs_write() */
 	}
+	ue_state_end(d);
 }
 
-static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+static void do_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ue_fh *fh = get_fh(req, fi);
 
@@ -533,7 +596,12 @@ static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
-static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+static void fs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	changing_state(req, ino, fi, do_flush);
+}
+
+static void do_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ue_fh *fh;
 
@@ -548,25 +616,33 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	}
 }
 
+static void fs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	changing_state(req, ino, fi, do_release);
+}
+
 static void fs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		     struct fuse_file_info *fi, unsigned int flags, const void *in_buf,
 		     size_t in_bufsz, size_t out_bufsz)
 {
-	struct ue_fh *fh = get_fh(req, fi);
-
-	if (!fh)
-		return;
-	/* Native writes that returned before this request are in the buffer first. */
-	ue_native_sync(ue_daemon_native(ue_req_daemon(req)));
+	struct ue_daemon *d = ue_req_daemon(req);
+	struct ue_fh *fh;
 
 	(void)ino;
 	(void)in_buf;
 	(void)in_bufsz;
 	(void)out_bufsz;
-	if (fh->ops->ioctl)
-		fh->ops->ioctl(req, fh, cmd, arg, flags);
-	else
-		fuse_reply_err(req, ENOTTY);
+	ue_state_begin(d);
+	fh = get_fh(req, fi);
+	if (fh) {
+		/* Native writes that returned before this request are in the buffer first. */
+		ue_native_sync(ue_daemon_native(d));
+		if (fh->ops->ioctl)
+			fh->ops->ioctl(req, fh, cmd, arg, flags);
+		else
+			fuse_reply_err(req, ENOTTY);
+	}
+	ue_state_end(d);
 }
 
 static void fs_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,

@@ -68,6 +68,11 @@ struct ue_file_ops {
 	int (*restore)(struct ue_daemon *d, struct ue_fh *fh, struct ue_snap_r *r);
 	bool nonseekable;
 	bool stream;
+	/*
+	 * Its writes carry records (user_events_data, trace_marker) and change
+	 * no state a checkpoint keeps: they never wait for one (checkpoint.h).
+	 */
+	bool payload;
 };
 
 /*

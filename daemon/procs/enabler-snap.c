@@ -82,22 +82,40 @@ static int restore_proc(struct ue_enablers *set, struct ue_snap_r *r,
 	int err = 0;
 
 	int mem_fd = ue_snapr_fd(r), maps_fd = ue_snapr_fd(r);
-	bool text_maps = ue_snapr_bool(r);
+	bool text_maps = ue_snapr_bool(r), reopened = false;
 
 	id.tgid = (pid_t)(uint32_t)ue_snapr_u64_max(r, INT32_MAX);
 	id.start_time = ue_snapr_u64(r);
 	id.start_stack = ue_snapr_u64(r);
 	n = ue_snapr_u64_max(r, set->opts.max_per_process);
-	if (r->err || mem_fd < 0) {
+	if (r->err || (mem_fd < 0) != (maps_fd < 0)) {
 		if (mem_fd >= 0)
 			close(mem_fd);
 		if (maps_fd >= 0)
 			close(maps_fd);
 		return -EINVAL;
 	}
-	err = ue_procmem_adopt(mem_fd, maps_fd, text_maps, &id, &mem);
-	if (err < 0)
-		return err;
+	if (mem_fd < 0) {
+		/*
+		 * A crash checkpoint carries no descriptors: the process is
+		 * opened again, and kept only when it is still the one that was
+		 * proven (same start time and stack: no pid given again, no
+		 * exec since).  One that went is simply not restored.
+		 */
+		reopened = true;
+		if (ue_procmem_open(id.tgid, &mem) < 0)
+			return 0;
+		if (!ue_procmem_id_equal(ue_procmem_get_id(mem), &id)) {
+			ue_procmem_close(mem);
+			return 0;
+		}
+		if (text_maps)
+			ue_procmem_use_text_maps(mem);
+	} else {
+		err = ue_procmem_adopt(mem_fd, maps_fd, text_maps, &id, &mem);
+		if (err < 0)
+			return err;
+	}
 	p = ue_en_proc_alloc(mem);
 	if (!p)
 		return -ENOMEM;
@@ -117,6 +135,13 @@ static int restore_proc(struct ue_enablers *set, struct ue_snap_r *r,
 		e->byte_bit = (uint8_t)ue_snapr_u64_max(r, 7);
 		e->want = ue_snapr_bool(r);
 		e->dirty = ue_snapr_bool(r);
+		/*
+		 * After a crash the word may be older than the checkpoint or
+		 * the checkpoint older than the word: each is written again,
+		 * from the event's state now (a registered enabler, never a
+		 * fork's unproven copy).
+		 */
+		e->dirty = e->dirty || reopened;
 		e->asserted_ns = ue_en_boot_ns();
 		e->event = r->err ? NULL : event_get(arg, key);
 		if (!e->event) {
@@ -124,6 +149,8 @@ static int restore_proc(struct ue_enablers *set, struct ue_snap_r *r,
 			err = r->err ? r->err : -EINVAL;
 			break;
 		}
+		if (reopened && set->ops.is_enabled)
+			e->want = set->ops.is_enabled(e->event);
 		*tail = e;
 		tail = &e->next;
 		p->nenablers++;

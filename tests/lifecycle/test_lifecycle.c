@@ -461,6 +461,7 @@ TEST(stats_file_counts_processes_and_enablers)
 		"native_sessions", "native_sessions_total", "native_rings", "native_records",
 		"native_dropped_ring_full", "native_invalid", "native_pending_bytes",
 		"native_records_interposed", "native_lost_reconnect", "consumer_channels", "consumer_channel_bytes", "fuse_writes",
+		"upgrades", "restarts", "checkpoints", "checkpoint_bytes", "checkpoint_max_us",
 		"armed_patterns", "armed_enables",
 	};
 	static volatile uint32_t words[2];
