@@ -173,11 +173,19 @@ static int write_checkpoint(struct ue_daemon *d)
 		c->cur = next;
 	atomic_fetch_add(&d->ckpt_written, 1);
 	atomic_store(&d->ckpt_bytes, w.len);
+	atomic_store(&d->ckpt_last_ns, held);
 	if (held > atomic_load(&d->ckpt_max_ns))
 		atomic_store(&d->ckpt_max_ns, held);
 out:
 	ue_snapw_free(&w);
 	return err;
+}
+
+static int gap_ms(struct ue_daemon *d)
+{
+	uint64_t ms = atomic_load(&d->ckpt_last_ns) * 10 / 1000000;
+
+	return ms > UE_CKPT_GAP_MS ? (ms > 1000 ? 1000 : (int)ms) : UE_CKPT_GAP_MS;
 }
 
 static void *ckpt_main(void *arg)
@@ -202,8 +210,12 @@ static void *ckpt_main(void *arg)
 				warned = true;
 			}
 			done = gen;
-			/* A storm of changes costs one checkpoint per gap. */
-			if (poll(&pfd[1], 1, UE_CKPT_GAP_MS) > 0)
+			/*
+			 * A storm of changes costs one checkpoint per gap, and the
+			 * gap grows with what one costs: the lock is held a tenth
+			 * of the time at most.
+			 */
+			if (poll(&pfd[1], 1, gap_ms(d)) > 0)
 				return NULL;
 			continue;
 		}

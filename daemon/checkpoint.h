@@ -11,7 +11,7 @@
  * native path (its producers and readers connect again by themselves).
  * Requests that change the state hold ue_daemon.state_rw for reading and
  * wake the checkpoint's thread, which writes a new snapshot at most every
- * UE_CKPT_GAP_MS into the memfd's spare slot, then names it current: a
+ * UE_CKPT_GAP_MS (or more, see below) into the memfd's spare slot, then names it current: a
  * daemon killed at any instant leaves the last complete one.
  */
 #ifndef UE_DAEMON_CHECKPOINT_H
@@ -20,7 +20,11 @@
 #include "daemon.h"
 #include "upgrade.h"
 
-/* Least time between two checkpoints: a storm of registrations costs one per gap. */
+/*
+ * Least time between two checkpoints: a storm of registrations costs one
+ * per gap (ten times the last one's time under the lock when that is more,
+ * up to a second).
+ */
 #define UE_CKPT_GAP_MS 5
 
 /*

@@ -152,7 +152,7 @@ struct ue_daemon {
 	struct ue_ckpt *ckpt;
 	uint64_t restarts;		/* crashes this mount's state went through */
 	/* Checkpoints written, the last one's bytes, the longest hold of state_rw (ns). */
-	_Atomic uint64_t ckpt_written, ckpt_bytes, ckpt_max_ns;
+	_Atomic uint64_t ckpt_written, ckpt_bytes, ckpt_last_ns, ckpt_max_ns;
 	char *notify_socket;		/* the keeper's (NOTIFY_SOCKET), or NULL */
 };
 

@@ -109,7 +109,7 @@ if command -v systemd-analyze >/dev/null; then
 	sed -e "s|^ExecStart=[^ ]*|ExecStart=$root/sbin/usereventsd|" \
 		-e "s|^ExecReload=[^ ]*|ExecReload=$root/sbin/usereventsd|" \
 		"$root/lib/systemd/system/usereventsd.service" >"$unit"
-	grep -q "^ExecStart=$prefix/sbin/usereventsd --replace /run/usereventsd\$" \
+	grep -q "^ExecStart=$prefix/sbin/usereventsd -f --replace /run/usereventsd\$" \
 		"$root/lib/systemd/system/usereventsd.service" || fail "the unit does not start the installed daemon"
 	grep -q "^ExecReload=$prefix/sbin/usereventsd --upgrade /run/usereventsd\$" \
 		"$root/lib/systemd/system/usereventsd.service" || fail "the unit's reload is not the installed daemon's --upgrade"
