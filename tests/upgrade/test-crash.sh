@@ -133,6 +133,27 @@ set -- $(sed -n 's/^wrote \([0-9]*\) (\([0-9]*\) refused).*/\1 \2/p' "$W/fuse2.o
 	ok "disabling the event after the crashes stops its writes: $1 in 3 s at 200/s, 1 s off" ||
 	no "enable bits after the crashes: wrote ${1:-?} (${2:-?} refused) in 3 s at 200/s, 1 s off"
 
+# An upgrade under the keeper: it follows the new daemon (MAINPID=, told by
+# the old one), and a crash of that one is a crash like the others.
+d=$(pgrep -P "$keeper")
+"$daemon" --upgrade -f "$M" 2> "$W/up.err" & up=$!
+pids="$pids $up"
+for i in $(seq 50); do alive "$d" || break; sleep 0.1; done
+! alive "$d" && alive "$up" && [ "$(stat_of upgrades)" = 1 ] &&
+	ok "an upgrade under the keeper: the old daemon exits, the new one serves" ||
+	{ no "an upgrade under the keeper"; cat "$W/up.err"; }
+t0=$(now_ms)
+kill -9 "$up"
+served=
+while [ $(($(now_ms) - t0)) -lt 3000 ]; do
+	[ "$(stat_of restarts 2>/dev/null)" = 3 ] && { served=$(($(now_ms) - t0)); break; }
+	sleep 0.01
+done
+[ -n "$served" ] && [ "$served" -lt 1000 ] && [ "$(stat_of upgrades)" = 1 ] &&
+	[ "$(cat "$M/events/user_events/cr_fuse/enable")" = 1 ] &&
+	ok "the upgraded daemon killed: served again in $served ms, the event still enabled" ||
+	no "the upgraded daemon killed: served again in ${served:-no} ms"
+
 kill "$keeper"
 for i in $(seq 50); do alive "$keeper" || break; sleep 0.1; done
 ! alive "$keeper" && [ -z "$(mount_id)" ] && ok "SIGTERM to the keeper: the daemon ends, unmounted" ||
