@@ -552,8 +552,11 @@ int uet_dat_report(const struct uet_dat *d, const struct uet_opts *o, struct uet
 	int e = -ENOMEM;
 
 	for (size_t i = 0; i < d->nformats; i++) {
-		/* Only user events are rendered; a format that does not parse is skipped. */
-		if (strncmp(d->formats[i].system, "user_events", 11) != 0)
+		/*
+		 * Only user events are rendered (of a perf.data, every tracepoint
+		 * perf recorded); a format that does not parse is skipped.
+		 */
+		if (!d->any_system && strncmp(d->formats[i].system, "user_events", 11) != 0)
 			continue;
 		e = uet_formats_add(&formats, d->formats[i].system, d->formats[i].text,
 				    d->formats[i].len);

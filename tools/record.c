@@ -17,7 +17,20 @@
 #include "sink.h"
 #include "tool.h"
 
-static const char usage[] = "record -o FILE [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS] | --no-blocking] [--duration SECONDS] [--max-size SIZE] [-q] [--no-preload] [-- CMD [ARGS]]";
+static const char usage[] = "record -o FILE [--format=trace.dat|perf] [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS] | --no-blocking] [--duration SECONDS] [--max-size SIZE] [-q] [--no-preload] [-- CMD [ARGS]]";
+
+/*
+ * The file's format: --format, else perf's when the name is perf's
+ * ("perf.data", "x.perf.data"), else trace-cmd's.
+ */
+static const char *uet_record_format(const struct uet_opts *o)
+{
+	size_t n = strlen(o->output);
+
+	if (o->format_opt)
+		return o->format;
+	return n >= 9 && strcmp(o->output + n - 9, "perf.data") == 0 ? "perf" : "trace.dat";
+}
 
 /* How often what was read is committed to the file (and the progress line updated). */
 #define FLUSH_NS 1000000000ull
@@ -227,13 +240,18 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	int e, exit_code;
 
 	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_FILTER | UET_O_QUIET |
-				   UET_O_NO_PRELOAD | UET_O_PROVIDER | UET_O_BUFFER | UET_O_LIMIT,
+				   UET_O_NO_PRELOAD | UET_O_PROVIDER | UET_O_BUFFER | UET_O_LIMIT |
+				   UET_O_FILEFMT,
 			   usage);
 	if (e >= 0)
 		return e;
 	if (!o.output) {
 		uet_opts_free(&o);
 		return uet_usage_err("record", usage, "no output file (-o FILE)");
+	}
+	if (o.max_size && strcmp(uet_record_format(&o), "perf") == 0) {
+		uet_opts_free(&o);
+		return uet_usage_err("record", usage, "--max-size applies to trace.dat files");
 	}
 	with_cmd = o.rest < argc;
 	uet_child_init(&child, "record", argv + o.rest, o.no_preload);
@@ -246,7 +264,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	live_progress = !o.quiet && !with_cmd && isatty(STDERR_FILENO);
 	uet_opts_all_user_events(&o);
 	/* The file first: nothing starts when it cannot be written. */
-	if (uet_sinks_add(&r.sinks, uet_sink_new("trace.dat", NULL, o.output)) < 0)
+	if (uet_sinks_add(&r.sinks, uet_sink_new(uet_record_format(&o), NULL, o.output)) < 0)
 		goto out;
 	if (o.max_size)
 		uet_sink_tracedat_limit(r.sinks.v[0], o.max_size);

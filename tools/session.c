@@ -182,7 +182,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'p', UET_O_PROVIDER, "-p" },
 		{ 'f', UET_O_FILTER, "-f" },	  { 'h', 0, "-h" },
 		{ 'P', UET_O_NO_PRELOAD, "--no-preload" },
-		{ 'T', UET_O_FORMAT, "--format" },
+		{ 'T', UET_O_FORMAT | UET_O_FILEFMT, "--format" },
 		{ 'b', UET_O_BUFFER, "-b" },	  { 'B', UET_O_BUFFER, "--blocking" },
 		{ 'N', UET_O_BUFFER, "--no-blocking" },
 		{ 'S', UET_O_STAT, "--stat" },
@@ -279,9 +279,22 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		case 'P':
 			o->no_preload = true;
 			break;
+		case 'T':
+			if (allowed & UET_O_FILEFMT) {
+				/* record: the file's format, trace-cmd's or perf's. */
+				if (o->format || (strcmp(optarg, "trace.dat") && strcmp(optarg, "perf"))) {
+					uet_opts_free(o);
+					return uet_usage_err(argv[0], usage, o->format ?
+							     "--format given twice" :
+							     "--format %s: not trace.dat or perf", optarg);
+				}
+				o->format = optarg;
+				o->format_opt = true;
+				break;
+			}
+			/* fall through */
 		case 'F':
 		case 'j':
-		case 'T':
 		case 'S':
 		case 'H':
 			/* Each names an output format (sink.h); one of them. */

@@ -19,6 +19,7 @@
 #include "sink.h"
 #include "tool.h"
 #include "tracedat.h"
+#include "tracemeta.h"
 
 /*
  * The file's pages are UE_RB_PAGE_SIZE_MAX bytes (the kernel's 64 KiB
@@ -35,20 +36,13 @@ struct dat_pending {
 	uint64_t missed;	/* records lost before this page's first */
 };
 
-/* A format kept for the file (the event may be gone by the end). */
-struct kept {
-	unsigned int id;
-	struct uet_dat_text t;
-};
-
 struct dat_sink {
 	struct uet_sink s;
 	char real[PATH_MAX];		/* the file, symbolic links resolved */
 	int fd;
 	const char *who, *tracefs;
 	struct uet_dat_meta m;
-	struct kept *fmts;
-	size_t nfmts;
+	struct uet_meta_formats fmts;
 	unsigned int changed;		/* UET_DAT_* since the last commit */
 	bool pages;			/* pages since the last commit */
 	bool ending;			/* the last flush: a page of only a loss mark goes out too */
@@ -59,20 +53,6 @@ struct dat_sink {
 	bool fixed_stale;		/* formats or task names changed since fixed was computed */
 	struct uet_tgids *tgids;	/* the processes of the threads named (saved_tgids, /proc) */
 };
-
-static void meta_free(struct uet_dat_meta *m)
-{
-	free(m->header_page.text);
-	free(m->header_event.text);
-	free(m->cmdlines.text);
-	free(m->tgids.text);
-	free(m->trace_clock.text);
-	if (m->ftrace)
-		free(m->ftrace[0].text);
-	free(m->ftrace);
-	free(m->formats);
-	memset(m, 0, sizeof(*m));
-}
 
 /*
  * The data size in header_page ("field: char data; ... size:4080;") made the
@@ -108,32 +88,13 @@ static int dat_begin(struct uet_sink *s, const struct uet_sink_env *env)
 {
 	struct dat_sink *d = (struct dat_sink *)s;
 	struct uet_dat_meta *m = &d->m;
-	size_t len;
-	char *t;
 	int e;
 
 	d->who = env->who;
 	d->tracefs = env->tracefs;
-	m->ncpus = env->ncpus;
-	m->header_page.text = uet_read(env->tracefs, "events/header_page", &m->header_page.len);
-	m->header_event.text = uet_read(env->tracefs, "events/header_event", &m->header_event.len);
-	if (!m->header_page.text || !m->header_event.text) {
-		e = -errno;
-		uet_err("%s: %s/events/header_page: %s", d->who, env->tracefs, strerror(-e));
+	e = uet_meta_read(m, env->tracefs, env->ncpus, env->who);
+	if (e < 0)
 		return e;
-	}
-	m->cmdlines.text = uet_read(env->tracefs, "saved_cmdlines", &m->cmdlines.len);
-	m->trace_clock.text = uet_read(env->tracefs, "trace_clock", &m->trace_clock.len);
-	t = uet_read(env->tracefs, "events/ftrace/print/format", &len);
-	if (t) {
-		m->ftrace = calloc(1, sizeof(*m->ftrace));
-		if (!m->ftrace) {
-			free(t);
-			return -ENOMEM;
-		}
-		m->ftrace[0] = (struct uet_dat_text){ "ftrace", t, len };
-		m->nftrace = 1;
-	}
 	d->pend = calloc(m->ncpus ? m->ncpus : 1, sizeof(*d->pend));
 	if (!d->pend)
 		return -ENOMEM;
@@ -149,35 +110,11 @@ static int dat_begin(struct uet_sink *s, const struct uet_sink_env *env)
 static int dat_format_seen(struct uet_sink *s, const struct uet_format *f)
 {
 	struct dat_sink *d = (struct dat_sink *)s;
-	struct kept *k = NULL, *nv;
-	char *text = malloc(f->len + 1);
+	int e = uet_meta_keep(&d->fmts, f);
 
-	if (!text)
-		return -ENOMEM;
-	memcpy(text, f->text, f->len);
-	text[f->len] = '\0';
-	for (size_t i = 0; i < d->nfmts && !k; i++)
-		if (d->fmts[i].id == f->id)
-			k = &d->fmts[i];
-	if (!k) {
-		nv = realloc(d->fmts, (d->nfmts + 1) * sizeof(*nv));
-		if (!nv) {
-			free(text);
-			return -ENOMEM;
-		}
-		d->fmts = nv;
-		k = &d->fmts[d->nfmts++];
-	} else {
-		free(k->t.text);
-		free((char *)k->t.system);
-	}
-	k->id = f->id;
-	k->t = (struct uet_dat_text){ strdup(f->system), text, f->len };
-	if (!k->t.system)
-		return -ENOMEM;
 	d->changed |= UET_DAT_FORMATS;
 	d->fixed_stale = true;
-	return 0;
+	return e;
 }
 
 /* The CPU's page being filled, if it holds anything, into the file. */
@@ -292,29 +229,10 @@ static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, s
 	return 0;
 }
 
-static int cmp_kept(const void *a, const void *b)
-{
-	const struct kept *x = a, *y = b;
-	int c = strcmp(x->t.system, y->t.system);
-
-	return c ? c : (x->id > y->id) - (x->id < y->id);
-}
-
 /* The formats kept, grouped by system as the file wants, into d->m. */
 static int formats_to_meta(struct dat_sink *d)
 {
-	struct uet_dat_text *v = calloc(d->nfmts + 1, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	if (d->nfmts > 1)
-		qsort(d->fmts, d->nfmts, sizeof(*d->fmts), cmp_kept);
-	for (size_t i = 0; i < d->nfmts; i++)
-		v[i] = d->fmts[i].t;
-	free(d->m.formats);
-	d->m.formats = v;
-	d->m.nformats = d->nfmts;
-	return 0;
+	return uet_meta_formats_set(&d->fmts, &d->m);
 }
 
 /* @t (malloc()ed, @len bytes; NULL: none) in place of @at, when it differs: the cmdlines section is new. */
@@ -448,16 +366,12 @@ static int dat_end(struct uet_sink *s, bool ok)
 	if (close(d->fd) < 0 && e == 0)
 		e = -errno;
 	uet_dat_writer_free(d->w);
-	for (size_t i = 0; i < d->nfmts; i++) {
-		free(d->fmts[i].t.text);
-		free((char *)d->fmts[i].t.system);
-	}
-	free(d->fmts);
+	uet_meta_formats_free(&d->fmts);
 	for (unsigned int c = 0; d->pend && c < d->m.ncpus; c++)
 		free(d->pend[c].page);
 	free(d->pend);
 	uet_tgids_free(d->tgids);
-	meta_free(&d->m);
+	uet_meta_free(&d->m);
 	free(d);
 	return e;
 }

@@ -21,6 +21,7 @@ static const struct {
 	{ "fields", uet_sink_fields_new },	/* the same, options/fields set while live */
 	{ "json", uet_sink_json_new },		/* one JSON object a record */
 	{ "trace.dat", uet_sink_tracedat_new },	/* trace-cmd's file, version 7 */
+	{ "perf", uet_sink_perf_new },		/* perf's perf.data, tracepoint samples */
 	{ "perf-decode", uet_sink_perfdecode_new },	/* LinuxTracepoints' perf-decode JSON */
 	{ "stat", uet_sink_stat_new },
 	{ "chrome", uet_sink_chrome_new },	/* Chrome's Trace Event Format (Perfetto UI) */

@@ -146,6 +146,8 @@ void uet_sink_tracedat_limit(struct uet_sink *s, uint64_t max);
 /** uet_sink_tracedat_size - the bytes of the compact file if it ended now (0: not a trace.dat sink) */
 uint64_t uet_sink_tracedat_size(struct uet_sink *s);
 struct uet_sink *uet_sink_perfdecode_new(FILE *out, const char *path);
+/** uet_sink_perf_new - perf's perf.data: one tracepoint sample a record (perfdata-write.c) */
+struct uet_sink *uet_sink_perf_new(FILE *out, const char *path);
 /** uet_sink_chrome_new - Chrome's Trace Event Format JSON (Perfetto UI, chrome://tracing) */
 struct uet_sink *uet_sink_chrome_new(FILE *out, const char *path);
 /** uet_sink_html_new - one self-contained HTML page: a plot, a timeline, a table */

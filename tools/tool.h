@@ -243,6 +243,7 @@ int64_t uet_wall_offset_ns(clockid_t c);
 #define UET_MAX_SIZE_MIN (1u << 20)
 #define UET_O_COUNTER	(1u << 14)	/* --counter EVENT.FIELD (repeatable; --format=chrome) */
 #define UET_O_HTML	(1u << 15)	/* --html (report: --format=html) */
+#define UET_O_FILEFMT	(1u << 16)	/* --format=trace.dat|perf (record: the file's format) */
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
 #define UET_BUFFER_MIN_KIB 256
 #define UET_BUFFER_MAX_KIB (1024 * 1024)

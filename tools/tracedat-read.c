@@ -18,6 +18,7 @@
 #include <zstd.h>
 #endif
 
+#include "perfdata.h"
 #include "tracedat.h"
 
 /* Reading: bounds-checked cursors over the file in memory. */
@@ -542,6 +543,9 @@ int uet_dat_read_mem(const void *buf, size_t len, struct uet_dat *ret, char *err
 	struct uet_dat d = { 0 };
 	int e;
 
+	/* perf's file: its samples as this file's pages would hold them. */
+	if (uet_perf_is(buf, len))
+		return uet_perf_read_mem(buf, len, ret, err, errlen);
 	d.buf = malloc(len ? len : 1);
 	if (!d.buf) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
@@ -592,6 +596,11 @@ int uet_dat_read(const char *path, struct uet_dat *ret, char *err, size_t errlen
 	}
 	close(fd);
 	d.len = got;
+	if (uet_perf_is(d.buf, got)) {
+		e = uet_dat_read_mem(d.buf, got, ret, err, errlen);
+		free(d.buf);
+		return e;
+	}
 	e = parse(&d, err, errlen);
 	if (e < 0) {
 		uet_dat_free(&d);

@@ -144,6 +144,7 @@ struct uet_dat {
 	size_t nunpacked;
 	uint64_t unpacked_bytes;	/* their total, bounded (UET_DAT_UNPACK_MAX) */
 	unsigned int seen;		/* bits: options read (formats, cmdlines: once) */
+	bool any_system;		/* a perf.data (perfdata.h): every tracepoint is shown, not user events only */
 };
 
 /* Bounds of the reader, whatever a file claims. */
@@ -152,7 +153,7 @@ struct uet_dat {
 #define UET_DAT_PAGE_HDR 16			/* smallest page: its header (timestamp, commit) */
 
 /**
- * uet_dat_read - read and index a trace.dat v7 file
+ * uet_dat_read - read and index a trace.dat v7 file (or a perf.data: perfdata.h)
  * @path: the file
  * @ret: the result (uet_dat_free())
  * @err: a message on failure

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tools/perfdata-write: a perf.data of tracepoint samples (perfdata.h).
+ *
+ * The layout: the header (rewritten at the end), the data section from
+ * byte 104 on (samples, COMM, LOST and FINISHED_ROUND records, through a
+ * buffer of WBUF bytes), then the features (perf finds them right after
+ * the data), then the attributes and their ids.  Every attribute has the
+ * same sample type, PERF_SAMPLE_IDENTIFIER first, so perf finds each
+ * sample's attribute whatever it is; sample_id_all gives the other records
+ * the same fields at their end.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "perfdata.h"
+
+#define WBUF (1u << 20)
+#define HEADER_SIZE 104
+#define NAME_ALIGN 64
+#define SAMPLE_TYPE                                                                          \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |       \
+	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |      \
+	 PERF_SAMPLE_RAW)
+/* The sample_id_all fields at the end of a non-sample record: tid, time, id, stream, cpu, identifier. */
+#define ID_TRAILER 48
+/* The tool's version (meson's); the test programs built from these sources have none. */
+#ifndef UE_VERSION
+#define UE_VERSION "(tests)"
+#endif
+#ifndef PERF_RECORD_FINISHED_ROUND
+#define PERF_RECORD_FINISHED_ROUND 68
+#endif
+
+struct attr {
+	struct uet_perf_event ev;
+	uint64_t id;
+};
+
+struct uet_perf_writer {
+	int fd;
+	unsigned char *buf;
+	size_t used;
+	uint64_t off;			/* the file's bytes, the buffer's included */
+	int err;			/* the first error: kept */
+	struct attr *attrs;
+	size_t nattrs, last;		/* last: the attribute the previous sample had */
+	int32_t *tids;			/* the threads whose COMM was written (open addressing, 0: free) */
+	size_t tids_cap, ntids;
+	uint64_t samples, first_ts, last_ts;
+	char **cmdline;
+};
+
+struct file_section {
+	uint64_t offset, size;
+};
+
+static void put(struct uet_perf_writer *w, const void *p, size_t n)
+{
+	while (n && !w->err) {
+		size_t k = WBUF - w->used < n ? WBUF - w->used : n;
+
+		memcpy(w->buf + w->used, p, k);
+		w->used += k;
+		w->off += k;
+		p = (const char *)p + k;
+		n -= k;
+		if (w->used == WBUF) {
+			if (write(w->fd, w->buf, WBUF) != (ssize_t)WBUF)
+				w->err = errno ? -errno : -EIO;
+			w->used = 0;
+		}
+	}
+}
+
+static int drain(struct uet_perf_writer *w)
+{
+	size_t done = 0;
+
+	while (!w->err && done < w->used) {
+		ssize_t n = write(w->fd, w->buf + done, w->used - done);
+
+		if (n < 0) {
+			if (errno != EINTR)
+				w->err = -errno;
+			continue;
+		}
+		done += (size_t)n;
+	}
+	w->used = 0;
+	return w->err;
+}
+
+static void put_u64(struct uet_perf_writer *w, uint64_t v)
+{
+	put(w, &v, 8);
+}
+
+static void put_u32(struct uet_perf_writer *w, uint32_t v)
+{
+	put(w, &v, 4);
+}
+
+static void put_header(struct uet_perf_writer *w, uint32_t type, uint16_t misc, uint16_t size)
+{
+	struct perf_event_header h = { .type = type, .misc = misc, .size = size };
+
+	put(w, &h, sizeof(h));
+}
+
+/* perf's string: its length padded to NAME_ALIGN, then the bytes and zeros. */
+static void put_string(struct uet_perf_writer *w, const char *s)
+{
+	static const char zeros[NAME_ALIGN];
+	size_t n = strlen(s) + 1, len = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+
+	put_u32(w, (uint32_t)len);
+	put(w, s, n);
+	put(w, zeros, len - n);
+}
+
+int uet_perf_writer_open(struct uet_perf_writer **ret, int fd, char *const *cmdline)
+{
+	struct uet_perf_writer *w = calloc(1, sizeof(*w));
+	size_t n = 0;
+
+	if (!w || !(w->buf = malloc(WBUF))) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->fd = fd;
+	while (cmdline && cmdline[n])
+		n++;
+	w->cmdline = calloc(n + 1, sizeof(*w->cmdline));
+	for (size_t i = 0; w->cmdline && i < n; i++)
+		w->cmdline[i] = strdup(cmdline[i]);
+	/* The header's place: zeros until the end writes it (perf reads such a file as empty). */
+	put(w, (char[HEADER_SIZE]){ 0 }, HEADER_SIZE);
+	*ret = w;
+	return w->err;
+}
+
+static struct attr *find_attr(struct uet_perf_writer *w, unsigned int type)
+{
+	if (w->last < w->nattrs && w->attrs[w->last].ev.type == type)
+		return &w->attrs[w->last];
+	for (size_t i = 0; i < w->nattrs; i++)
+		if (w->attrs[i].ev.type == type) {
+			w->last = i;
+			return &w->attrs[i];
+		}
+	return NULL;
+}
+
+int uet_perf_writer_event(struct uet_perf_writer *w, const struct uet_perf_event *ev)
+{
+	struct attr *a = find_attr(w, ev->type), *nv;
+
+	if (!a) {
+		nv = realloc(w->attrs, (w->nattrs + 1) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		w->attrs = nv;
+		a = &w->attrs[w->nattrs];
+		a->id = ++w->nattrs;
+	}
+	a->ev = *ev;
+	return 0;
+}
+
+/* The sample_id_all fields of a record that is not a sample. */
+static void put_id_trailer(struct uet_perf_writer *w, const struct attr *a, int32_t pid, int32_t tid,
+			   unsigned int cpu, uint64_t ts)
+{
+	put_u32(w, (uint32_t)pid);
+	put_u32(w, (uint32_t)tid);
+	put_u64(w, ts);
+	put_u64(w, a->id);
+	put_u64(w, a->id);
+	put_u32(w, cpu);
+	put_u32(w, 0);
+	put_u64(w, a->id);
+}
+
+/* Whether @tid's COMM is written; marked so. */
+static bool tid_told(struct uet_perf_writer *w, int32_t tid)
+{
+	size_t i;
+
+	if (tid == 0)
+		return true;
+	if (w->ntids * 2 >= w->tids_cap) {
+		size_t cap = w->tids_cap ? w->tids_cap * 2 : 256;
+		int32_t *nv = calloc(cap, sizeof(*nv));
+
+		if (!nv)
+			return true;	/* no memory: the name goes unsaid, the sample not */
+		for (size_t k = 0; k < w->tids_cap; k++) {
+			if (!w->tids[k])
+				continue;
+			for (i = (uint32_t)w->tids[k] * 2654435761u % cap; nv[i]; i = (i + 1) % cap) {
+			}
+			nv[i] = w->tids[k];
+		}
+		free(w->tids);
+		w->tids = nv;
+		w->tids_cap = cap;
+	}
+	for (i = (uint32_t)tid * 2654435761u % w->tids_cap; w->tids[i]; i = (i + 1) % w->tids_cap)
+		if (w->tids[i] == tid)
+			return true;
+	w->tids[i] = tid;
+	w->ntids++;
+	return false;
+}
+
+static void put_comm(struct uet_perf_writer *w, const struct attr *a, int32_t pid, int32_t tid,
+		     const char *comm, unsigned int cpu, uint64_t ts)
+{
+	char name[16] = { 0 };
+
+	snprintf(name, sizeof(name), "%s", comm && comm[0] ? comm : "<...>");
+	put_header(w, PERF_RECORD_COMM, 0, (uint16_t)(8 + 8 + sizeof(name) + ID_TRAILER));
+	put_u32(w, (uint32_t)pid);
+	put_u32(w, (uint32_t)tid);
+	put(w, name, sizeof(name));
+	put_id_trailer(w, a, pid, tid, cpu, ts);
+}
+
+int uet_perf_writer_sample(struct uet_perf_writer *w, unsigned int type, int32_t pid, int32_t tid,
+			   const char *comm, unsigned int cpu, uint64_t ts, const void *data,
+			   size_t len)
+{
+	static const char zeros[8];
+	const struct attr *a = find_attr(w, type);
+	size_t raw = (len + 4 + 7) / 8 * 8 - 4, size = 8 + 8 * 8 + 4 + raw;
+
+	if (!a)
+		return -ENOENT;
+	if (size > UINT16_MAX)
+		return -E2BIG;	/* perf's records have 16-bit sizes */
+	if (!tid_told(w, tid))
+		put_comm(w, a, pid, tid, comm, cpu, ts);
+	put_header(w, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, (uint16_t)size);
+	put_u64(w, a->id);	/* identifier */
+	put_u64(w, 0);		/* ip: none (written by a program, not at a kernel address) */
+	put_u32(w, (uint32_t)pid);
+	put_u32(w, (uint32_t)tid);
+	put_u64(w, ts);
+	put_u64(w, a->id);	/* id */
+	put_u64(w, a->id);	/* stream id */
+	put_u32(w, cpu);
+	put_u32(w, 0);
+	put_u64(w, 1);		/* period */
+	put_u32(w, (uint32_t)raw);
+	put(w, data, len);
+	put(w, zeros, raw - len);
+	if (!w->samples++ || ts < w->first_ts)
+		w->first_ts = ts;
+	if (ts > w->last_ts)
+		w->last_ts = ts;
+	return w->err;
+}
+
+int uet_perf_writer_lost(struct uet_perf_writer *w, unsigned int cpu, uint64_t ts, uint64_t n)
+{
+	const struct attr *a = w->nattrs ? &w->attrs[0] : NULL;
+
+	if (!a || !n)
+		return 0;	/* perf ties a loss to an event: with none yet, no record was lost for it */
+	put_header(w, PERF_RECORD_LOST, 0, 8 + 16 + ID_TRAILER);
+	put_u64(w, a->id);
+	put_u64(w, n == UINT64_MAX ? 1 : n);
+	put_id_trailer(w, a, -1, -1, cpu, ts);
+	return w->err;
+}
+
+int uet_perf_writer_round(struct uet_perf_writer *w)
+{
+	put_header(w, PERF_RECORD_FINISHED_ROUND, 0, 8);
+	return w->err;
+}
+
+uint64_t uet_perf_writer_bytes(const struct uet_perf_writer *w)
+{
+	return w->off;
+}
+
+uint64_t uet_perf_writer_samples(const struct uet_perf_writer *w)
+{
+	return w->samples;
+}
+
+static struct perf_event_attr attr_of(const struct attr *a)
+{
+	struct perf_event_attr pa = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(pa),
+		.config = a->ev.type,
+		.sample_period = 1,
+		.sample_type = SAMPLE_TYPE,
+		.read_format = PERF_FORMAT_ID,
+		.inherit = 1,
+		.sample_id_all = 1,
+		/* No kernel here: a sample has no kernel address for perf report to look up. */
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.exclude_guest = 1,
+		.wakeup_events = 1,
+	};
+
+	return pa;
+}
+
+/* ---- features ---- */
+
+static void put_text(struct uet_perf_writer *w, const struct uet_dat_text *t, bool u64size)
+{
+	if (u64size)
+		put_u64(w, t->text ? t->len : 0);
+	else
+		put_u32(w, t->text ? (uint32_t)t->len : 0);
+	if (t->text)
+		put(w, t->text, t->len);
+}
+
+/* perf's tracing data (util/trace-event-info.c), version 0.6. */
+static void put_tracing_data(struct uet_perf_writer *w, const struct uet_dat_meta *m)
+{
+	size_t i = 0, nsys = 0;
+
+	put(w, "\027\010\104tracing", 10);
+	put(w, "0.6", 4);
+	put(w, (uint8_t[]){ 0, sizeof(long) }, 2);	/* little-endian, long size */
+	put_u32(w, (uint32_t)sysconf(_SC_PAGESIZE));
+	put(w, "header_page", 12);
+	put_text(w, &m->header_page, true);
+	put(w, "header_event", 13);
+	put_text(w, &m->header_event, true);
+	put_u32(w, (uint32_t)m->nftrace);
+	for (i = 0; i < m->nftrace; i++)
+		put_text(w, &m->ftrace[i], true);
+	for (i = 0; i < m->nformats; i++)
+		nsys += i == 0 || strcmp(m->formats[i].system, m->formats[i - 1].system) != 0;
+	put_u32(w, (uint32_t)nsys);
+	for (i = 0; i < m->nformats;) {
+		size_t j = i;
+
+		while (j < m->nformats && strcmp(m->formats[j].system, m->formats[i].system) == 0)
+			j++;
+		put(w, m->formats[i].system, strlen(m->formats[i].system) + 1);
+		put_u32(w, (uint32_t)(j - i));
+		for (; i < j; i++)
+			put_text(w, &m->formats[i], true);
+	}
+	put_u32(w, 0);	/* kallsyms */
+	put_u32(w, 0);	/* printk formats */
+	put_text(w, &m->cmdlines, true);
+}
+
+static void put_file_string(struct uet_perf_writer *w, const char *path, const char *key)
+{
+	char line[512], out[256] = "";
+	FILE *f = fopen(path, "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (colon && strncmp(line, key, strlen(key)) == 0) {
+			colon++;
+			colon += strspn(colon, " \t");
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(out, sizeof(out), "%s", colon);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	put_string(w, out);
+}
+
+static uint64_t mem_total_kb(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static void put_feature(struct uet_perf_writer *w, int feat, const struct uet_dat_meta *m,
+			const struct utsname *u)
+{
+	uint32_t ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF), n = 0;
+
+	switch (feat) {
+	case UET_PERF_FEAT_TRACING_DATA:
+		put_tracing_data(w, m);
+		break;
+	case UET_PERF_FEAT_HOSTNAME:
+		put_string(w, u->nodename);
+		break;
+	case UET_PERF_FEAT_OSRELEASE:
+		put_string(w, u->release);
+		break;
+	case UET_PERF_FEAT_VERSION:
+		put_string(w, "userevents " UE_VERSION);
+		break;
+	case UET_PERF_FEAT_ARCH:
+		put_string(w, u->machine);
+		break;
+	case UET_PERF_FEAT_NRCPUS:
+		put_u32(w, ncpus);
+		put_u32(w, ncpus);
+		break;
+	case UET_PERF_FEAT_CPUDESC:
+		put_file_string(w, "/proc/cpuinfo", "model name");
+		break;
+	case UET_PERF_FEAT_TOTAL_MEM:
+		put_u64(w, mem_total_kb());
+		break;
+	case UET_PERF_FEAT_CMDLINE:
+		while (w->cmdline && w->cmdline[n])
+			n++;
+		put_u32(w, n);
+		for (uint32_t i = 0; i < n; i++)
+			put_string(w, w->cmdline[i]);
+		break;
+	case UET_PERF_FEAT_EVENT_DESC:
+		put_u32(w, (uint32_t)w->nattrs);
+		put_u32(w, sizeof(struct perf_event_attr));
+		for (size_t i = 0; i < w->nattrs; i++) {
+			struct perf_event_attr pa = attr_of(&w->attrs[i]);
+
+			put(w, &pa, sizeof(pa));
+			put_u32(w, 1);
+			put_string(w, w->attrs[i].ev.name);
+			put_u64(w, w->attrs[i].id);
+		}
+		break;
+	case UET_PERF_FEAT_SAMPLE_TIME:
+		put_u64(w, w->first_ts);
+		put_u64(w, w->last_ts);
+		break;
+	}
+}
+
+int uet_perf_writer_finish(struct uet_perf_writer *w, const struct uet_dat_meta *m)
+{
+	static const int feats[] = {
+		UET_PERF_FEAT_TRACING_DATA, UET_PERF_FEAT_HOSTNAME, UET_PERF_FEAT_OSRELEASE,
+		UET_PERF_FEAT_VERSION,	    UET_PERF_FEAT_ARCH,	    UET_PERF_FEAT_NRCPUS,
+		UET_PERF_FEAT_CPUDESC,	    UET_PERF_FEAT_TOTAL_MEM, UET_PERF_FEAT_CMDLINE,
+		UET_PERF_FEAT_EVENT_DESC,   UET_PERF_FEAT_SAMPLE_TIME,
+	};
+	enum { NFEATS = sizeof(feats) / sizeof(feats[0]) };
+	struct file_section secs[NFEATS], data = { HEADER_SIZE, w->off - HEADER_SIZE }, attrs;
+	uint64_t bits[UET_PERF_FEAT_BITS / 64] = { 0 }, ids_at;
+	struct utsname u;
+	unsigned char head[HEADER_SIZE];
+	uint64_t table = w->off;
+	size_t at = 0;
+
+	uname(&u);
+	/* The features' table right after the data, then each feature. */
+	put(w, (char[sizeof(secs)]){ 0 }, sizeof(secs));
+	for (size_t i = 0; i < NFEATS; i++) {
+		secs[i].offset = w->off;
+		put_feature(w, feats[i], m, &u);
+		secs[i].size = w->off - secs[i].offset;
+		bits[feats[i] / 64] |= UINT64_C(1) << (feats[i] % 64);
+	}
+	/* Each attribute's ids (one: every CPU's samples carry it), then the attributes. */
+	ids_at = w->off;
+	for (size_t i = 0; i < w->nattrs; i++)
+		put_u64(w, w->attrs[i].id);
+	attrs = (struct file_section){ w->off, w->nattrs * (sizeof(struct perf_event_attr) + 16) };
+	for (size_t i = 0; i < w->nattrs; i++) {
+		struct perf_event_attr pa = attr_of(&w->attrs[i]);
+		struct file_section ids = { ids_at + i * 8, 8 };
+
+		put(w, &pa, sizeof(pa));
+		put(w, &ids, sizeof(ids));
+	}
+	if (drain(w) < 0)
+		return w->err;
+	if (pwrite(w->fd, secs, sizeof(secs), (off_t)table) != (ssize_t)sizeof(secs))
+		return -errno;
+	memcpy(head + at, UET_PERF_MAGIC, 8), at += 8;
+	memcpy(head + at, &(uint64_t){ HEADER_SIZE }, 8), at += 8;
+	memcpy(head + at, &(uint64_t){ sizeof(struct perf_event_attr) + 16 }, 8), at += 8;
+	memcpy(head + at, &attrs, 16), at += 16;
+	memcpy(head + at, &data, 16), at += 16;
+	memset(head + at, 0, 16), at += 16;	/* event_types: unused */
+	memcpy(head + at, bits, sizeof(bits));
+	if (pwrite(w->fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
+		return -errno;
+	return 0;
+}
+
+void uet_perf_writer_free(struct uet_perf_writer *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; w->cmdline && w->cmdline[i]; i++)
+		free(w->cmdline[i]);
+	free(w->cmdline);
+	free(w->attrs);
+	free(w->tids);
+	free(w->buf);
+	free(w);
+}

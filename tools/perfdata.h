@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tools/perfdata: perf's perf.data, as `perf record -e user_events:NAME`
+ * writes it on a kernel with user_events (tools/perf/Documentation/
+ * perf.data-file-format.txt).  The writer (perfdata-write.c) makes one
+ * PERF_TYPE_TRACEPOINT attribute per event recorded, one sample per record
+ * (its raw data the record as the ring buffer holds it), COMM records for
+ * the task names, LOST records for losses, and the header features perf
+ * writes for tracepoints (the tracing data with every event's format, the
+ * event descriptions, the machine's); the reader (perfdata-read.c) turns
+ * a perf.data of tracepoints, ours or perf's, into the pages of a trace.dat
+ * in memory, so that report reads it as it reads a trace.dat.
+ */
+#ifndef UE_TOOLS_PERFDATA_H
+#define UE_TOOLS_PERFDATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracedat.h"
+
+#define UET_PERF_MAGIC "PERFILE2"
+
+/* The header features (perf's enum in util/header.h) this code knows. */
+enum {
+	UET_PERF_FEAT_TRACING_DATA = 1,
+	UET_PERF_FEAT_HOSTNAME = 3,
+	UET_PERF_FEAT_OSRELEASE = 4,
+	UET_PERF_FEAT_VERSION = 5,
+	UET_PERF_FEAT_ARCH = 6,
+	UET_PERF_FEAT_NRCPUS = 7,
+	UET_PERF_FEAT_CPUDESC = 8,
+	UET_PERF_FEAT_TOTAL_MEM = 10,
+	UET_PERF_FEAT_CMDLINE = 11,
+	UET_PERF_FEAT_EVENT_DESC = 12,
+	UET_PERF_FEAT_SAMPLE_TIME = 21,
+	UET_PERF_FEAT_BITS = 256,
+};
+
+/* A perf.data being written: records appended, the header and features at the end. */
+struct uet_perf_writer;
+
+/* One event recorded: its tracepoint id (the format's ID) and name. */
+struct uet_perf_event {
+	unsigned int type;	/* the format's ID */
+	char name[96];		/* "system:name", as perf names a tracepoint */
+};
+
+/**
+ * uet_perf_writer_open - start a perf.data in @fd (empty, writable, seekable)
+ * @cmdline: the command that records, for the CMDLINE feature (NULL-ended)
+ *
+ * Return: 0 or -errno.
+ */
+int uet_perf_writer_open(struct uet_perf_writer **ret, int fd, char *const *cmdline);
+
+/** uet_perf_writer_event - the attribute of @ev (once per type; a later name replaces); 0 or -ENOMEM */
+int uet_perf_writer_event(struct uet_perf_writer *w, const struct uet_perf_event *ev);
+
+/**
+ * uet_perf_writer_sample - one record as a sample
+ * @type: its event's type (given to uet_perf_writer_event() before)
+ * @data: the record as the ring buffer holds it (struct trace_entry first), @len bytes
+ *
+ * The task's name goes first as a COMM record the first time @tid is met.
+ * Return: 0, -ENOENT for a type never given, -errno.
+ */
+int uet_perf_writer_sample(struct uet_perf_writer *w, unsigned int type, int32_t pid, int32_t tid,
+			   const char *comm, unsigned int cpu, uint64_t ts, const void *data,
+			   size_t len);
+
+/** uet_perf_writer_lost - @n records of @cpu lost at @ts (UINT64_MAX: some: counted as 1); 0 or -errno */
+int uet_perf_writer_lost(struct uet_perf_writer *w, unsigned int cpu, uint64_t ts, uint64_t n);
+
+/** uet_perf_writer_round - the records so far may be sorted and shown (FINISHED_ROUND); 0 or -errno */
+int uet_perf_writer_round(struct uet_perf_writer *w);
+
+/**
+ * uet_perf_writer_finish - the features (tracing data from @m), the
+ * attributes and the header: the file is whole
+ * Return: 0 or -errno.
+ */
+int uet_perf_writer_finish(struct uet_perf_writer *w, const struct uet_dat_meta *m);
+
+/** uet_perf_writer_bytes - bytes written so far, and samples */
+uint64_t uet_perf_writer_bytes(const struct uet_perf_writer *w);
+uint64_t uet_perf_writer_samples(const struct uet_perf_writer *w);
+
+void uet_perf_writer_free(struct uet_perf_writer *w);
+
+/* Bounds of the reader, whatever a file claims. */
+#define UET_PERF_EVENTS_MAX 4096		/* attributes */
+#define UET_PERF_SAMPLES_MAX (UINT64_C(1) << 28)
+
+/** uet_perf_is - whether @buf (@len bytes, 8 at least) starts a perf.data */
+bool uet_perf_is(const void *buf, size_t len);
+
+/**
+ * uet_perf_read_mem - a perf.data in memory as a trace.dat would read
+ * (uet_dat_free()): its tracepoint samples as ring-buffer pages per CPU in
+ * time order, its losses as the pages' missed counts, the formats and task
+ * names of its tracing data
+ * @err: a message on failure, @errlen bytes
+ *
+ * Return: 0; -ENOTSUP (not little-endian, a pipe-mode file, no tracing
+ * data); -EINVAL (malformed); -E2BIG (past the bounds); -ENOMEM.
+ */
+int uet_perf_read_mem(const void *buf, size_t len, struct uet_dat *ret, char *err, size_t errlen);
+
+#endif /* UE_TOOLS_PERFDATA_H */

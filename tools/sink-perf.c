@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The perf.data sink of record (--format=perf): each record of the pages
+ * read becomes one sample of its event's tracepoint attribute
+ * (perfdata-write.c), each page's loss a LOST record, each flush a
+ * FINISHED_ROUND; at a good end the tracing data (the tracefs's metadata
+ * and every event's format, tracemeta.c) and the header make the file
+ * whole.  As with `perf record`, a file whose recording was killed has no
+ * header: perf reads it as empty.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perfdata.h"
+#include "rbpage.h"
+#include "sink.h"
+#include "tool.h"
+#include "tracemeta.h"
+
+struct perf_sink {
+	struct uet_sink s;
+	int fd;
+	const char *who, *tracefs;
+	struct uet_dat_meta m;
+	struct uet_meta_formats fmts;
+	struct uet_perf_writer *w;
+	struct uet_tgids *tgids;
+	uint64_t last_ts;		/* of the last record: a loss told apart from a page is put there */
+	bool began;
+};
+
+static int perf_begin(struct uet_sink *s, const struct uet_sink_env *env)
+{
+	struct perf_sink *p = (struct perf_sink *)s;
+	char *argv[] = { (char *)UET_PROG, (char *)"record", NULL };
+	int e;
+
+	p->who = env->who;
+	p->tracefs = env->tracefs;
+	e = uet_meta_read(&p->m, env->tracefs, env->ncpus, env->who);
+	if (e < 0)
+		return e;
+	p->tgids = uet_tgids_new(env->tracefs);
+	e = uet_perf_writer_open(&p->w, p->fd, argv);
+	if (e < 0)
+		uet_err("%s: writing %s: %s", p->who, s->path, strerror(-e));
+	p->began = e == 0;
+	return e;
+}
+
+static int perf_format_seen(struct uet_sink *s, const struct uet_format *f)
+{
+	struct perf_sink *p = (struct perf_sink *)s;
+	struct uet_perf_event ev = { .type = f->id };
+	int e;
+
+	snprintf(ev.name, sizeof(ev.name), "%s:%s", f->system,
+		 f->desc && f->desc->name ? f->desc->name : "?");
+	e = uet_meta_keep(&p->fmts, f);
+	return e ? e : uet_perf_writer_event(p->w, &ev);
+}
+
+/* The task name of @tid: its /proc entry while it lives, else the tracefs's saved_cmdlines. */
+static const char *comm_of(struct perf_sink *p, int32_t tid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			buf[strcspn(buf, "\n")] = '\0';
+			return buf;
+		}
+	}
+	if (!p->m.cmdlines.text)
+		p->m.cmdlines.text = uet_read(p->tracefs, "saved_cmdlines", &p->m.cmdlines.len);
+	return uet_comm_of(p->m.cmdlines.text, tid, buf, len);
+}
+
+static int perf_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, size_t len)
+{
+	struct perf_sink *p = (struct perf_sink *)s;
+	struct ue_rbpage_iter it;
+	const void *data;
+	size_t dlen;
+	uint64_t ts;
+	int e = 0;
+
+	if (ue_rbpage_iter_init(&it, page, len) < 0)
+		return 0;
+	if (it.missed)
+		e = uet_perf_writer_lost(p->w, cpu, it.ts, it.missed);
+	while (e == 0 && ue_rbpage_next(&it, &ts, &data, &dlen) == 1) {
+		uint16_t type;
+		int32_t tid, pid;
+		char comm[32];
+
+		if (dlen < 8)
+			continue;
+		memcpy(&type, data, sizeof(type));
+		memcpy(&tid, (const uint8_t *)data + 4, sizeof(tid));
+		pid = uet_tgids_get(p->tgids, tid);
+		p->last_ts = ts;
+		e = uet_perf_writer_sample(p->w, type, pid ? pid : tid, tid,
+					   comm_of(p, tid, comm, sizeof(comm)), cpu, ts, data, dlen);
+		/* A record of an event whose format never came (not a user event): left out. */
+		if (e == -ENOENT)
+			e = 0;
+	}
+	if (e < 0)
+		uet_err("%s: writing %s: %s", p->who, s->path, strerror(-e));
+	return e;
+}
+
+static int perf_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
+{
+	struct perf_sink *p = (struct perf_sink *)s;
+
+	return uet_perf_writer_lost(p->w, cpu, p->last_ts, n);
+}
+
+static int perf_flush(struct uet_sink *s)
+{
+	struct perf_sink *p = (struct perf_sink *)s;
+
+	return p->w ? uet_perf_writer_round(p->w) : 0;
+}
+
+static int perf_end(struct uet_sink *s, bool ok)
+{
+	struct perf_sink *p = (struct perf_sink *)s;
+	int e = 0;
+
+	if (p->w && (ok || uet_perf_writer_samples(p->w))) {
+		/* Task names and formats as they are now, while the events are still there. */
+		free(p->m.cmdlines.text);
+		p->m.cmdlines.text = uet_read(p->tracefs, "saved_cmdlines", &p->m.cmdlines.len);
+		e = uet_meta_formats_set(&p->fmts, &p->m);
+		if (!e)
+			e = uet_perf_writer_finish(p->w, &p->m);
+		if (e < 0)
+			uet_err("%s: writing %s: %s", p->who, s->path, strerror(-e));
+	} else {
+		unlink(s->path);	/* nothing recorded: no file */
+	}
+	if (close(p->fd) < 0 && e == 0)
+		e = -errno;
+	uet_perf_writer_free(p->w);
+	uet_meta_formats_free(&p->fmts);
+	uet_meta_free(&p->m);
+	uet_tgids_free(p->tgids);
+	free(p);
+	return e;
+}
+
+static const struct uet_sink_ops perf_ops = {
+	.name = "perf",
+	.needs = UET_SINK_PAGES,
+	.begin = perf_begin,
+	.format_seen = perf_format_seen,
+	.page = perf_page,
+	.lost = perf_lost,
+	.flush = perf_flush,
+	.end = perf_end,
+};
+
+struct uet_sink *uet_sink_perf_new(FILE *out, const char *path)
+{
+	struct perf_sink *p = calloc(1, sizeof(*p));
+	struct stat st = { 0 };
+
+	if (!p || out || !path) {
+		uet_err("perf.data: %s", p ? "needs a file" : strerror(ENOMEM));
+		free(p);
+		return NULL;
+	}
+	p->s.ops = &perf_ops;
+	p->s.path = path;
+	p->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (p->fd < 0 || fstat(p->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		uet_err("%s: %s", path, p->fd < 0 || !st.st_mode ? strerror(errno) : "not a regular file");
+		if (p->fd >= 0)
+			close(p->fd);
+		free(p);
+		return NULL;
+	}
+	return &p->s;
+}
