@@ -157,18 +157,30 @@ static struct attr *find_attr(struct uet_perf_writer *w, unsigned int type)
 	return NULL;
 }
 
+/* The attribute of @type, made when it is new (its name comes with its format). */
+static struct attr *attr_get(struct uet_perf_writer *w, unsigned int type)
+{
+	struct attr *a = find_attr(w, type), *nv;
+
+	if (a)
+		return a;
+	nv = realloc(w->attrs, (w->nattrs + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	w->attrs = nv;
+	a = &w->attrs[w->nattrs];
+	*a = (struct attr){ .ev = { .type = type }, .id = w->nattrs + 1 };
+	snprintf(a->ev.name, sizeof(a->ev.name), "unknown:type_%u", type);
+	w->last = w->nattrs++;
+	return a;
+}
+
 int uet_perf_writer_event(struct uet_perf_writer *w, const struct uet_perf_event *ev)
 {
-	struct attr *a = find_attr(w, ev->type), *nv;
+	struct attr *a = attr_get(w, ev->type);
 
-	if (!a) {
-		nv = realloc(w->attrs, (w->nattrs + 1) * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		w->attrs = nv;
-		a = &w->attrs[w->nattrs];
-		a->id = ++w->nattrs;
-	}
+	if (!a)
+		return -ENOMEM;
 	a->ev = *ev;
 	return 0;
 }
@@ -237,11 +249,12 @@ int uet_perf_writer_sample(struct uet_perf_writer *w, unsigned int type, int32_t
 			   size_t len)
 {
 	static const char zeros[8];
-	const struct attr *a = find_attr(w, type);
+	/* A record may come before its format does (record reads the formats after): named then. */
+	const struct attr *a = attr_get(w, type);
 	size_t raw = (len + 4 + 7) / 8 * 8 - 4, size = 8 + 8 * 8 + 4 + raw;
 
 	if (!a)
-		return -ENOENT;
+		return -ENOMEM;
 	if (size > UINT16_MAX)
 		return -E2BIG;	/* perf's records have 16-bit sizes */
 	if (!tid_told(w, tid))

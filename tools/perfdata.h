@@ -60,11 +60,11 @@ int uet_perf_writer_event(struct uet_perf_writer *w, const struct uet_perf_event
 
 /**
  * uet_perf_writer_sample - one record as a sample
- * @type: its event's type (given to uet_perf_writer_event() before)
+ * @type: its event's type (its name may come later, by uet_perf_writer_event())
  * @data: the record as the ring buffer holds it (struct trace_entry first), @len bytes
  *
  * The task's name goes first as a COMM record the first time @tid is met.
- * Return: 0, -ENOENT for a type never given, -errno.
+ * Return: 0 or -errno.
  */
 int uet_perf_writer_sample(struct uet_perf_writer *w, unsigned int type, int32_t pid, int32_t tid,
 			   const char *comm, unsigned int cpu, uint64_t ts, const void *data,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perfdata.h"
@@ -31,6 +32,7 @@ struct perf_sink {
 	struct uet_perf_writer *w;
 	struct uet_tgids *tgids;
 	uint64_t last_ts;		/* of the last record: a loss told apart from a page is put there */
+	bool cmdlines_fresh;		/* saved_cmdlines read during this page */
 	bool began;
 };
 
@@ -83,8 +85,14 @@ static const char *comm_of(struct perf_sink *p, int32_t tid, char *buf, size_t l
 			return buf;
 		}
 	}
-	if (!p->m.cmdlines.text)
-		p->m.cmdlines.text = uet_read(p->tracefs, "saved_cmdlines", &p->m.cmdlines.len);
+	if (uet_comm_of(p->m.cmdlines.text, tid, buf, len))
+		return buf;
+	/* A thread new since the task names were read (once per page at most): read again. */
+	if (p->cmdlines_fresh)
+		return NULL;
+	free(p->m.cmdlines.text);
+	p->m.cmdlines.text = uet_read(p->tracefs, "saved_cmdlines", &p->m.cmdlines.len);
+	p->cmdlines_fresh = true;
 	return uet_comm_of(p->m.cmdlines.text, tid, buf, len);
 }
 
@@ -99,6 +107,7 @@ static int perf_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, 
 
 	if (ue_rbpage_iter_init(&it, page, len) < 0)
 		return 0;
+	p->cmdlines_fresh = false;
 	if (it.missed)
 		e = uet_perf_writer_lost(p->w, cpu, it.ts, it.missed);
 	while (e == 0 && ue_rbpage_next(&it, &ts, &data, &dlen) == 1) {
@@ -114,9 +123,6 @@ static int perf_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, 
 		p->last_ts = ts;
 		e = uet_perf_writer_sample(p->w, type, pid ? pid : tid, tid,
 					   comm_of(p, tid, comm, sizeof(comm)), cpu, ts, data, dlen);
-		/* A record of an event whose format never came (not a user event): left out. */
-		if (e == -ENOENT)
-			e = 0;
 	}
 	if (e < 0)
 		uet_err("%s: writing %s: %s", p->who, s->path, strerror(-e));
@@ -127,7 +133,12 @@ static int perf_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
 {
 	struct perf_sink *p = (struct perf_sink *)s;
 
-	return uet_perf_writer_lost(p->w, cpu, p->last_ts, n);
+	struct timespec now;
+
+	/* Before any record: now, on the trace's clock (usereventsd's and the kernel's: monotonic). */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return uet_perf_writer_lost(p->w, cpu, p->last_ts ? p->last_ts :
+				    (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec, n);
 }
 
 static int perf_flush(struct uet_sink *s)
