@@ -489,61 +489,66 @@ static int cmp_item(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The pages of one CPU being made: each is filled in @page, then appended to @buf. */
+struct pages {
+	uint8_t *buf, page[PAGE];
+	size_t used, cap;	/* pages in @buf, and room */
+	struct ue_rbpage p;
+	uint64_t missed;	/* lost before the page being filled */
+};
+
+static int page_out(struct pages *g)
+{
+	if (grow(&g->buf, &g->cap, (g->used + 1) * PAGE, 1) < 0)
+		return -ENOMEM;
+	ue_rbpage_finish(&g->p, g->missed);
+	memcpy(g->buf + g->used++ * PAGE, g->page, PAGE);
+	g->missed = 0;
+	ue_rbpage_init(&g->p, g->page, PAGE);
+	return 0;
+}
+
 /* A CPU's items as pages of PAGE bytes (into d->unpacked). */
 static int cpu_pages(struct uet_dat *d, struct cpu_items *c, unsigned int cpu)
 {
-	size_t npages = 1, used = 0;
-	struct ue_rbpage p;
-	uint64_t missed = 0;
-	uint8_t *buf, *page;
+	struct pages *g = calloc(1, sizeof(*g));
 	void **nv;
+	int e = 0;
 
-	qsort(c->v, c->n, sizeof(*c->v), cmp_item);
-	/* An upper bound: a page per record, one more for a trailing loss. */
-	for (size_t i = 0; i < c->n; i++)
-		npages += c->v[i].data != NULL;
-	buf = malloc(npages * PAGE);
-	nv = realloc(d->unpacked, (d->nunpacked + 1) * sizeof(*nv));
-	if (!buf || !nv) {
-		free(buf);
-		if (nv)
-			d->unpacked = nv;
+	if (!g)
 		return -ENOMEM;
-	}
-	d->unpacked = nv;
-	d->unpacked[d->nunpacked++] = buf;
-	page = buf;
-	ue_rbpage_init(&p, page, PAGE);
-	for (size_t i = 0; i < c->n; i++) {
+	qsort(c->v, c->n, sizeof(*c->v), cmp_item);
+	ue_rbpage_init(&g->p, g->page, PAGE);
+	for (size_t i = 0; i < c->n && e == 0; i++) {
 		const struct item *it = &c->v[i];
 
 		if (!it->data) {
 			/* A loss belongs before the next record: the page so far goes out first. */
-			if (p.events) {
-				ue_rbpage_finish(&p, missed);
-				missed = 0;
-				page += PAGE, used++;
-				ue_rbpage_init(&p, page, PAGE);
-			}
-			missed = missed + it->lost < missed ? UINT64_MAX : missed + it->lost;
-			p.reserve = 8;
+			if (g->p.events)
+				e = page_out(g);
+			g->missed = g->missed + it->lost < g->missed ? UINT64_MAX : g->missed + it->lost;
+			g->p.reserve = 8;
 			continue;
 		}
-		if (ue_rbpage_add(&p, it->ts, it->data, it->len) == -ENOSPC) {
-			ue_rbpage_finish(&p, missed);
-			missed = 0;
-			page += PAGE, used++;
-			ue_rbpage_init(&p, page, PAGE);
-			ue_rbpage_add(&p, it->ts, it->data, it->len);
+		if (ue_rbpage_add(&g->p, it->ts, it->data, it->len) == -ENOSPC) {
+			e = page_out(g);
+			if (e == 0)
+				ue_rbpage_add(&g->p, it->ts, it->data, it->len);
 		}
 	}
-	if (p.events || missed) {
-		ue_rbpage_finish(&p, missed);
-		used++;
+	if (e == 0 && (g->p.events || g->missed))
+		e = page_out(g);
+	nv = e ? NULL : realloc(d->unpacked, (d->nunpacked + 1) * sizeof(*nv));
+	if (!nv) {
+		free(g->buf);
+		free(g);
+		return e ? e : -ENOMEM;
 	}
-	if (used) {
-		d->cpus[d->ncpus++] = (struct uet_dat_cpu){ cpu, buf, (uint64_t)used * PAGE };
-	}
+	d->unpacked = nv;
+	d->unpacked[d->nunpacked++] = g->buf;
+	if (g->used)
+		d->cpus[d->ncpus++] = (struct uet_dat_cpu){ cpu, g->buf, (uint64_t)g->used * PAGE };
+	free(g);
 	return 0;
 }
 

@@ -257,8 +257,12 @@ int uet_perf_writer_sample(struct uet_perf_writer *w, unsigned int type, int32_t
 		return -ENOMEM;
 	if (size > UINT16_MAX)
 		return -E2BIG;	/* perf's records have 16-bit sizes */
+	/*
+	 * Stamped 0: the records of CPUs read later may be older than this
+	 * one, and perf names a thread from its COMM on (it sorts by time).
+	 */
 	if (!tid_told(w, tid))
-		put_comm(w, a, pid, tid, comm, cpu, ts);
+		put_comm(w, a, pid, tid, comm, cpu, 0);
 	put_header(w, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, (uint16_t)size);
 	put_u64(w, a->id);	/* identifier */
 	put_u64(w, 0);		/* ip: none (written by a program, not at a kernel address) */

@@ -2,8 +2,9 @@
 /*
  * The perf.data sink of record (--format=perf): each record of the pages
  * read becomes one sample of its event's tracepoint attribute
- * (perfdata-write.c), each page's loss a LOST record, each flush a
- * FINISHED_ROUND; at a good end the tracing data (the tracefs's metadata
+ * (perfdata-write.c), each page's loss a LOST record; no FINISHED_ROUND
+ * (a CPU's pages may come a flush later than another's: perf would show
+ * their records out of order), so perf sorts the whole file; at a good end the tracing data (the tracefs's metadata
  * and every event's format, tracemeta.c) and the header make the file
  * whole.  As with `perf record`, a file whose recording was killed has no
  * header: perf reads it as empty.
@@ -141,13 +142,6 @@ static int perf_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
 				    (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec, n);
 }
 
-static int perf_flush(struct uet_sink *s)
-{
-	struct perf_sink *p = (struct perf_sink *)s;
-
-	return p->w ? uet_perf_writer_round(p->w) : 0;
-}
-
 static int perf_end(struct uet_sink *s, bool ok)
 {
 	struct perf_sink *p = (struct perf_sink *)s;
@@ -182,7 +176,6 @@ static const struct uet_sink_ops perf_ops = {
 	.format_seen = perf_format_seen,
 	.page = perf_page,
 	.lost = perf_lost,
-	.flush = perf_flush,
 	.end = perf_end,
 };
 
