@@ -124,6 +124,13 @@ static int perf_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, 
 		p->last_ts = ts;
 		e = uet_perf_writer_sample(p->w, type, pid ? pid : tid, tid,
 					   comm_of(p, tid, comm, sizeof(comm)), cpu, ts, data, dlen);
+		/*
+		 * A record past what a perf record can hold (65535 bytes with
+		 * its sample's fields: a payload over about 65400 bytes, which
+		 * the kernel never writes): lost, and said so where it was.
+		 */
+		if (e == -E2BIG)
+			e = uet_perf_writer_lost(p->w, cpu, ts, 1);
 	}
 	if (e < 0)
 		uet_err("%s: writing %s: %s", p->who, s->path, strerror(-e));
