@@ -287,10 +287,18 @@ static void put_int(FILE *o, const uint8_t *p, size_t n, enum pclass c)
 {
 	uint64_t v = le(p, n);
 
+	/*
+	 * As perf-decode (its EventFormatter reads 8- and 16-bit fields
+	 * unsigned, then prints them with %d): a signed field shorter than
+	 * 32 bits prints its unsigned value (an s16 of -2: 65534), as seen
+	 * running it on our perf.data (tests/perf).
+	 */
 	if (c == PC_HEX)
 		fprintf(o, "\"0x%" PRIX64 "\"", v);
-	else if (c == PC_SIGNED && n < 8)
-		fprintf(o, "%" PRId64, (int64_t)(v << (64 - 8 * n)) >> (64 - 8 * n));
+	else if (c == PC_SIGNED && n == 4)
+		fprintf(o, "%" PRId64, (int64_t)(v << 32) >> 32);
+	else if (c == PC_SIGNED && n < 4)
+		fprintf(o, "%" PRIu64, v);
 	else if (c == PC_SIGNED)
 		fprintf(o, "%" PRId64, (int64_t)v);
 	else
