@@ -344,16 +344,31 @@ static void id_trailer(const struct attr *a, const uint8_t *rec, size_t size, un
 	}
 }
 
-/* The attribute of a record: its identifier, or the only one there is. */
+/*
+ * The attribute of a record: the only one, or the one its id names (perf
+ * gives every attribute the same sample type): IDENTIFIER first in a
+ * sample and last in another record; else ID, after IP, TID, TIME and ADDR
+ * in a sample, before STREAM_ID and CPU at the end of another record.
+ */
 static struct attr *attr_of(struct rd *r, const uint8_t *rec, size_t size, bool sample)
 {
-	const struct attr *first = &r->attrs[0];
+	uint64_t st = r->attrs[0].sample_type;
+	size_t pos;
 
 	if (r->nattrs == 1)
 		return &r->attrs[0];
-	if (!(first->sample_type & PERF_SAMPLE_IDENTIFIER) || size < 16)
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		pos = sample ? 8 : size - 8;
+	else if (!(st & PERF_SAMPLE_ID) || (!sample && !r->attrs[0].id_all))
 		return NULL;
-	return attr_by_id(r, u64_at(sample ? rec + 8 : rec + size - 8));
+	else if (sample)
+		pos = 8 + 8 * (!!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
+			       !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR));
+	else
+		pos = size - 8 * (1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU));
+	if (pos < 8 || pos > size || size - pos < 8)
+		return NULL;
+	return attr_by_id(r, u64_at(rec + pos));
 }
 
 static int read_sample(struct rd *r, const uint8_t *rec, size_t size)

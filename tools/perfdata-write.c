@@ -6,9 +6,9 @@
  * byte 104 on (samples, COMM, LOST and FINISHED_ROUND records, through a
  * buffer of WBUF bytes), then the features (perf finds them right after
  * the data), then the attributes and their ids.  Every attribute has the
- * same sample type, PERF_SAMPLE_IDENTIFIER first, so perf finds each
- * sample's attribute whatever it is; sample_id_all gives the other records
- * the same fields at their end.
+ * same sample type (TID, TIME, ID, STREAM_ID, CPU, RAW: 48 bytes and the
+ * record's), so perf finds each sample's attribute by its ID at the same
+ * place; sample_id_all gives the other records the same fields at their end.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -23,12 +23,19 @@
 #define WBUF (1u << 20)
 #define HEADER_SIZE 104
 #define NAME_ALIGN 64
-#define SAMPLE_TYPE                                                                          \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |       \
-	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |      \
-	 PERF_SAMPLE_RAW)
-/* The sample_id_all fields at the end of a non-sample record: tid, time, id, stream, cpu, identifier. */
-#define ID_TRAILER 48
+#define SAMPLE_TYPE                                                                   \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+/* A sample's fields before its raw data: tid, time, id, stream id, cpu, raw size. */
+struct sample_fields {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t time, id, stream_id;
+	uint32_t cpu, res;
+	uint32_t raw_size;
+} __attribute__((packed));
+/* The sample_id_all fields at the end of a non-sample record: tid, time, id, stream, cpu. */
+#define ID_TRAILER 40
 /* The tool's version (meson's); the test programs built from these sources have none. */
 #ifndef UE_VERSION
 #define UE_VERSION "(tests)"
@@ -196,7 +203,13 @@ static void put_id_trailer(struct uet_perf_writer *w, const struct attr *a, int3
 	put_u64(w, a->id);
 	put_u32(w, cpu);
 	put_u32(w, 0);
-	put_u64(w, a->id);
+}
+
+static bool tid_told(struct uet_perf_writer *w, int32_t tid);
+
+bool uet_perf_writer_new_thread(struct uet_perf_writer *w, int32_t tid)
+{
+	return !tid_told(w, tid);
 }
 
 /* Whether @tid's COMM is written; marked so. */
@@ -251,7 +264,7 @@ int uet_perf_writer_sample(struct uet_perf_writer *w, unsigned int type, int32_t
 	static const char zeros[8];
 	/* A record may come before its format does (record reads the formats after): named then. */
 	const struct attr *a = attr_get(w, type);
-	size_t raw = (len + 4 + 7) / 8 * 8 - 4, size = 8 + 8 * 8 + 4 + raw;
+	size_t raw = (len + 4 + 7) / 8 * 8 - 4, size = sizeof(struct sample_fields) + raw;
 
 	if (!a)
 		return -ENOMEM;
@@ -261,20 +274,18 @@ int uet_perf_writer_sample(struct uet_perf_writer *w, unsigned int type, int32_t
 	 * Stamped 0: the records of CPUs read later may be older than this
 	 * one, and perf names a thread from its COMM on (it sorts by time).
 	 */
-	if (!tid_told(w, tid))
+	if (comm)
 		put_comm(w, a, pid, tid, comm, cpu, 0);
-	put_header(w, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, (uint16_t)size);
-	put_u64(w, a->id);	/* identifier */
-	put_u64(w, 0);		/* ip: none (written by a program, not at a kernel address) */
-	put_u32(w, (uint32_t)pid);
-	put_u32(w, (uint32_t)tid);
-	put_u64(w, ts);
-	put_u64(w, a->id);	/* id */
-	put_u64(w, a->id);	/* stream id */
-	put_u32(w, cpu);
-	put_u32(w, 0);
-	put_u64(w, 1);		/* period */
-	put_u32(w, (uint32_t)raw);
+	{
+		struct sample_fields f = {
+			.h = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER,
+			       .size = (uint16_t)size },
+			.pid = (uint32_t)pid, .tid = (uint32_t)tid, .time = ts,
+			.id = a->id, .stream_id = a->id, .cpu = cpu, .raw_size = (uint32_t)raw,
+		};
+
+		put(w, &f, sizeof(f));
+	}
 	put(w, data, len);
 	put(w, zeros, raw - len);
 	if (!w->samples++ || ts < w->first_ts)

@@ -58,12 +58,16 @@ int uet_perf_writer_open(struct uet_perf_writer **ret, int fd, char *const *cmdl
 /** uet_perf_writer_event - the attribute of @ev (once per type; a later name replaces); 0 or -ENOMEM */
 int uet_perf_writer_event(struct uet_perf_writer *w, const struct uet_perf_event *ev);
 
+/** uet_perf_writer_new_thread - whether @tid is met for the first time (marked met) */
+bool uet_perf_writer_new_thread(struct uet_perf_writer *w, int32_t tid);
+
 /**
  * uet_perf_writer_sample - one record as a sample
  * @type: its event's type (its name may come later, by uet_perf_writer_event())
+ * @comm: the task's name for a COMM record before the sample (a thread new
+ *        by uet_perf_writer_new_thread()), or NULL
  * @data: the record as the ring buffer holds it (struct trace_entry first), @len bytes
  *
- * The task's name goes first as a COMM record the first time @tid is met.
  * Return: 0 or -errno.
  */
 int uet_perf_writer_sample(struct uet_perf_writer *w, unsigned int type, int32_t pid, int32_t tid,

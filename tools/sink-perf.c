@@ -34,6 +34,7 @@ struct perf_sink {
 	struct uet_tgids *tgids;
 	uint64_t last_ts;		/* of the last record: a loss told apart from a page is put there */
 	bool cmdlines_fresh;		/* saved_cmdlines read during this page */
+	int32_t tid, pid;		/* the thread of the last record, and its process */
 	bool began;
 };
 
@@ -115,15 +116,27 @@ static int perf_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, 
 		uint16_t type;
 		int32_t tid, pid;
 		char comm[32];
+		const char *name;
 
 		if (dlen < 8)
 			continue;
 		memcpy(&type, data, sizeof(type));
 		memcpy(&tid, (const uint8_t *)data + 4, sizeof(tid));
-		pid = uet_tgids_get(p->tgids, tid);
 		p->last_ts = ts;
-		e = uet_perf_writer_sample(p->w, type, pid ? pid : tid, tid,
-					   comm_of(p, tid, comm, sizeof(comm)), cpu, ts, data, dlen);
+		/* A thread met for the first time: its process and name, once. */
+		if (tid != p->tid) {
+			bool is_new = uet_perf_writer_new_thread(p->w, tid);
+
+			pid = uet_tgids_get(p->tgids, tid);
+			p->tid = tid;
+			p->pid = pid ? pid : tid;
+			name = is_new ? comm_of(p, tid, comm, sizeof(comm)) : NULL;
+			if (is_new && !name)
+				name = "<...>";
+		} else {
+			name = NULL;
+		}
+		e = uet_perf_writer_sample(p->w, type, p->pid, tid, name, cpu, ts, data, dlen);
 		/*
 		 * A record past what a perf record can hold (65535 bytes with
 		 * its sample's fields: a payload over about 65400 bytes, which
