@@ -36,12 +36,15 @@ M=$W/mnt
 mkdir "$M"
 pids=
 trap 'for p in $pids; do kill $p 2>/dev/null; done; umount -l "$M" 2>/dev/null; rm -rf "$W"' EXIT
+# Killed by meson's timeout: the keeper goes too (dash runs the EXIT trap only on exit).
+trap 'exit 1' INT TERM
 fails=0
 ok() { echo "ok - $1"; }
 no() { echo "not ok - $1"; fails=$((fails + 1)); }
 mount_id() { awk -v m="$M" '$5 == m { print $1 }' /proc/self/mountinfo; }
 alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^[0-9]* (.*) Z ' "/proc/$1/stat" 2>/dev/null; }
-stat_of() { sed -n "s/^$1: //p" "$M/usereventsd_stats"; }
+# Bounded: a mount nobody serves would block the read for ever.
+stat_of() { timeout 5 sed -n "s/^$1: //p" "$M/usereventsd_stats"; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # The n of every record of EVENT in FILE: "distinct D last L".
 seen() {
