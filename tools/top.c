@@ -83,7 +83,9 @@ struct top_sink {
 	uint64_t start_ns;
 	/* Counting from usereventsd_counts (not from records): the events shown. */
 	bool counts;
-	dev_t dev;		/* of the mount the counts were read from last */
+	/* Which daemon the counts were read from last: its mount, its state's upgrades and crashes (-1: not known). */
+	dev_t dev;
+	long long upgrades, restarts;
 	unsigned int gaps;	/* the daemon went away and one served again (under mu) */
 	char **globs;
 	size_t nglobs;
@@ -402,27 +404,47 @@ static void counts_line(struct top_sink *t, char *line)
 	row->lost = row->blost + lost;
 }
 
-/* usereventsd_counts read into the rows (the renderer's thread, before it measures). */
+/* The daemon's counts start over (another daemon): every row counts on from what it had. */
+static void rows_rebase(struct top_sink *t)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct top_row *row = &t->rows[i];
+
+		row->bevents += row->devents;
+		row->bbytes += row->dbytes;
+		row->blost += row->dlost;
+		row->devents = row->dbytes = row->dlost = 0;
+	}
+}
+
+/*
+ * usereventsd_counts read into the rows (the renderer's thread, before it
+ * measures).  Another daemon counts from 0: a new mount there (a daemon
+ * found again: top_wait() counted the gap), or the same mount's state gone
+ * through an upgrade or a crash (usereventsd_stats; a crash under a keeper
+ * is a gap too: what the dead daemon held is lost).
+ */
 static void counts_read(struct top_sink *t)
 {
+	long long up = uet_daemon_stat(t->tracefs, "upgrades");
+	long long rs = uet_daemon_stat(t->tracefs, "restarts");
 	char *text = uet_read(t->tracefs, "usereventsd_counts", NULL), *line, *save = NULL;
+	bool moved, crashed;
 	struct stat st;
 
-	if (!text)
+	if (!text || stat(t->tracefs, &st) < 0) {
+		free(text);
 		return;
-	pthread_mutex_lock(&t->mu);
-	/* Another mount there (a daemon found again): its counts start from 0, every row's. */
-	if (stat(t->tracefs, &st) == 0) {
-		for (size_t i = 0; t->dev && st.st_dev != t->dev && i < t->nrows; i++) {
-			struct top_row *row = &t->rows[i];
-
-			row->bevents += row->devents;
-			row->bbytes += row->dbytes;
-			row->blost += row->dlost;
-			row->devents = row->dbytes = row->dlost = 0;
-		}
-		t->dev = st.st_dev;
 	}
+	pthread_mutex_lock(&t->mu);
+	moved = t->dev && st.st_dev != t->dev;
+	crashed = !moved && t->restarts >= 0 && rs > t->restarts;
+	if (moved || crashed || (t->upgrades >= 0 && up > t->upgrades))
+		rows_rebase(t);
+	t->gaps += crashed;
+	t->dev = st.st_dev;
+	t->upgrades = up;
+	t->restarts = rs;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		if (line[0] != '#')
 			counts_line(t, line);
@@ -794,7 +816,8 @@ static int top_opts(struct top_ui *ui, int argc, char **argv, char **rest, int *
 int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 {
 	struct top_ui ui = { .delay = 1, .group = G_EVENT, .sort = S_EVENTS };
-	struct top_sink ts = { .s.ops = &top_ops, .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct top_sink ts = { .s.ops = &top_ops, .mu = PTHREAD_MUTEX_INITIALIZER,
+			       .upgrades = -1, .restarts = -1 };
 	struct uet_autoenable ae = { 0 };
 	struct uet_private *priv = NULL;
 	struct uet_child child = { 0 };
@@ -863,7 +886,8 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	if (ui_on)
 		pthread_join(ui.th, NULL);
 	term_restore();
-	/* The closing words, once the screen is the terminal's again. */
+	/* The closing words, once the screen is the terminal's again (a crash under a keeper counted too). */
+	re.gaps = ts.gaps;
 	if (*uet_reattach_said(&re, said, sizeof(said)))
 		uet_err("top: %s", said + 2);
 	uet_autoenable_undo(&ae);

@@ -6,8 +6,8 @@
 # second for 6 s.  For each reader (record, stream, stream --fields,
 # export --otlp to the test receiver, top, top --records) attached before
 # the producer starts: 2 s in, the daemon is SIGKILLed and a new one mounted
-# at the same place with --replace (this stands in for the crash keeper),
-# the producer writing on (it reconnects by itself):
+# at the same place with --replace (a new mount: a daemon run by hand, no
+# keeper), the producer writing on (it reconnects by itself):
 #   - the reader finds the new daemon, arms its events there again and reads
 #     on: exit 0, its closing words say the daemon went away once;
 #   - what it got is every write but those of the gap: n from 0 to the
@@ -20,6 +20,9 @@
 #     whose --stat says "+" on each CPU); export counts it (gaps: 1 in
 #     `userevents stats`, the closing line); top says it over its tables,
 #     whose totals never go down, and ends with it.
+# The same with every reader at once under a keeper (usereventsd --keep):
+# the same mount served again in milliseconds (the channels' sockets end
+# with the dead daemon; top's counts see the crash in usereventsd_stats).
 # Then, with no new daemon and --reattach 1: stream, export and top end
 # within 1 s of looking, exit 1, with their closing line (the loss of
 # unknown count marked), no bare errno.  Last, top across an upgrade (the
@@ -153,14 +156,35 @@ restart() {
 	rc=$?
 	kill "$dpid"
 	wait "$dpid" 2>/dev/null
-	echo "# $name: $(grep -c . "$W/$name.err") lines on stderr, the last: $(tail -n 1 "$W/$name.err")"
-	if [ $rc = 0 ] && grep -q 'a daemon serves .* again, found in' "$W/$name.err" &&
-		grep -q 'the daemon went away 1 time' "$W/$name.err" && ! grep -q 'not connected' "$W/$name.err"; then
-		ok "$name: found the new daemon, exit 0, the gap said"
+	reader_ok "$name" $rc
+}
+# reader_ok NAME RC [kept]: exit 0, the new daemon found (kept: top's
+# counts, whose session the kept mount still serves, look for none), the
+# gap said at the end, no bare errno.
+reader_ok() {
+	echo "# $1: $(grep -c . "$W/$1.err") lines on stderr, the last: $(tail -n 1 "$W/$1.err")"
+	if [ "$2" = 0 ] && { [ "${3:-}" = kept ] || grep -q 'a daemon serves .* again, found in' "$W/$1.err"; } &&
+		grep -q 'the daemon went away 1 time' "$W/$1.err" && ! grep -q 'not connected' "$W/$1.err"; then
+		ok "$1: ${3:+under the keeper: }the daemon's end seen, exit 0, the gap said"
 	else
-		no "$name: exit $rc"
-		sed 's/^/#   /' "$W/$name.err"
+		no "$1: exit $2"
+		sed 's/^/#   /' "$W/$1.err"
 	fi
+}
+# top_check NAME: the totals of lib_tick in top's tables never go down, the
+# last within a quarter of what was written, 4 tables at least with a rate
+# after the one that says the gap.
+top_check() {
+	top_totals "$W/$1.out" >"$W/$1.totals"
+	wrote=$(sed -n 's/^wrote \([0-9]*\) .*/\1/p' "$W/lib.out")
+	last=$(tail -n 1 "$W/$1.totals")
+	after=$(awk '/^userevents top .* went away 1 time/ { g = 1 } g && $1 == "lib_tick" && $2 + 0 > 0 { n++ }
+		END { print n + 0 }' "$W/$1.out")
+	echo "# $1: written ${wrote:-?}, the last total ${last:-?}, tables with a rate after the gap: $after"
+	monotone <"$W/$1.totals" && [ "${last:-0}" -ge $((${wrote:-1} * 3 / 4)) ] &&
+		[ "${last:-0}" -le "${wrote:-0}" ] && [ "$after" -ge 4 ] &&
+		ok "$1: counts on after the gap (total $last of $wrote, never down, $after tables after)" ||
+		no "$1: totals $(tr '\n' ' ' <"$W/$1.totals") of ${wrote:-?} written, $after tables after"
 }
 
 restart record "$tool" record -o "$W/rec.dat" -e 'lib_*'
@@ -195,23 +219,55 @@ grep -q "^export\.[0-9]*\.gaps: 1$" "$W/export.stats" &&
 grep -q 'retried; .*the daemon went away 1 time: what was written meanwhile is lost' "$W/export.err" &&
 	ok "export: its closing line counts the gap" || no "export: the closing line: $(tail -n 1 "$W/export.err")"
 
-for mode in top top-records; do
-	if [ $mode = top ]; then
-		restart top "$tool" top -d 0.5 -e 'lib_*'
-	else
-		restart top-records "$tool" top --records -d 0.5 -e 'lib_*'
-	fi
-	top_totals "$W/$mode.out" >"$W/$mode.totals"
-	wrote=$(sed -n 's/^wrote \([0-9]*\) .*/\1/p' "$W/lib.out")
-	last=$(tail -n 1 "$W/$mode.totals")
-	after=$(awk '/^userevents top .* went away 1 time/ { g = 1 } g && $1 == "lib_tick" && $2 + 0 > 0 { n++ }
-		END { print n + 0 }' "$W/$mode.out")
-	echo "# $mode: written ${wrote:-?}, the last total ${last:-?}, tables with a rate after the gap: $after"
-	monotone <"$W/$mode.totals" && [ "${last:-0}" -ge $((${wrote:-1} * 3 / 4)) ] &&
-		[ "${last:-0}" -le "${wrote:-0}" ] && [ "$after" -ge 4 ] &&
-		ok "$mode: counts on after the gap (total $last of $wrote, never down, $after tables after)" ||
-		no "$mode: totals $(tr '\n' ' ' <"$W/$mode.totals") of ${wrote:-?} written, $after tables after"
+restart top "$tool" top -d 0.5 -e 'lib_*'
+top_check top
+restart top-records "$tool" top --records -d 0.5 -e 'lib_*'
+top_check top-records
+
+# Under a keeper (usereventsd --keep, which stands in for systemd's fd
+# store): the same mount, served by a new daemon within milliseconds of a
+# kill -9 of its daemon; every reader at once.
+"$daemon" --keep -f "$M" 2>"$W/keeper.err" &
+keeper=$!
+pids="$pids $keeper"
+i=0
+until [ -r "$M/usereventsd_stats" ] || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+receiver kept
+"$tool" record -o "$W/krec.dat" -e 'lib_*' >/dev/null 2>"$W/k-record.err" & k1=$!
+"$tool" stream -e 'lib_*' >"$W/k-stream.out" 2>"$W/k-stream.err" & k2=$!
+"$tool" export --otlp "$url" -e 'lib_*' >/dev/null 2>"$W/k-export.err" & k3=$!
+"$tool" top -d 0.5 -e 'lib_*' >"$W/k-top.out" 2>"$W/k-top.err" & k4=$!
+"$tool" top --records -d 0.5 -e 'lib_*' >"$W/k-top-records.out" 2>"$W/k-top-records.err" & k5=$!
+pids="$pids $k1 $k2 $k3 $k4 $k5"
+for n in record stream export top top-records; do armed "$W/k-$n.err"; done
+"$lib_rate" 500 6 >"$W/lib.out" 2>&1 & lp=$!
+pids="$pids $lp"
+sleep 2
+kill -9 "$(cat "/proc/$keeper/task/$keeper/children")"
+wait "$lp"
+sleep 1
+kill -INT $k1 $k2 $k3 $k4 $k5
+for n in 1 2 3 4 5; do
+	eval "wait \$k$n"
+	eval "krc$n=\$?"
 done
+kill "$rpid" "$keeper"
+wait "$keeper" 2>/dev/null
+echo "# keeper: $(tr '\n' ' ' <"$W/keeper.err")"
+reader_ok k-record $krc1
+"$tool" report "$W/krec.dat" >"$W/krec.txt" 2>&1
+n_of_lines "$W/krec.txt" >"$W/krec.n"
+n_check "kept: record" "$W/krec.n" "$W/krec.txt"
+reader_ok k-stream $krc2
+n_of_lines "$W/k-stream.out" >"$W/kstream.n"
+n_check "kept: stream" "$W/kstream.n" "$W/k-stream.out"
+reader_ok k-export $krc3
+otlp_n "$rlog" >"$W/kexport.n"
+n_check "kept: export" "$W/kexport.n" -
+reader_ok k-top $krc4 kept
+top_check k-top
+reader_ok k-top-records $krc5
+top_check k-top-records
 
 # No daemon comes back: the readers end, said and marked, exit 1.
 serve gone.d0
