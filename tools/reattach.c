@@ -53,9 +53,10 @@ int uet_reattach(struct uet_reattach *re, bool ending, int (*open_source)(void *
 				re->tracefs, uet_signal ? "before the signal" : "in time");
 		return -ENOTCONN;
 	}
+	/* Counted first: what the arming meets is the new daemon's. */
+	re->gaps++;
 	if (re->ae)
 		uet_autoenable_rearm(re->ae);
-	re->gaps++;
 	uet_err("%s: a daemon serves %s again, found in %.1f s: reading on (what was written "
 		"meanwhile is lost, marked)", re->who, re->tracefs, (double)(uet_now_ns() - t0) / 1e9);
 	return 0;

@@ -46,6 +46,8 @@ struct rec {
 	uint64_t deadline;		/* --duration: when to stop (uet_now_ns()); 0: never */
 	char limit[64];			/* the limit that stopped the recording, or "" */
 	struct uet_reattach re;		/* the daemon gone: found again, or the end (marked lost) */
+	struct { unsigned int id; char name[300]; } *ids;	/* each type id's event, as met */
+	size_t nids;
 	unsigned long long rate_events;	/* events at the last progress line */
 	uint64_t rate_ns;		/* its time */
 };
@@ -109,9 +111,35 @@ static void progress(struct rec *r, struct uet_raw *raw, bool final)
 	fflush(stderr);
 }
 
+/*
+ * A format met: to the file.  A daemon mounted anew (no keeper) numbers the
+ * events again as they register: a type id that named another event before
+ * a gap is said, the file keeping one format an id (the earlier records of
+ * that id are read with the later format).
+ */
 static int formats_seen(void *arg, const struct uet_format *f)
 {
-	return uet_sinks_format_seen(arg, f);
+	struct rec *r = arg;
+	char name[300];
+	size_t i;
+
+	snprintf(name, sizeof(name), "%s:%s", f->system, f->desc->name);
+	for (i = 0; i < r->nids && r->ids[i].id != f->id; i++)
+		;
+	if (i < r->nids && r->re.gaps && strcmp(r->ids[i].name, name) != 0)
+		uet_err("record: warning: the daemon served again gave %s the type id %u of %s "
+			"before: the file keeps one format an id (report reads %s's records as %s's)",
+			name, f->id, r->ids[i].name, r->ids[i].name, name);
+	if (i == r->nids) {
+		void *v = realloc(r->ids, (r->nids + 1) * sizeof(*r->ids));
+
+		if (!v)
+			return -ENOMEM;
+		r->ids = v;
+		r->ids[r->nids++].id = f->id;
+	}
+	snprintf(r->ids[i].name, sizeof(r->ids[i].name), "%s", name);
+	return uet_sinks_format_seen(&r->sinks, f);
 }
 
 /* The tracefs: a private daemon's for CMD when none is named, else the one named or found. */
@@ -299,7 +327,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	r.re = (struct uet_reattach){ .tracefs = r.tracefs, .who = "record",
 				      .wait_ms = priv ? 0 : o.reattach_ms, .ae = &ae };
 	formats.on_new = formats_seen;
-	formats.on_new_arg = &r.sinks;
+	formats.on_new_arg = &r;
 	ae = (struct uet_autoenable){ .tracefs = r.tracefs, .who = "record", .globs = o.globs,
 				      .nglobs = o.nglobs, .filters = o.filters,
 				      .default_globs = o.default_globs, .formats = &formats };
@@ -352,6 +380,7 @@ out:
 	uet_autoenable_free(&ae);
 	uet_raw_close(&raw);
 	uet_formats_free(&formats);
+	free(r.ids);
 	uet_private_stop(priv);
 	uet_opts_free(&o);
 	return exit_code;
