@@ -357,28 +357,30 @@ static void save_daemon(struct ue_daemon *d, struct ue_snap_w *w)
 }
 
 /*
- * The records no reader took yet, oldest first per CPU: taken out of the
- * predecessor's buffer (it serves no more) and written into the successor's
- * with their time stamps.
+ * The records no reader took yet, oldest first per CPU, copied (not
+ * consumed) into the successor's snapshot with their time stamps: when the
+ * successor fails, this daemon serves on with every one of them still
+ * unread; when it succeeds, this daemon exits without serving again.
  */
 static int save_buffer(struct ue_daemon *d, struct ue_snap_w *w)
 {
-	static uint64_t data[UE_BUFFER_MAX_RECORD / 8 + 1];
 	unsigned int ncpus = ue_buffer_ncpus(d->buf);
 	size_t at = ue_snapw_begin(w, TAG_BUFFER);
 	struct ue_buffer_rec rec;
 
 	ue_snapw_u64(w, ncpus);
 	for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
-		for (;;) {
-			int n = ue_buffer_consume(d->buf, (int)cpu, &rec, data, sizeof(data));
+		struct ue_buffer_snap *snap;
+		int err = ue_buffer_snapshot(d->buf, (int)cpu, &snap);
 
-			if (n < 0)
-				break;
+		if (err < 0)
+			return err;
+		while (ue_buffer_snap_next(snap, &rec) == 1) {
 			ue_snapw_u64(w, 1);
 			ue_snapw_bytes(w, &rec.meta, sizeof(rec.meta));
 			ue_snapw_bytes(w, rec.data, rec.len);
 		}
+		ue_buffer_snap_free(snap);
 		ue_snapw_u64(w, 0);
 	}
 	ue_snapw_end(w, at);

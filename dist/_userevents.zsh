@@ -15,11 +15,12 @@ _userevents_cmd() {
 		'*'{-f,--filter}'[filter of the -e before it]:filter:')
 	local -a pv=('*'{-p,--provider}'[EventHeader provider PROVIDER\[:LEVEL\[:KEYWORDS\]\]]:provider:')
 	local -a bu=({-b,--buffer-size}'[channel KiB per CPU]:KiB:' '(--no-blocking)--blocking=-[hold producers back up to MS]::ms:' '(--blocking)--no-blocking[lose records rather than wait]')
+	local -a ra=('--reattach[look for a daemon again for SECONDS when it goes away]:seconds:')
 	case $words[1] in
 	list) _arguments '(-n --names --json)'{-n,--names}'[names only]' \
 		'(-n --names --json)--json[one JSON object per event]' '*:event:_userevents_events' ;;
 	enable|disable) _arguments '*:event:_userevents_events' ;;
-	stream) _arguments $ev $pv $bu '(--json --format)--fields[fields as name=value]' \
+	stream) _arguments $ev $pv $bu $ra '(--json --format)--fields[fields as name=value]' \
 		'(--fields --format)--json[one JSON object a record]' \
 		'--wall-clock[JSON ts in ns since the epoch]' \
 		'(--fields --json)--format=[output format]:format:(text fields json perf-decode)' ;;
@@ -28,11 +29,11 @@ _userevents_cmd() {
 	run) _arguments $ev $pv {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
 		{-b,--buffer-size}'[ring buffer KiB per CPU]:KiB:' '--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	record) _arguments $ev $pv $bu {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
+	record) _arguments $ev $pv $bu $ra {-o,--output}'[trace.dat to write]:file:_files' {-q,--quiet}'[no progress]' \
 		'--duration[stop after SECONDS]:seconds:' '--max-size[stop at a file of SIZE (K, M, G)]:size:' \
 		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	export) _arguments $ev $pv $bu '--otlp[OTLP/HTTP endpoint]:url:' \
+	export) _arguments $ev $pv $bu $ra '--otlp[OTLP/HTTP endpoint]:url:' \
 		'--protocol[encoding]:protocol:(http/protobuf http/json)' '--gzip[compress the bodies]' \
 		'*--header[extra header K=V]:header:' '--batch-records[records per request]:n:' \
 		'--batch-bytes[bytes per request]:size:' '--batch-delay[longest wait of a record, ms]:ms:' \
@@ -41,7 +42,7 @@ _userevents_cmd() {
 		'--flush-timeout[the flush at exit, ms]:ms:' {-q,--quiet}'[no counters at exit]' \
 		'--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	top) _arguments $ev $pv '-d[seconds between refreshes]:seconds:' \
+	top) _arguments $ev $pv $ra '-d[seconds between refreshes]:seconds:' \
 		'--once[one table after one interval]' \
 		'--records[count records read, not the daemon'\''s counts]' \
 		'--group[rows per]:group:(event provider process)' \

@@ -45,7 +45,7 @@ _userevents()
 	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
 	-e|--event) COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs")" -- "$cur")); return ;;
 	-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-f|--filter|--pid|-p|--provider|-b|--buffer-size|--duration|--max-size|--interval|--count) return ;;
+	-f|--filter|--pid|-p|--provider|-b|--buffer-size|--duration|--max-size|--interval|--count|--reattach) return ;;
 	--otlp|--header|--batch-records|--batch-bytes|--batch-delay|--queue-bytes|--timeout|--retry-timeout|--flush-timeout) return ;;
 	--protocol) COMPREPLY=($(compgen -W "http/protobuf http/json" -- "$cur")); return ;;
 	--drop) COMPREPLY=($(compgen -W "oldest newest" -- "$cur")); return ;;
@@ -69,17 +69,17 @@ _userevents()
 	enable|disable)
 		COMPREPLY=($(compgen -W "$(_userevents_events "$tracefs") --help" -- "$cur")) ;;
 	stream)
-		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json --wall-clock --format= -b --buffer-size --blocking --no-blocking --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider --fields --json --wall-clock --format= -b --buffer-size --blocking --no-blocking --reattach --help" -- "$cur")) ;;
 	stats)
 		COMPREPLY=($(compgen -W "--json --interval --count --help" -- "$cur")) ;;
 	run)
 		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -o --output -b --buffer-size -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	record)
-		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -p --provider -b --buffer-size --blocking --no-blocking --duration --max-size -q --quiet --no-preload -- --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -p --provider -b --buffer-size --blocking --no-blocking --duration --max-size --reattach -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	export)
-		COMPREPLY=($(compgen -W "--otlp -e --event -f --filter -p --provider --protocol --gzip --header --batch-records --batch-bytes --batch-delay --queue-bytes --drop --timeout --retry-timeout --flush-timeout -b --buffer-size --blocking --no-blocking -q --quiet --no-preload -- --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "--otlp -e --event -f --filter -p --provider --protocol --gzip --header --batch-records --batch-bytes --batch-delay --queue-bytes --drop --timeout --retry-timeout --flush-timeout -b --buffer-size --blocking --no-blocking --reattach -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	top)
-		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -d --once --records --group --sort -b --buffer-size --no-preload -- --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -d --once --records --group --sort -b --buffer-size --reattach --no-preload -- --help" -- "$cur")) ;;
 	report)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "-e --event -p --provider --pid --fields --json --wall-clock --html --format= --stat --counter --help" -- "$cur"))

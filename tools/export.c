@@ -21,7 +21,8 @@ static const char usage[] =
 	"        [--protocol http/protobuf|http/json] [--gzip] [--header K=V]...\n"
 	"        [--batch-records N] [--batch-bytes N] [--batch-delay MS] [--queue-bytes N]\n"
 	"        [--drop oldest|newest] [--timeout MS] [--retry-timeout MS] [--flush-timeout MS]\n"
-	"        [-b KiB] [--blocking[=MS] | --no-blocking] [-q] [--no-preload] [-- CMD [ARGS]]";
+	"        [-b KiB] [--blocking[=MS] | --no-blocking] [--reattach SECONDS] [-q] [--no-preload]\n"
+	"        [-- CMD [ARGS]]";
 
 /* A size: N, NK, NM or NG; false when it is not one or out of [1, 1G]. */
 static bool size_arg(const char *s, size_t *out)
@@ -72,7 +73,7 @@ static int parse_export_opts(struct uet_otlp_opts *x, int argc, char **argv, cha
 			     int *nrest, char (*hdr)[1024])
 {
 	static const char *const takes_arg[] = { "-e", "-f", "-p", "--event", "--filter",
-						 "--provider" };
+						 "--provider", "--reattach" };
 	int i;
 
 	rest[(*nrest)++] = argv[0];
@@ -104,7 +105,7 @@ static int parse_export_opts(struct uet_otlp_opts *x, int argc, char **argv, cha
 		    strcmp(name, "drop") && strcmp(name, "timeout") &&
 		    strcmp(name, "retry-timeout") && strcmp(name, "flush-timeout")) {
 			rest[(*nrest)++] = argv[i];
-			for (size_t k = 3; k < 6; k++)
+			for (size_t k = 3; k < 7; k++)
 				if (strcmp(a, takes_arg[k]) == 0 && i + 1 < argc)
 					rest[(*nrest)++] = argv[++i];
 			continue;
@@ -177,6 +178,7 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	struct uet_otlp_stats st = { 0 };
 	struct uet_sinks sinks = { 0 };
 	struct uet_otlp_opts x;
+	struct uet_reattach re;
 	struct uet_opts o;
 	char tracefs[4096], **rest;
 	unsigned int ncpus;
@@ -198,7 +200,7 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	}
 	e = uet_opts_parse(&o, nrest, rest,
 			   UET_O_EVENT | UET_O_FILTER | UET_O_PROVIDER | UET_O_QUIET |
-				   UET_O_NO_PRELOAD | UET_O_BUFFER,
+				   UET_O_NO_PRELOAD | UET_O_BUFFER | UET_O_REATTACH,
 			   usage);
 	if (e >= 0) {
 		free(rest);
@@ -223,7 +225,10 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 			   sizeof(tracefs), &ncpus);
 	if (e > 0 && (exit_code = e))
 		goto out;
-	e = uet_stream_raw(tracefs, &o, &ae, &sinks, ncpus, with_cmd ? &child : NULL, NULL);
+	/* A private daemon for CMD is ours: none comes back for it. */
+	re = (struct uet_reattach){ .tracefs = tracefs, .who = "export",
+				    .wait_ms = priv ? 0 : o.reattach_ms, .ae = &ae };
+	e = uet_stream_raw(tracefs, &o, &ae, &sinks, ncpus, with_cmd ? &child : NULL, NULL, &re);
 	if (e < 0 && with_cmd) {
 		/* The reading broke: the command is still ours to wait for. */
 		while (!uet_child_poll(&child))

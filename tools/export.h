@@ -58,6 +58,9 @@ struct uet_otlp_stats {
 	uint64_t requests;		/* HTTP requests made */
 	uint64_t retried;		/* of them, repeats of a failed one */
 	uint64_t dropped[UET_DROP_NREASONS];
+	uint64_t lost;			/* lost before export read them, where the trace says how many */
+	uint64_t lost_unknown;		/* losses of unknown count the trace marked */
+	uint64_t gaps;			/* times the daemon went away (what it missed: count unknown) */
 	uint64_t queued_bytes;		/* now */
 	uint64_t queued_peak;		/* the most the queue held */
 };
@@ -80,6 +83,9 @@ void uet_otlp_send(struct uet_otlp_sender *s, bool metrics, uint8_t *body, size_
 /** uet_otlp_note - count records encoded (@metrics: otlp_metrics events) or dropped as too large */
 void uet_otlp_note(struct uet_otlp_sender *s, uint64_t records, uint64_t metrics,
 		   uint64_t too_large);
+
+/** uet_otlp_lost - count records lost before they were read: @n (UINT64_MAX: some), @gaps */
+void uet_otlp_lost(struct uet_otlp_sender *s, uint64_t n, uint64_t gaps);
 
 /**
  * uet_otlp_sender_stop - send what is queued (for --flush-timeout at most),

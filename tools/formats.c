@@ -638,7 +638,8 @@ int uet_raw_open(struct uet_raw *r, const char *tracefs, unsigned int ncpus, con
 		 * reach): trace_pipe_raw.  Ours, but the channel refused: say why.
 		 */
 		if (e != -EOPNOTSUPP && e != -ENODATA && e != -ECONNREFUSED && e != -ENOENT) {
-			uet_err("%s: %s: a channel of the trace: %s", who, tracefs, strerror(-e));
+			if (who)
+				uet_err("%s: %s: a channel of the trace: %s", who, tracefs, strerror(-e));
 			return e;
 		}
 	}
@@ -653,7 +654,8 @@ int uet_raw_open(struct uet_raw *r, const char *tracefs, unsigned int ncpus, con
 		r->fds[i] = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (r->fds[i] < 0) {
 			e = -errno;
-			uet_err("%s: %s: %s", who, p, strerror(-e));
+			if (who)
+				uet_err("%s: %s: %s", who, p, strerror(-e));
 			uet_raw_close(r);
 			return e;
 		}

@@ -104,6 +104,8 @@ static void write_stats(struct uet_otlp_sender *s, const struct uet_otlp_stats *
 		uet_otlp_dropped(st) - st->rejected);
 	for (int i = 0; i < UET_DROP_NREASONS; i++)
 		fprintf(f, "dropped_%s: %" PRIu64 "\n", drop_names[i], st->dropped[i]);
+	fprintf(f, "lost: %" PRIu64 "\nlost_unknown: %" PRIu64 "\ngaps: %" PRIu64 "\n", st->lost,
+		st->lost_unknown, st->gaps);
 	fprintf(f, "queued_bytes: %" PRIu64 "\nqueued_peak: %" PRIu64 "\n", st->queued_bytes,
 		st->queued_peak);
 	if (fclose(f) == 0)
@@ -214,6 +216,17 @@ void uet_otlp_note(struct uet_otlp_sender *s, uint64_t records, uint64_t metrics
 	s->st.records += records;
 	s->st.metrics += metrics;
 	s->st.dropped[UET_DROP_TOO_LARGE] += too_large;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void uet_otlp_lost(struct uet_otlp_sender *s, uint64_t n, uint64_t gaps)
+{
+	pthread_mutex_lock(&s->lock);
+	if (n == UINT64_MAX)
+		s->st.lost_unknown++;
+	else
+		s->st.lost += n;
+	s->st.gaps += gaps;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -563,8 +576,16 @@ void uet_otlp_sender_stop(struct uet_otlp_sender *s, bool quiet, struct uet_otlp
 		for (int i = 0; i < UET_DROP_NREASONS; i++)
 			if (st.dropped[i])
 				fprintf(stderr, " (%s %" PRIu64 ")", drop_names[i], st.dropped[i]);
-		fprintf(stderr, "; %" PRIu64 " requests, %" PRIu64 " retried\n", st.requests,
+		fprintf(stderr, "; %" PRIu64 " requests, %" PRIu64 " retried", st.requests,
 			st.retried);
+		/* Lost before export read them: the trace's marks, the daemon's absences. */
+		if (st.lost || st.lost_unknown)
+			fprintf(stderr, "; lost %" PRIu64 "%s before they were read", st.lost,
+				st.lost_unknown ? " and more (count unknown)" : "");
+		if (st.gaps)
+			fprintf(stderr, "; the daemon went away %" PRIu64 " time%s: what was written "
+				"meanwhile is lost, count unknown", st.gaps, st.gaps == 1 ? "" : "s");
+		fputc('\n', stderr);
 	}
 	if (ret)
 		*ret = st;

@@ -13,11 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rbpage.h"
 #include "sink.h"
 #include "tool.h"
 
-static const char usage[] = "record -o FILE [--format=trace.dat|perf] [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS] | --no-blocking] [--duration SECONDS] [--max-size SIZE] [-q] [--no-preload] [-- CMD [ARGS]]";
+static const char usage[] = "record -o FILE [--format=trace.dat|perf] [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS] | --no-blocking] [--duration SECONDS] [--max-size SIZE] [--reattach SECONDS] [-q] [--no-preload] [-- CMD [ARGS]]";
 
 /*
  * The file's format: --format, else perf's when the name is perf's
@@ -46,7 +45,9 @@ struct rec {
 	const char *output;
 	uint64_t deadline;		/* --duration: when to stop (uet_now_ns()); 0: never */
 	char limit[64];			/* the limit that stopped the recording, or "" */
-	bool gone;			/* the daemon went away: the end is marked lost */
+	struct uet_reattach re;		/* the daemon gone: found again, or the end (marked lost) */
+	struct { unsigned int id; char name[300]; } *ids;	/* each type id's event, as met */
+	size_t nids;
 	unsigned long long rate_events;	/* events at the last progress line */
 	uint64_t rate_ns;		/* its time */
 };
@@ -77,7 +78,7 @@ static void progress(struct rec *r, struct uet_raw *raw, bool final)
 {
 	struct uet_chan_counts cc;
 	unsigned long long drops, bytes;
-	char why[160] = "", rate[48] = "";
+	char why[160] = "", rate[48] = "", said[256];
 	uint64_t now = uet_now_ns();
 
 	if (uet_raw_lost(raw, &cc)) {
@@ -106,14 +107,39 @@ static void progress(struct rec *r, struct uet_raw *raw, bool final)
 	/* Live, on a terminal: the line is rewritten in place, what is left of a longer one erased. */
 	fprintf(stderr, "%s" UET_PROG ": record: %llu events%s, %llu bytes, %llu dropped%s%s%s%s%s",
 		final ? "" : "\r", r->events, rate, bytes, drops, why, r->limit[0] ? "; stopped " : "",
-		r->limit, r->gone ? "; then the daemon went away: what came after is lost, count unknown" : "",
-		final ? "\n" : "\033[K");
+		r->limit, uet_reattach_said(&r->re, said, sizeof(said)), final ? "\n" : "\033[K");
 	fflush(stderr);
 }
 
+/*
+ * A format met: to the file.  A daemon mounted anew (no keeper) numbers the
+ * events again as they register: a type id that named another event before
+ * a gap is said, the file keeping one format an id (the earlier records of
+ * that id are read with the later format).
+ */
 static int formats_seen(void *arg, const struct uet_format *f)
 {
-	return uet_sinks_format_seen(arg, f);
+	struct rec *r = arg;
+	char name[300];
+	size_t i;
+
+	snprintf(name, sizeof(name), "%s:%s", f->system, f->desc->name);
+	for (i = 0; i < r->nids && r->ids[i].id != f->id; i++)
+		;
+	if (i < r->nids && r->re.gaps && strcmp(r->ids[i].name, name) != 0)
+		uet_err("record: warning: the daemon served again gave %s the type id %u of %s "
+			"before: the file keeps one format an id (report reads %s's records as %s's)",
+			name, f->id, r->ids[i].name, r->ids[i].name, name);
+	if (i == r->nids) {
+		void *v = realloc(r->ids, (r->nids + 1) * sizeof(*r->ids));
+
+		if (!v)
+			return -ENOMEM;
+		r->ids = v;
+		r->ids[r->nids++].id = f->id;
+	}
+	snprintf(r->ids[i].name, sizeof(r->ids[i].name), "%s", name);
+	return uet_sinks_format_seen(&r->sinks, f);
 }
 
 /* The tracefs: a private daemon's for CMD when none is named, else the one named or found. */
@@ -128,27 +154,19 @@ static int find_tracefs(struct rec *r, const char *opt, struct uet_child *cmd,
 }
 
 /*
- * The daemon is gone (no keeper took its place): the file ends with a loss
- * of unknown count on every CPU, as a ring-buffer page says it (the missed
- * flag without a stored count): trace-cmd prints "[LOST EVENTS]", report a
- * LOST line.
+ * The daemon went away: a daemon serving the tracefs again is looked for
+ * (uet_reattach_raw()), not when the recording ends anyway.  Either way the
+ * file has a loss of unknown count on every CPU there, as a ring-buffer page
+ * says it (the missed flag without a stored count): trace-cmd prints
+ * "[LOST EVENTS]", report a LOST line.  Return: whether recording goes on.
  */
-static int mark_gone(struct rec *r, unsigned int ncpus)
+static bool record_gap(struct rec *r, struct uet_raw *raw, bool stopping, int *err)
 {
-	uint8_t page[UE_RB_PAGE_SIZE];
-	struct ue_rbpage p;
+	unsigned int ncpus = raw->ncpus;
+	bool back = uet_reattach_raw(&r->re, raw, stopping) == 0;
 
-	for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
-		int e;
-
-		ue_rbpage_init(&p, page, sizeof(page));
-		ue_rbpage_finish(&p, UINT64_MAX);
-		e = uet_sinks_page(&r->sinks, cpu, page, sizeof(page));
-		if (e < 0)
-			return e;
-	}
-	r->gone = true;
-	return 0;
+	*err = uet_sinks_gap(&r->sinks, ncpus > raw->ncpus ? ncpus : raw->ncpus, back);
+	return back && *err == 0;
 }
 
 /*
@@ -192,10 +210,13 @@ static int record_loop(struct rec *r, struct uet_raw *raw, struct uet_autoenable
 			uet_autoenable_tick(ae);
 			return 0;
 		}
-		/* Every page read, and the daemon's end of the channel closed. */
-		if (got == -ENOTCONN && raw->chan) {
-			uet_err("record: the daemon serving %s went away: the trace ends here", r->tracefs);
-			return mark_gone(r, raw->ncpus);
+		/* Every page read, and the daemon's end of the channel closed (or its files dead). */
+		if (uet_daemon_gone(got)) {
+			int e;
+
+			if (record_gap(r, raw, stopping, &e))
+				continue;
+			return e;
 		}
 		if (got < 0) {
 			uet_err("record: %s: %s", raw->chan ? "the trace's channel" : "trace_pipe_raw",
@@ -241,7 +262,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 
 	e = uet_opts_parse(&o, argc, argv, UET_O_OUTPUT | UET_O_EVENT | UET_O_FILTER | UET_O_QUIET |
 				   UET_O_NO_PRELOAD | UET_O_PROVIDER | UET_O_BUFFER | UET_O_LIMIT |
-				   UET_O_FILEFMT,
+				   UET_O_FILEFMT | UET_O_REATTACH,
 			   usage);
 	if (e >= 0)
 		return e;
@@ -302,8 +323,11 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 			uet_err("record: %s/buffer_size_kb: cannot be set to %s", r.tracefs, kib);
 	}
 	uet_drops_begin(&r.drops, r.tracefs);
+	/* A private daemon is ours: none comes back for it. */
+	r.re = (struct uet_reattach){ .tracefs = r.tracefs, .who = "record",
+				      .wait_ms = priv ? 0 : o.reattach_ms, .ae = &ae };
 	formats.on_new = formats_seen;
-	formats.on_new_arg = &r.sinks;
+	formats.on_new_arg = &r;
 	ae = (struct uet_autoenable){ .tracefs = r.tracefs, .who = "record", .globs = o.globs,
 				      .nglobs = o.nglobs, .filters = o.filters,
 				      .default_globs = o.default_globs, .formats = &formats };
@@ -341,7 +365,7 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 	}
 	exit_code = with_cmd ? uet_child_exit_code(&child, "record") : UET_EXIT_OK;
 	/* The file is whole, but not the trace: what came after the daemon went is missing. */
-	if (r.gone && exit_code == UET_EXIT_OK)
+	if (r.re.gone && exit_code == UET_EXIT_OK)
 		exit_code = UET_EXIT_FAIL;
 matched:
 	/* Said whatever CMD's exit; its status is kept when it failed. */
@@ -356,6 +380,7 @@ out:
 	uet_autoenable_free(&ae);
 	uet_raw_close(&raw);
 	uet_formats_free(&formats);
+	free(r.ids);
 	uet_private_stop(priv);
 	uet_opts_free(&o);
 	return exit_code;

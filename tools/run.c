@@ -120,7 +120,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	 * (record's default; run takes no --blocking).
 	 */
 	o.block_ms = UET_BLOCK_DEFAULT_MS;
-	e = uet_stream_raw(r.tracefs, &o, &r.ae, &sinks, st.ncpus, &r.child, &s);
+	e = uet_stream_raw(r.tracefs, &o, &r.ae, &sinks, st.ncpus, &r.child, &s, NULL);
 	if (r.ae.failed)
 		uet_child_end(&r.child);
 	if (e < 0) {

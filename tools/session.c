@@ -122,6 +122,21 @@ static bool duration_arg(const char *s, uint64_t *ns)
 	return true;
 }
 
+/* --reattach: SECONDS (fractions allowed), 0 (end at once) to an hour. */
+static bool reattach_arg(const char *s, unsigned int *ms)
+{
+	double v;
+	char *e;
+
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return false;
+	v = strtod(s, &e);
+	if (*e || !(v >= 0) || v * 1000 > UET_REATTACH_MAX_MS)
+		return false;
+	*ms = (unsigned int)(v * 1000 + 0.5);
+	return true;
+}
+
 /*
  * Whether -f @filter parses for some event (ue_filter_check()); if not, a
  * usage error with the parser's text, caret and reason.
@@ -168,6 +183,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ "wall-clock", no_argument, NULL, 'W' },
 		{ "counter", required_argument, NULL, 'C' },
 		{ "html", no_argument, NULL, 'H' },
+		{ "reattach", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -190,6 +206,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 		{ 'W', UET_O_WALL, "--wall-clock" },
 		{ 'C', UET_O_COUNTER, "--counter" },
 		{ 'H', UET_O_HTML, "--html" },
+		{ 'R', UET_O_REATTACH, "--reattach" },
 	};
 	struct ue_arm spec;
 	bool after_p = false;
@@ -197,6 +214,7 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->reattach_ms = UET_REATTACH_MS;
 	o->globs = calloc((size_t)argc + 1, sizeof(*o->globs));
 	o->filters = calloc((size_t)argc + 1, sizeof(*o->filters));
 	o->counters = calloc((size_t)argc + 1, sizeof(*o->counters));
@@ -385,6 +403,14 @@ int uet_opts_parse(struct uet_opts *o, int argc, char **argv, unsigned int allow
 						     "(N, NK, NM or NG)", optarg);
 			}
 			break;
+		case 'R':
+			if (!reattach_arg(optarg, &o->reattach_ms)) {
+				uet_opts_free(o);
+				return uet_usage_err(argv[0], usage,
+						     "--reattach %s: not a time in seconds from 0 to %u",
+						     optarg, UET_REATTACH_MAX_MS / 1000);
+			}
+			break;
 		case 'h':
 			printf("usage: " UET_PROG " %s\n", usage);
 			uet_opts_free(o);
@@ -493,6 +519,9 @@ bool uet_raw_lost(struct uet_raw *r, struct uet_chan_counts *ret)
 	if (!r->chan)
 		return false;
 	uet_chan_counts(r->chan, ret);
+	ret->records += r->before.records;
+	ret->lost += r->before.lost;
+	ret->lost_producer += r->before.lost_producer;
 	return true;
 }
 
@@ -884,6 +913,35 @@ void uet_autoenable_undo(struct uet_autoenable *a)
 	a->done = NULL;
 	a->filtered = NULL;
 	a->ndone = 0;
+}
+
+int uet_autoenable_rearm(struct uet_autoenable *a)
+{
+	int old = a->session_tried ? a->session : -1;
+
+	/* What we enabled was the former daemon's: nothing to undo on the new one. */
+	free(a->done);
+	free(a->filtered);
+	a->done = NULL;
+	a->filtered = NULL;
+	a->ndone = 0;
+	a->session = -1;
+	a->session_tried = false;
+	a->armed_filter = false;
+	autoenable_arm(a);
+	uet_autoenable_tick(a);
+	if (old >= 0)
+		close(old);
+	return a->failed;
+}
+
+int uet_autoenable_check(struct uet_autoenable *a)
+{
+	char c;
+
+	if (!a->session_tried || a->session < 0)
+		return 0;
+	return pread(a->session, &c, 1, 0) < 0 ? -errno : 0;
 }
 
 void uet_autoenable_free(struct uet_autoenable *a)

@@ -834,12 +834,31 @@ static int otlp_end(struct uet_sink *s, bool ok)
 	return 0;
 }
 
+/* Records lost before they were read: counted (the stats file, the closing line). */
+static int otlp_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
+{
+	(void)cpu;
+	uet_otlp_lost(((struct otlp_sink *)s)->tx, n, 0);
+	return 0;
+}
+
+/* The daemon went away: one gap, whatever the CPUs (nothing to send for it). */
+static int otlp_gap(struct uet_sink *s, unsigned int ncpus, bool back)
+{
+	(void)ncpus;
+	(void)back;
+	uet_otlp_lost(((struct otlp_sink *)s)->tx, 0, 1);
+	return 0;
+}
+
 static const struct uet_sink_ops otlp_ops = {
 	.name = "otlp",
 	.needs = UET_SINK_RECORDS,
 	.begin = otlp_begin,
 	.format_seen = otlp_format_seen,
 	.record = otlp_record,
+	.lost = otlp_lost,
+	.gap = otlp_gap,
 	.flush = otlp_flush,
 	.end = otlp_end,
 };

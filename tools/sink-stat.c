@@ -109,6 +109,7 @@ static int cmp_name(const void *a, const void *b)
 static void print_stat(struct stat_sink *st)
 {
 	FILE *f = st->s.out;
+	bool some = false;
 
 	qsort(st->names, st->nnames, sizeof(*st->names), cmp_name);
 	fprintf(f, "%-40s %12s\n", "EVENT", "EVENTS");
@@ -123,7 +124,11 @@ static void print_stat(struct stat_sink *st)
 			continue;
 		fprintf(f, "%-8u %12llu %11llu%s\n", c, p->events, p->lost,
 			p->lost_some ? "+" : " ");
+		some |= p->lost_some;
 	}
+	if (some)
+		fprintf(f, "+: and more lost, count unknown (the daemon went away meanwhile, or "
+			   "the kernel's pages did not count)\n");
 	if (st->events) {
 		/* In microseconds, rounded, as report's and trace-cmd's trace lines show them. */
 		unsigned long long first = (st->first + 500) / 1000, last = (st->last + 500) / 1000;

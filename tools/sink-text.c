@@ -78,11 +78,28 @@ static int text_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
 	return ferror(s->out) ? -EIO : 0;
 }
 
+/*
+ * The daemon went away: the kernel's line of a loss of unknown count on
+ * every CPU; back, a new daemon's options/fields set again.
+ */
+static int text_gap(struct uet_sink *s, unsigned int ncpus, bool back)
+{
+	struct text_sink *t = (struct text_sink *)s;
+	int e = 0, w;
+
+	for (unsigned int cpu = 0; cpu < ncpus && e == 0; cpu++)
+		e = text_lost(s, cpu, UINT64_MAX);
+	if (e == 0 && back && t->tracefs && (w = uet_write(t->tracefs, "options/fields", "1")) < 0)
+		uet_err("%s: cannot set options/fields again: %s", t->who, strerror(-w));
+	return e;
+}
+
 static const struct uet_sink_ops text_ops = {
 	.name = "text",
 	.begin = text_begin,
 	.record = text_record,
 	.lost = text_lost,
+	.gap = text_gap,
 	.flush = uet_sink_stream_flush,
 	.end = text_end,
 };

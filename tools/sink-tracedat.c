@@ -376,12 +376,29 @@ static int dat_end(struct uet_sink *s, bool ok)
 	return e;
 }
 
+/*
+ * Records of @cpu lost (a gap of the reader's: its daemon went away): a
+ * page of no record but the loss mark, as a ring-buffer page says it
+ * (UINT64_MAX: the missed flag without a stored count, trace-cmd's and
+ * report's "[LOST EVENTS]"); it goes with the CPU's next page, or at the end.
+ */
+static int dat_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
+{
+	uint8_t page[UE_RB_PAGE_SIZE];
+	struct ue_rbpage p;
+
+	ue_rbpage_init(&p, page, sizeof(page));
+	ue_rbpage_finish(&p, n);
+	return dat_page(s, cpu, page, sizeof(page));
+}
+
 static const struct uet_sink_ops dat_ops = {
 	.name = "trace.dat",
 	.needs = UET_SINK_PAGES,
 	.begin = dat_begin,
 	.format_seen = dat_format_seen,
 	.page = dat_page,	/* the pages hold the records: no .record */
+	.lost = dat_lost,
 	.flush = dat_flush,
 	.end = dat_end,
 };

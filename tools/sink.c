@@ -115,6 +115,22 @@ int uet_sinks_lost(struct uet_sinks *ss, unsigned int cpu, uint64_t n)
 	return 0;
 }
 
+int uet_sinks_gap(struct uet_sinks *ss, unsigned int ncpus, bool back)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		struct uet_sink *s = ss->v[i];
+		int e = 0;
+
+		if (s->ops->gap)
+			e = s->ops->gap(s, ncpus, back);
+		for (unsigned int cpu = 0; !s->ops->gap && s->ops->lost && e == 0 && cpu < ncpus; cpu++)
+			e = s->ops->lost(s, cpu, UINT64_MAX);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
 int uet_sinks_flush(struct uet_sinks *ss)
 {
 	for (size_t i = 0; i < ss->n; i++) {

@@ -60,6 +60,13 @@ struct uet_sink_ops {
 	int (*record)(struct uet_sink *s, const struct uet_sink_rec *r);
 	/* Records of @cpu lost before the next one of it (the page's mark; UINT64_MAX: some). */
 	int (*lost)(struct uet_sink *s, unsigned int cpu, uint64_t n);
+	/*
+	 * The daemon went away (tools/reattach.c): what each of @ncpus CPUs
+	 * had from then on is lost, count unknown; @back: a daemon serves
+	 * again and records go on (what begin set on the tracefs is set again).
+	 * Without it: lost(cpu, UINT64_MAX) on every CPU.
+	 */
+	int (*gap)(struct uet_sink *s, unsigned int ncpus, bool back);
 	/* After each batch: what was handed over is out (readable if we die now). */
 	int (*flush)(struct uet_sink *s);
 	/* Finish (@ok: the command succeeded so far) and release the sink. */
@@ -120,6 +127,8 @@ int uet_sinks_record(struct uet_sinks *ss, const struct uet_sink_rec *r);
 int uet_sinks_flush(struct uet_sinks *ss);
 /** uet_sinks_lost - tell each sink that has .lost of records lost on @cpu */
 int uet_sinks_lost(struct uet_sinks *ss, unsigned int cpu, uint64_t n);
+/** uet_sinks_gap - tell each sink that the daemon went away (ops.gap); 0 or the first error */
+int uet_sinks_gap(struct uet_sinks *ss, unsigned int ncpus, bool back);
 
 /**
  * uet_sinks_end - end and release every sink (whether begun or not)

@@ -125,17 +125,34 @@ static int one_line(struct uet_stream *s, const char *line, size_t len)
 	return e < 0 ? e : count(s, name, len);
 }
 
+struct pipe_again {
+	const char *tracefs;
+	int fd;
+};
+
+/* trace_pipe of the daemon found again (a reattach's source). */
+static int pipe_open(void *arg)
+{
+	struct pipe_again *p = arg;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/trace_pipe", p->tracefs);
+	p->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	return p->fd < 0 ? -errno : 0;
+}
+
 int uet_stream_loop(struct uet_stream *s)
 {
-	char path[4096], buf[65536], *line = NULL;
+	struct pipe_again pa = { s->tracefs, -1 };
+	char buf[65536], *line = NULL;
 	size_t llen = 0, lcap = 0;
 	bool draining = false;
 	int fd, r = 0;
 
-	snprintf(path, sizeof(path), "%s/trace_pipe", s->tracefs);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	r = pipe_open(&pa);
+	if (r < 0)
+		return r;
+	fd = pa.fd;
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		ssize_t n;
@@ -151,6 +168,29 @@ int uet_stream_loop(struct uet_stream *s)
 			}
 		}
 		n = read(fd, buf, sizeof(buf));
+		/* The daemon went away: trace_pipe of one found again, the gap marked. */
+		if (n < 0 && s->re && uet_daemon_gone(-errno)) {
+			bool back;
+
+			close(fd);
+			fd = -1;
+			if (llen) {
+				line[llen] = '\0';
+				r = one_line(s, line, llen);
+			}
+			llen = 0;
+			back = r == 0 && uet_reattach(s->re, draining, pipe_open, &pa) == 0;
+			if (r == 0)
+				r = uet_sinks_gap(s->sinks, s->ncpus, back);
+			if (r == 0)
+				r = uet_sinks_flush(s->sinks);
+			if (r == 0 && !back)
+				r = -ENOTCONN;
+			if (r < 0)
+				goto out;
+			fd = pa.fd;
+			continue;
+		}
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR) {
 				if (draining)
@@ -197,7 +237,8 @@ out:
 		r = one_line(s, line, llen);
 	}
 	free(line);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (s->sinks && r == 0)
 		r = uet_sinks_flush(s->sinks);
 	return r;
@@ -515,7 +556,7 @@ static int formats_seen(void *arg, const struct uet_format *f)
 
 int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_autoenable *ae,
 		   struct uet_sinks *sinks, unsigned int ncpus, struct uet_child *child,
-		   struct uet_stream *tally)
+		   struct uet_stream *tally, struct uet_reattach *re)
 {
 	struct raw_stream rs = { .tracefs = tracefs, .globs = o->globs, .nglobs = o->nglobs,
 				 .sinks = sinks, .tally = tally };
@@ -556,6 +597,30 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 		if (got >= 0) {
 			r = raw_flush(&rs, wm);
 			got = r < 0 ? r : got;
+		}
+		/*
+		 * The daemon went away, every page read: what is held back goes
+		 * first, then the gap is marked, on a daemon found again or at the end.
+		 */
+		if (uet_daemon_gone(got) && re && !rs.sink_failed) {
+			unsigned int was = raw.ncpus;
+			bool back;
+
+			r = raw_flush(&rs, UINT64_MAX);
+			back = r == 0 && uet_reattach_raw(re, &raw, stopping) == 0;
+			if (r == 0)
+				r = uet_sinks_gap(sinks, was > raw.ncpus ? was : raw.ncpus, back);
+			if (r == 0)
+				r = uet_sinks_flush(sinks);
+			if (r < 0) {
+				rs.sink_failed = r != -ENOMEM;
+				break;
+			}
+			if (!back) {
+				r = -ENOTCONN;
+				break;
+			}
+			continue;
 		}
 		if (got < 0) {
 			r = got;
@@ -617,17 +682,20 @@ static void stream_tick(void *arg)
 
 int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 {
-	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json [--wall-clock] | --format=FMT] [-b KiB] [--blocking[=MS] | --no-blocking]";
+	static const char usage[] = "stream [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [--fields | --json [--wall-clock] | --format=FMT] [-b KiB] [--blocking[=MS] | --no-blocking] [--reattach SECONDS]";
 	char tracefs[4096];
 	struct uet_autoenable ae = { .tracefs = tracefs };
-	struct uet_stream s = { .tracefs = tracefs, .stop = &stream_stop };
+	struct uet_reattach re = { .tracefs = tracefs, .who = "stream", .ae = &ae };
+	char said[256];
+	struct uet_stream s = { .tracefs = tracefs, .stop = &stream_stop, .re = &re };
 	struct uet_sinks sinks = { 0 };
 	struct uet_buf_stats st;
 	struct uet_opts o;
 	int r;
 
 	r = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_FIELDS | UET_O_JSON |
-				   UET_O_PROVIDER | UET_O_FORMAT | UET_O_BUFFER | UET_O_WALL,
+				   UET_O_PROVIDER | UET_O_FORMAT | UET_O_BUFFER | UET_O_WALL |
+				   UET_O_REATTACH,
 			   usage);
 	if (r >= 0)
 		return r;
@@ -656,6 +724,8 @@ int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 		return UET_EXIT_FAIL;
 	}
 	uet_catch_signals();
+	re.wait_ms = o.reattach_ms;
+	s.ncpus = st.ncpus;
 	ae.globs = o.globs;
 	ae.filters = o.filters;
 	ae.nglobs = o.nglobs;
@@ -667,7 +737,7 @@ int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 	 * EventHeader events decoded); --fields copies the tracefs's own text.
 	 */
 	if (r == 0 && (o.format_opt || strcmp(o.format, "fields") != 0)) {
-		r = uet_stream_raw(tracefs, &o, &ae, &sinks, st.ncpus, NULL, NULL);
+		r = uet_stream_raw(tracefs, &o, &ae, &sinks, st.ncpus, NULL, NULL, &re);
 		if (r < 0 && r != -EPIPE && ferror(stdout))
 			uet_err("stream: output: %s", strerror(-r));
 	} else if (r == 0) {
@@ -677,9 +747,13 @@ int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 		s.tick = stream_tick;
 		s.tick_arg = &ae;
 		r = uet_stream_loop(&s);
-		if (r < 0 && r != -EPIPE)
+		/* A daemon gone for good was said, with the closing words. */
+		if (r < 0 && r != -EPIPE && !re.gone)
 			uet_err("stream: %s/trace_pipe: %s", tracefs, strerror(-r));
 	}
+	/* The closing words: the daemon's gaps (where, the lines of each CPU said). */
+	if (*uet_reattach_said(&re, said, sizeof(said)))
+		uet_err("stream: %s", said + 2);
 	if (r == 0 && ae.failed)
 		r = ae.failed;
 	uet_autoenable_undo(&ae);

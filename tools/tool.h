@@ -244,6 +244,7 @@ int64_t uet_wall_offset_ns(clockid_t c);
 #define UET_O_COUNTER	(1u << 14)	/* --counter EVENT.FIELD (repeatable; --format=chrome) */
 #define UET_O_HTML	(1u << 15)	/* --html (report: --format=html) */
 #define UET_O_FILEFMT	(1u << 16)	/* --format=trace.dat|perf (record: the file's format) */
+#define UET_O_REATTACH	(1u << 17)	/* --reattach SECONDS (a live reader whose daemon went away) */
 /* -b's bounds (the daemon's for a channel) and --blocking's default and most. */
 #define UET_BUFFER_MIN_KIB 256
 #define UET_BUFFER_MAX_KIB (1024 * 1024)
@@ -269,6 +270,7 @@ struct uet_opts {
 	long pid;
 	const char **counters;	/* the --counter EVENT.FIELDs (argv's) */
 	size_t ncounters;
+	unsigned int reattach_ms;	/* --reattach: how long to look for a daemon again (UET_REATTACH_MS) */
 	int rest;		/* index in argv of the first operand */
 };
 
@@ -448,6 +450,8 @@ struct uet_count {
 	unsigned long long bytes;	/* bytes of its records (of its lines, from trace_pipe) */
 };
 
+struct uet_reattach;
+
 /* A live copy of trace_pipe (stream.c), used by stream and run. */
 struct uet_stream {
 	const char *tracefs;
@@ -457,6 +461,8 @@ struct uet_stream {
 	volatile sig_atomic_t *stop;	/* set: drain what is there, then return */
 	void (*tick)(void *arg);	/* called between reads, at least every 200 ms */
 	void *tick_arg;
+	struct uet_reattach *re;	/* the daemon went away: found again (NULL: the end) */
+	unsigned int ncpus;		/* the CPUs a gap is marked on */
 	/* results */
 	struct uet_count *counts;
 	size_t ncounts;
@@ -480,12 +486,16 @@ struct uet_autoenable;
  * read; @ae ticks every 200 ms
  * @tally: when not NULL, its counts gain each record shown (bytes: the
  *         record's) and its lost the losses marked
+ * @re: when the daemon goes away, look for one again with it (NULL: the
+ *      end); each gap marked in @sinks (uet_sinks_gap()), the closing
+ *      words the caller's (uet_reattach_said())
  *
- * Return: 0, or -errno (said, but for -EPIPE).
+ * Return: 0, or -errno (said, but for -EPIPE); -ENOTCONN: the daemon went
+ * away and none came back (said, the loss marked).
  */
 int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_autoenable *ae,
 		   struct uet_sinks *sinks, unsigned int ncpus, struct uet_child *child,
-		   struct uet_stream *tally);
+		   struct uet_stream *tally, struct uet_reattach *re);
 
 /** uet_stream_free - release the counts */
 void uet_stream_free(struct uet_stream *s);
@@ -648,9 +658,13 @@ struct uet_raw {
 	struct uet_chan *chan;
 	struct uet_chan_params params;
 	bool no_channel;		/* trace_pipe_raw even on usereventsd */
+	struct uet_chan_counts before;	/* the counts of the channels a reattach closed */
 };
 
-/** uet_raw_open - the channel, or open them all (@ncpus from per_cpu/); 0 or -errno, message printed */
+/**
+ * uet_raw_open - the channel, or open them all (@ncpus from per_cpu/); 0 or
+ * -errno, the message printed (@who NULL: none)
+ */
 int uet_raw_open(struct uet_raw *r, const char *tracefs, unsigned int ncpus, const char *who);
 
 /** uet_raw_wait - sleep until pages may be there (the channel's wake-up), @ms at most */
@@ -664,8 +678,8 @@ void uet_raw_flush(struct uet_raw *r, const char *tracefs);
 
 /**
  * uet_raw_lost - records lost before a reader could take them: the
- * channel's counts; false when reading trace_pipe_raw (the buffer's
- * counters say, uet_drops_now())
+ * channel's counts (and those of the channels before it, a reattach's);
+ * false when reading trace_pipe_raw (the buffer's counters say, uet_drops_now())
  */
 bool uet_raw_lost(struct uet_raw *r, struct uet_chan_counts *ret);
 
@@ -757,6 +771,77 @@ void uet_autoenable_undo(struct uet_autoenable *a);
 
 /** uet_autoenable_free - uet_autoenable_undo(), and release what start() allocated */
 void uet_autoenable_free(struct uet_autoenable *a);
+
+/**
+ * uet_autoenable_rearm - the daemon is another one (a reattach): a session
+ * of its own, the globs armed and the events enabled again as at start,
+ * then the former session closed (on a kept mount its holds go only once
+ * the new ones are there)
+ *
+ * Return: 0, or a->failed.
+ */
+int uet_autoenable_rearm(struct uet_autoenable *a);
+
+/**
+ * uet_autoenable_check - whether the daemon holding our session still
+ * serves it (a read of one byte; for a reader that reads nothing else)
+ *
+ * Return: 0, or the read's -errno (uet_daemon_gone() tells what it means);
+ * 0 without a session.
+ */
+int uet_autoenable_check(struct uet_autoenable *a);
+
+/*
+ * reattach.c: a live reader (record, stream, export, top) whose daemon went
+ * away (its channel or its files say EOF, ENOTCONN, ECONNRESET) looks for
+ * one serving again at the same place: the same mount kept by a keeper, or
+ * a new mount at the same path.  Found, its source is opened there again
+ * and its events armed again as at start; the caller marks the gap.
+ */
+#define UET_REATTACH_MS 5000	/* --reattach's default: 5 s */
+#define UET_REATTACH_MAX_MS 3600000u
+
+struct uet_reattach {
+	const char *tracefs;
+	const char *who;		/* the command, for messages */
+	unsigned int wait_ms;		/* how long to look; 0: not at all (the end at once) */
+	struct uet_autoenable *ae;	/* armed again (NULL: nothing) */
+	/* what happened */
+	unsigned int gaps;		/* daemons found again */
+	bool gone;			/* the last time none came back: the reader ends */
+};
+
+/** uet_daemon_gone - whether @e (a read's -errno) says the daemon serving the file went away */
+bool uet_daemon_gone(int e);
+
+/**
+ * uet_reattach - the daemon went away: look for one serving @re->tracefs
+ * again, for @re->wait_ms at most (a signal ends the look)
+ * @ending: the reader was ending anyway: no look, the end
+ * @open_source: opens the reader's source on the daemon found (a channel,
+ *               trace_pipe): 0, or -errno while none serves yet (called again)
+ * @arg: its argument
+ *
+ * Then @re->ae is armed again (uet_autoenable_rearm()).  Said on stderr as
+ * it goes: the daemon gone, how long it looks, the daemon back.
+ *
+ * Return: 0, found (@re->gaps counted: the caller marks the gap with
+ * uet_sinks_gap()); -ENOTCONN, none came back (@re->gone; said).
+ */
+int uet_reattach(struct uet_reattach *re, bool ending, int (*open_source)(void *arg), void *arg);
+
+/**
+ * uet_reattach_raw - uet_reattach() for a uet_raw reader: closed, then
+ * opened again as it was (a consumer channel with the same parameters, or
+ * trace_pipe_raw), the closed channel's counts kept in @raw->before
+ */
+int uet_reattach_raw(struct uet_reattach *re, struct uet_raw *raw, bool ending);
+
+/**
+ * uet_reattach_said - the closing line's words for the gaps and the end
+ * ("" when the daemon never went away), in @buf
+ */
+const char *uet_reattach_said(const struct uet_reattach *re, char *buf, size_t len);
 
 struct uet_sinks;
 

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -33,7 +34,7 @@
 static const char usage[] =
 	"top [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-d SECONDS] [--once]\n"
 	"        [--group event|provider|process] [--sort events|bytes|lost|name] [--records] [-b KiB]\n"
-	"        [--no-preload] [-- CMD [ARGS]]";
+	"        [--reattach SECONDS] [--no-preload] [-- CMD [ARGS]]";
 
 enum group { G_EVENT, G_PROVIDER, G_PROCESS, G_N };
 enum sortkey { S_EVENTS, S_BYTES, S_LOST, S_NAME, S_N };
@@ -50,6 +51,9 @@ struct top_row {
 	int32_t tgid;		/* its process (tgids.c), or pid when not known */
 	unsigned long long events, bytes, lost;		/* since the start */
 	unsigned long long pevents, pbytes, plost;	/* at the last refresh */
+	/* From usereventsd_counts: the daemon's last totals, and what came before them. */
+	unsigned long long devents, dbytes, dlost;
+	unsigned long long bevents, bbytes, blost;
 	double revents, rbytes, rlost;			/* the rates it measured */
 };
 
@@ -79,6 +83,10 @@ struct top_sink {
 	uint64_t start_ns;
 	/* Counting from usereventsd_counts (not from records): the events shown. */
 	bool counts;
+	/* Which daemon the counts were read from last: its mount, its state's upgrades and crashes (-1: not known). */
+	dev_t dev;
+	long long upgrades, restarts;
+	unsigned int gaps;	/* the daemon went away and one served again (under mu) */
 	char **globs;
 	size_t nglobs;
 };
@@ -239,6 +247,18 @@ static int top_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
 	return r;
 }
 
+/* The daemon went away: counted once, said above the table (not a loss of one event's). */
+static int top_gap(struct uet_sink *s, unsigned int ncpus, bool back)
+{
+	struct top_sink *t = (struct top_sink *)s;
+
+	(void)ncpus;
+	pthread_mutex_lock(&t->mu);
+	t->gaps += back;
+	pthread_mutex_unlock(&t->mu);
+	return 0;
+}
+
 /* A format new or changed (its memory may be a former one's): no last row. */
 static int top_format_seen(struct uet_sink *s, const struct uet_format *f)
 {
@@ -267,6 +287,7 @@ static const struct uet_sink_ops top_ops = {
 	.format_seen = top_format_seen,
 	.record = top_record,
 	.lost = top_lost,
+	.gap = top_gap,
 	.flush = top_flush,
 	.end = top_end,
 };
@@ -365,23 +386,65 @@ static void counts_line(struct top_sink *t, char *line)
 	row = row_of(t, event, provider, &ctx, (int32_t)tgid);
 	if (!row)
 		return;
-	/* Fewer than before: the daemon let the line go and made it again. */
-	if (rec < row->events || lost < row->lost) {
-		row->pevents = row->pbytes = row->plost = 0;
+	/*
+	 * Fewer than before: the daemon let the line go and made it again, or
+	 * it is another daemon (restarted, or an upgrade, which does not carry
+	 * the counts): counted on from what there was.
+	 */
+	if (rec < row->devents || bytes < row->dbytes || lost < row->dlost) {
+		row->bevents += row->devents;
+		row->bbytes += row->dbytes;
+		row->blost += row->dlost;
 	}
-	row->events = rec;
-	row->bytes = bytes;
-	row->lost = lost;
+	row->devents = rec;
+	row->dbytes = bytes;
+	row->dlost = lost;
+	row->events = row->bevents + rec;
+	row->bytes = row->bbytes + bytes;
+	row->lost = row->blost + lost;
 }
 
-/* usereventsd_counts read into the rows (the renderer's thread, before it measures). */
+/* The daemon's counts start over (another daemon): every row counts on from what it had. */
+static void rows_rebase(struct top_sink *t)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct top_row *row = &t->rows[i];
+
+		row->bevents += row->devents;
+		row->bbytes += row->dbytes;
+		row->blost += row->dlost;
+		row->devents = row->dbytes = row->dlost = 0;
+	}
+}
+
+/*
+ * usereventsd_counts read into the rows (the renderer's thread, before it
+ * measures).  Another daemon counts from 0: a new mount there (a daemon
+ * found again: top_wait() counted the gap), or the same mount's state gone
+ * through an upgrade or a crash (usereventsd_stats; a crash under a keeper
+ * is a gap too: what the dead daemon held is lost).
+ */
 static void counts_read(struct top_sink *t)
 {
+	long long up = uet_daemon_stat(t->tracefs, "upgrades");
+	long long rs = uet_daemon_stat(t->tracefs, "restarts");
 	char *text = uet_read(t->tracefs, "usereventsd_counts", NULL), *line, *save = NULL;
+	bool moved, crashed;
+	struct stat st;
 
-	if (!text)
+	if (!text || stat(t->tracefs, &st) < 0) {
+		free(text);
 		return;
+	}
 	pthread_mutex_lock(&t->mu);
+	moved = t->dev && st.st_dev != t->dev;
+	crashed = !moved && t->restarts >= 0 && rs > t->restarts;
+	if (moved || crashed || (t->upgrades >= 0 && up > t->upgrades))
+		rows_rebase(t);
+	t->gaps += crashed;
+	t->dev = st.st_dev;
+	t->upgrades = up;
+	t->restarts = rs;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		if (line[0] != '#')
 			counts_line(t, line);
@@ -476,6 +539,7 @@ static int top_render(struct top_ui *ui, double secs)
 	char a[32], b[32], c[32];
 	struct winsize ws;
 	int width = 80, namew = 16;
+	unsigned int gaps;
 	FILE *f = stdout;
 
 	for (size_t i = 0; i < ui->nlines; i++) {
@@ -490,8 +554,16 @@ static int top_render(struct top_ui *ui, double secs)
 	}
 	if (ui->tty)
 		fputs("\033[H\033[2J", f);
-	fprintf(f, "userevents top - %s - every %.1f s, by %s, sorted by %s\n", ui->what, secs,
+	pthread_mutex_lock(&ui->sink->mu);
+	gaps = ui->sink->gaps;
+	pthread_mutex_unlock(&ui->sink->mu);
+	fprintf(f, "userevents top - %s - every %.1f s, by %s, sorted by %s", ui->what, secs,
 		group_names[ui->group], sort_names[ui->sort]);
+	/* What was written while no daemon served is in no count. */
+	if (gaps)
+		fprintf(f, " - the daemon went away %u time%s: not counted meanwhile", gaps,
+			gaps == 1 ? "" : "s");
+	fputc('\n', f);
 	shown = ui->nlines < rows ? ui->nlines : rows;
 	/* The names' column: the longest shown, within the terminal's width. */
 	for (size_t i = 0; i < shown; i++)
@@ -644,14 +716,32 @@ static void *top_ui_main(void *arg)
 	return NULL;
 }
 
+/* The counts of a daemon found again (a reattach's source): read, not looked at (a dead mount answers from its cache). */
+static int counts_there(void *arg)
+{
+	char *text = uet_read(((struct top_sink *)arg)->tracefs, "usereventsd_counts", NULL);
+
+	free(text);
+	return text ? 0 : -ENOTCONN;
+}
+
 /*
  * Counting from usereventsd_counts, the reader's thread only keeps the
  * events enabled as they register and waits for the end: a signal, q, or
- * CMD's exit.
+ * CMD's exit.  Its session tells when the daemon went away: one serving
+ * again is looked for (@re), its counts counted on from ours.
  */
-static int top_wait(struct uet_autoenable *ae, struct uet_child *child)
+static int top_wait(struct top_sink *t, struct uet_autoenable *ae, struct uet_child *child,
+		    struct uet_reattach *re)
 {
 	for (;;) {
+		if (uet_daemon_gone(uet_autoenable_check(ae))) {
+			if (uet_reattach(re, false, counts_there, t) < 0)
+				return -ENOTCONN;
+			pthread_mutex_lock(&t->mu);
+			t->gaps++;
+			pthread_mutex_unlock(&t->mu);
+		}
 		uet_autoenable_tick(ae);
 		if (ae->failed || uet_signal)
 			return 0;
@@ -665,7 +755,7 @@ static int top_wait(struct uet_autoenable *ae, struct uet_child *child)
 static int top_opts(struct top_ui *ui, int argc, char **argv, char **rest, int *nrest)
 {
 	static const char *const takes_arg[] = { "-e", "-f", "-p", "-b", "--event", "--filter",
-						 "--provider", "--buffer-size" };
+						 "--provider", "--buffer-size", "--reattach" };
 	int i;
 
 	rest[(*nrest)++] = argv[0];
@@ -726,13 +816,15 @@ static int top_opts(struct top_ui *ui, int argc, char **argv, char **rest, int *
 int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 {
 	struct top_ui ui = { .delay = 1, .group = G_EVENT, .sort = S_EVENTS };
-	struct top_sink ts = { .s.ops = &top_ops, .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct top_sink ts = { .s.ops = &top_ops, .mu = PTHREAD_MUTEX_INITIALIZER,
+			       .upgrades = -1, .restarts = -1 };
 	struct uet_autoenable ae = { 0 };
 	struct uet_private *priv = NULL;
 	struct uet_child child = { 0 };
 	struct uet_sinks sinks = { 0 };
+	struct uet_reattach re = { 0 };
 	struct uet_opts o;
-	char tracefs[4096], path[4200], **rest;
+	char tracefs[4096], path[4200], said[256], **rest;
 	unsigned int ncpus;
 	int nrest = 0, e, exit_code;
 	bool with_cmd, ui_on = false;
@@ -745,7 +837,7 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	if (e < 0)
 		e = uet_opts_parse(&o, nrest, rest,
 				   UET_O_EVENT | UET_O_FILTER | UET_O_PROVIDER | UET_O_NO_PRELOAD |
-					   UET_O_BUFFER,
+					   UET_O_BUFFER | UET_O_REATTACH,
 				   usage);
 	if (e >= 0) {
 		free(rest);
@@ -778,10 +870,14 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ui_on = pthread_create(&ui.th, NULL, top_ui_main, &ui) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* A private daemon for CMD is ours: none comes back for it. */
+	re = (struct uet_reattach){ .tracefs = tracefs, .who = "top",
+				    .wait_ms = priv ? 0 : o.reattach_ms, .ae = &ae };
 	if (ts.counts)
-		e = top_wait(&ae, with_cmd ? &child : NULL);
+		e = top_wait(&ts, &ae, with_cmd ? &child : NULL, &re);
 	else
-		e = uet_stream_raw(tracefs, &o, &ae, &sinks, ncpus, with_cmd ? &child : NULL, NULL);
+		e = uet_stream_raw(tracefs, &o, &ae, &sinks, ncpus, with_cmd ? &child : NULL, NULL,
+				   &re);
 	if (e < 0 && with_cmd) {
 		while (!uet_child_poll(&child))
 			uet_sleep_ms(50);
@@ -790,6 +886,10 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	if (ui_on)
 		pthread_join(ui.th, NULL);
 	term_restore();
+	/* The closing words, once the screen is the terminal's again (a crash under a keeper counted too). */
+	re.gaps = ts.gaps;
+	if (*uet_reattach_said(&re, said, sizeof(said)))
+		uet_err("top: %s", said + 2);
 	uet_autoenable_undo(&ae);
 	/* q ended the command: not its failure. */
 	exit_code = uet_live_status("top", &ae, &child, e, ui.quit_key);

@@ -58,18 +58,8 @@ usage_case "unknown option '--otlpp'" --otlpp http://127.0.0.1:1
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # receiver NAME [ARGS]: start the receiver; sets $url, $rpid, $rlog
-receiver() {
-	rlog=$work/$1.log
-	port=$work/$1.port
-	rerr=$work/$1.rerr
-	shift
-	"$node" "$here/receiver.js" --log "$rlog" --port-file "$port" "$@" >/dev/null 2>"$rerr" &
-	rpid=$!
-	pids="$pids $rpid"
-	i=0
-	until [ -s "$port" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
-	url=http://127.0.0.1:$(cat "$port")
-}
+otlp_dir=$here
+. "$here/receiver.sh"
 stop_receiver() {
 	kill "$rpid" 2>/dev/null
 	wait "$rpid" 2>/dev/null

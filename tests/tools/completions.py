@@ -37,7 +37,7 @@ def branch(text, cmd):
 
 def zsh_branch(cmd):
     b = branch(zsh, cmd)
-    for var in ("ev", "pv", "bu"):
+    for var in ("ev", "pv", "bu", "ra"):
         if "$" + var in b:
             m = re.search(r"local -a %s=\((.*?)\)$" % var, zsh, re.S | re.M)
             b += m.group(1) if m else ""

@@ -165,13 +165,14 @@ fi
 kill "$d3"
 for i in $(seq 50); do alive "$d3" || break; sleep 0.1; done
 [ -z "$(mount_id)" ] && ok "the last daemon unmounts at SIGTERM" || no "still mounted after SIGTERM"
-# No upgrade: the daemon is killed under a recording.  record ends with its
-# closing line (no bare ENOTCONN), exit 1, and its file ends with a loss of
-# unknown count on every CPU.
+# No upgrade: the daemon is killed under a recording.  Having looked for
+# another for 1 s (--reattach 1), record ends with its closing line (no
+# bare ENOTCONN), exit 1, and its file ends with a loss of unknown count on
+# every CPU.
 "$daemon" -f "$M" 2> "$W/d4.err" & d4=$!
 pids="$pids $d4"
 for i in $(seq 50); do [ -e "$M/user_events_data" ] && break; sleep 0.1; done
-USEREVENTS_TRACEFS=$M "$tool" record -o "$W/gone.dat" -e 'up_*' > /dev/null 2> "$W/gone.err" & rec=$!
+USEREVENTS_TRACEFS=$M "$tool" record --reattach 1 -o "$W/gone.dat" -e 'up_*' > /dev/null 2> "$W/gone.err" & rec=$!
 for i in $(seq 50); do grep -q 'waiting' "$W/gone.err" 2>/dev/null && break; sleep 0.1; done
 USEREVENTS_TRACEFS=$M "$producer" 500 2 up_gone > /dev/null 2>&1 & prod=$!
 pids="$pids $rec $prod"
@@ -180,7 +181,7 @@ kill -9 "$d4"
 wait "$rec"; rc=$?
 wait "$prod"
 umount -l "$M" 2>/dev/null
-if [ "$rc" = 1 ] && grep -q 'went away: the trace ends here$' "$W/gone.err" &&
+if [ "$rc" = 1 ] && grep -q 'again in time: the trace ends here$' "$W/gone.err" &&
 	grep -q ' dropped; then the daemon went away: what came after is lost, count unknown$' "$W/gone.err" &&
 	! grep -q 'not connected' "$W/gone.err"; then
 	ok "record whose daemon was killed: its closing line, exit 1"
