@@ -75,7 +75,7 @@ _userevents()
 	run)
 		COMPREPLY=($(compgen -W "-e --event -f --filter -p --provider -o --output -b --buffer-size -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	record)
-		COMPREPLY=($(compgen -W "-o --output -e --event -f --filter -p --provider -b --buffer-size --blocking --no-blocking --duration --max-size --reattach -q --quiet --no-preload -- --help" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "-o --output --format -e --event -f --filter -p --provider -b --buffer-size --blocking --no-blocking --duration --max-size --reattach -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	export)
 		COMPREPLY=($(compgen -W "--otlp -e --event -f --filter -p --provider --protocol --gzip --header --batch-records --batch-bytes --batch-delay --queue-bytes --drop --timeout --retry-timeout --flush-timeout -b --buffer-size --blocking --no-blocking --reattach -q --quiet --no-preload -- --help" -- "$cur")) ;;
 	top)
