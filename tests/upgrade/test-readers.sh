@@ -3,7 +3,7 @@
 # Readers outlive their daemon (issue 30, item 1; tools/reattach.c).  In a
 # private mount namespace, a usereventsd on $M and a libuserevents producer
 # (lib_rate: lib_tick, n counting its writes 0, 1, 2 ...) writing 500 a
-# second for 6 s.  For each reader (record, stream, stream --fields,
+# second for 9 s.  For each reader (record, stream, stream --fields,
 # export --otlp to the test receiver, top, top --records) attached before
 # the producer starts: 2 s in, the daemon is SIGKILLed and a new one mounted
 # at the same place with --replace (a new mount: a daemon run by hand, no
@@ -12,9 +12,10 @@
 #     on: exit 0, its closing words say the daemon went away once;
 #   - what it got is every write but those of the gap: n from 0 to the
 #     producer's last, none twice, the missing ones (what was in flight when
-#     the daemon died, if any) within 1,500 of each other, and 500 at
-#     least after them (3.5 s at 500/s are left after the restart; under a
-#     loaded make check the reconnection took 1.7 s: 841 after, so 500);
+#     the daemon died, and until the reader read again) within 2,500 of
+#     each other (the 5 s a reader looks for a daemon), and 1,000 at least
+#     after them (7 s at 500/s are left after the restart: a loaded
+#     machine, ASan, took 3 s to read again once);
 #   - the gap is marked where the format can carry it: a
 #     "CPU:N [LOST EVENTS]" line for each CPU between the last record
 #     before it and the first after (stream; report of record's trace.dat,
@@ -74,7 +75,7 @@ n_of_lines() { grep ' lib_tick: ' "$1" | sed 's/.* n=0x[0-9a-f]* (\([0-9]*\)).*/
 # Where the gap is marked in trace lines (FILE M1 M2, the window; -1 -1
 # when nothing was lost: then the n before the first mark): a "CPU:N [LOST
 # EVENTS]" for each CPU, the first after every record before the gap, each
-# before the first record of its CPU after it, 500 records after the first.
+# before the first record of its CPU after it, 1,000 records after the first.
 marked() {
 	awk -v m1="$2" -v m2="$3" -v ncpu="$ncpu" '
 		/ lib_tick: / { n = $0; sub(/.* n=0x[0-9a-f]* \(/, "", n); sub(/\).*/, "", n)
@@ -89,12 +90,12 @@ marked() {
 			if (rn[i] < m1 && rl[i] > fm) { ok = 0; late++ }
 			if (rn[i] > m2 && !(rc[i] in fa)) fa[rc[i]] = rl[i]
 			if (rl[i] > fm) after++ }
-		      ok = ok && after >= 500
+		      ok = ok && after >= 1000
 		      for (c in fa) if (!(c in ml) || ml[c] > fa[c]) ok = 0
 		      printf "%s: %d marks from line %d, %d records after, %d of before the gap after it\n",
 			ok ? "yes" : "no", m, fm, after, late }' "$1"
 }
-# The whole check: one window missing, nothing twice, the producer's last write in, 500 after.
+# The whole check: one window missing, nothing twice, the producer's last write in, 1,000 after.
 n_check() {	# NAME NFILE TRACE-LINES-FILE|-
 	wrote=$(sed -n 's/^wrote \([0-9]*\) .*/\1/p' "$W/lib.out")
 	r=$(window "$2" "${wrote:-0}")
@@ -102,7 +103,7 @@ n_check() {	# NAME NFILE TRACE-LINES-FILE|-
 	set -- "$1" "$2" "$3" $r
 	# $5 R, $7 D, $9 F, ${11} L, ${13} X, ${15} M1, ${16} M2, ${18} A
 	if [ "$5" = "$7" ] && [ "$9" = 0 ] && [ "${11}" = $((wrote - 1)) ] &&
-		[ $((${16} - ${15})) -lt 1500 ] && [ "${18}" -ge 500 ]; then
+		[ $((${16} - ${15})) -lt 2500 ] && [ "${18}" -ge 1000 ]; then
 		ok "$1: every write but the gap's (${13} of $wrote lost, n ${15} to ${16}), ${18} after it, none twice"
 	else
 		no "$1: $r of $wrote written"
@@ -141,7 +142,7 @@ restart() {
 	rpid_=$!
 	pids="$pids $rpid_"
 	armed "$W/$name.err"
-	"$lib_rate" 500 6 >"$W/lib.out" 2>&1 &
+	"$lib_rate" 500 9 >"$W/lib.out" 2>&1 &
 	ppid_=$!
 	pids="$pids $ppid_"
 	sleep 2
@@ -163,7 +164,7 @@ restart() {
 # counts, whose session the kept mount still serves, look for none), the
 # gap said at the end, no bare errno.
 reader_ok() {
-	echo "# $1: $(grep -c . "$W/$1.err") lines on stderr, the last: $(tail -n 1 "$W/$1.err")"
+	echo "# $1: $(grep -o 'found in .* s' "$W/$1.err"); the last line: $(tail -n 1 "$W/$1.err")"
 	if [ "$2" = 0 ] && { [ "${3:-}" = kept ] || grep -q 'a daemon serves .* again, found in' "$W/$1.err"; } &&
 		grep -q 'the daemon went away 1 time' "$W/$1.err" && ! grep -q 'not connected' "$W/$1.err"; then
 		ok "$1: ${3:+under the keeper: }the daemon's end seen, exit 0, the gap said"
@@ -241,7 +242,7 @@ receiver kept
 "$tool" top --records -d 0.5 -e 'lib_*' >"$W/k-top-records.out" 2>"$W/k-top-records.err" & k5=$!
 pids="$pids $k1 $k2 $k3 $k4 $k5"
 for n in record stream export top top-records; do armed "$W/k-$n.err"; done
-"$lib_rate" 500 6 >"$W/lib.out" 2>&1 & lp=$!
+"$lib_rate" 500 9 >"$W/lib.out" 2>&1 & lp=$!
 pids="$pids $lp"
 sleep 2
 kill -9 "$(cat "/proc/$keeper/task/$keeper/children")"
