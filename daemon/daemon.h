@@ -137,6 +137,7 @@ struct ue_daemon {
 	pthread_t ctl_thread;
 	char ctl_name[108];
 	atomic_int upgrade_conn;	/* a successor's connection, -1: none */
+	int taken_procev;		/* the predecessor's proc connector socket, -1: none */
 	uint64_t upgrades;		/* daemons this one's state went through */
 	/*
 	 * The checkpoint kept for a crash (checkpoint.c).  Requests that change

@@ -748,6 +748,7 @@ int main(int argc, char **argv)
 	d->ctl_sock = -1;
 	d->ctl_stop = -1;
 	atomic_init(&d->upgrade_conn, -1);
+	d->taken_procev = -1;
 	d->ckpt_wake = -1;
 	d->fh_epoch = 1;	/* a successor's comes from its predecessor (upgrade.c) */
 	pthread_rwlock_init(&d->state_rw, NULL);
@@ -915,7 +916,8 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto fail_errno;
 	sweeping = true;
-	r = ue_proc_events_start(d->enablers, &d->procev);
+	r = ue_proc_events_start_taken(d->enablers, d->taken_procev, &d->procev);
+	d->taken_procev = -1;
 	if (r < 0)
 		goto fail_errno;
 	/* The native path of libuserevents is an offer: the daemon serves without it. */
@@ -975,6 +977,8 @@ out:
 	if (d) {
 		/* It calls into the enablers: it stops before they go. */
 		ue_proc_events_stop(d->procev);
+		if (d->taken_procev >= 0)
+			close(d->taken_procev);
 		ue_pipe_stop(d);
 		if (signals)
 			fuse_remove_signal_handlers(d->se);

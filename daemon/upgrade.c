@@ -45,6 +45,7 @@
 #include "fdpass.h"
 #include "fs.h"
 #include "native.h"
+#include "proc-events.h"
 #include "registry.h"
 #include "snap.h"
 #include "upgrade.h"
@@ -62,7 +63,7 @@
 #define ANSWER_TIMEOUT_MS 30000
 
 enum { MSG_UPGRADE = 1, MSG_STATE, MSG_FDS, MSG_DONE };
-enum { TAG_DAEMON = 0x44414531, TAG_BUFFER = 0x42554631 };
+enum { TAG_DAEMON = 0x44414531, TAG_BUFFER = 0x42554631, TAG_PROCEV = 0x50455631 };
 
 struct msg {
 	uint32_t magic;
@@ -419,11 +420,20 @@ static int restore_buffer(struct ue_daemon *d, struct ue_snap_r *snap)
 
 int ue_upgrade_snapshot(struct ue_daemon *d, struct ue_snap_w *w, bool checkpoint)
 {
-	int err = ue_snapw_init(w, SNAP_MAX);
+	int err = ue_snapw_init(w, SNAP_MAX), procev = -1;
 
 	if (err < 0)
 		return err;
 	w->fds_none = checkpoint;
+	/*
+	 * An upgrade: nothing reads the proc connector from here on, so the
+	 * enablers saved below are what its socket's unread reports follow.
+	 */
+	if (!checkpoint) {
+		procev = ue_proc_events_pause(d->procev);
+		/* And no write of ours lands after the successor's (a stale state). */
+		ue_enablers_freeze(d->enablers);
+	}
 	save_daemon(d, w);
 	err = ue_registry_save(d->reg, w);
 	if (!err)
@@ -434,6 +444,12 @@ int ue_upgrade_snapshot(struct ue_daemon *d, struct ue_snap_w *w, bool checkpoin
 		err = save_buffer(d, w);
 	if (!err && !checkpoint)
 		err = ue_native_save(ue_daemon_native(d), w);
+	if (!err && !checkpoint) {
+		size_t at = ue_snapw_begin(w, TAG_PROCEV);
+
+		ue_snapw_fd(w, procev);
+		ue_snapw_end(w, at);
+	}
 	return err ? err : w->err;
 }
 
@@ -490,6 +506,8 @@ out:
 		fprintf(stderr, UE_DAEMON_NAME ": the upgrade failed (%s); serving on\n",
 			strerror(-err));
 		ue_native_resume(ue_daemon_native(d));
+		ue_enablers_thaw(d->enablers);
+		ue_proc_events_resume(d->procev);
 		ue_ckpt_start(d);
 	}
 	if (memfd >= 0)
@@ -687,6 +705,14 @@ int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t, const char *moun
 								  .counts = d->counts },
 					mountpoint, &r, &nat);
 		__atomic_store_n(&d->native, nat, __ATOMIC_RELEASE);
+	}
+	if (!err) {
+		struct ue_snap_r pev;
+		uint32_t tag;
+
+		/* A predecessor of before this section kept its socket: a new one is opened. */
+		if (ue_snapr_section(&r, &tag, &pev) && tag == TAG_PROCEV)
+			d->taken_procev = ue_snapr_fd(&pev);
 	}
 	ue_registry_restore_done(d->reg);
 	return err ? err : r.err;

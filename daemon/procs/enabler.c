@@ -825,6 +825,7 @@ void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_st
 	s.shared_vm = set->shared_vm;
 	s.refused_forks = set->refused;
 	s.gone_forks = set->gone_forks;
+	s.probe_retries = set->probe_retries;
 	ue_mutex_unlock(&set->lock);
 	*ret_stats = s;
 }

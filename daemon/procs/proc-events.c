@@ -852,20 +852,43 @@ static bool children_listed(void)
 	return access(path, R_OK) == 0;
 }
 
-int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
+static int start_thread(struct ue_proc_events *pe)
 {
-	struct ue_proc_events *pe;
 	sigset_t all, old;
 	int r;
 
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&pe->thread, NULL, listen_thread, pe);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0)
+		return r == -ENOMEM ? r : -EAGAIN;
+	pe->running = true;
+	return 0;
+}
+
+int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
+{
+	return ue_proc_events_start_taken(set, -1, ret);
+}
+
+int ue_proc_events_start_taken(struct ue_enablers *set, int sock, struct ue_proc_events **ret)
+{
+	struct ue_proc_events *pe;
+	int r;
+
 	pe = calloc(1, sizeof(*pe));
-	if (!pe)
+	if (!pe) {
+		if (sock >= 0)
+			close(sock);
 		return -ENOMEM;
+	}
 	pe->set = set;
 	pe->stop_fd = -1;
 	pe->kick_fd = -1;
 	ue_mutex_init(&pe->lock, UE_LOCK_PROC_EVENTS);
-	pe->sock = open_connector();
+	/* A predecessor's socket holds what it did not read: read on from there. */
+	pe->sock = sock >= 0 ? sock : open_connector();
 	if (pe->sock < 0 && !children_listed()) {
 		fprintf(stderr,
 			"usereventsd: proc connector unavailable (%s) and no "
@@ -904,15 +927,9 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 		r = -errno;
 		goto fail;
 	}
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&pe->thread, NULL, listen_thread, pe);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r < 0) {
-		r = r == -ENOMEM ? r : -EAGAIN;
+	r = start_thread(pe);
+	if (r < 0)
 		goto fail;
-	}
-	pe->running = true;
 	*ret = pe;
 	return 0;
 fail:
@@ -920,17 +937,48 @@ fail:
 	return r;
 }
 
+static void stop_thread(struct ue_proc_events *pe)
+{
+	uint64_t one = 1;
+
+	if (!pe->running)
+		return;
+	if (write(pe->stop_fd, &one, sizeof(one)) != sizeof(one))
+		abort(); /* an eventfd write of 1 cannot fail */
+	pthread_join(pe->thread, NULL);
+	pe->running = false;
+	/* Read back: a thread started again waits anew. */
+	if (read(pe->stop_fd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: nothing to read back */
+	}
+}
+
+int ue_proc_events_pause(struct ue_proc_events *pe)
+{
+	if (!pe)
+		return -1;
+	stop_thread(pe);
+	/*
+	 * Requests read the socket too, under pe->lock: once it is taken,
+	 * none is in the middle of a read (the FUSE loop has stopped anyway).
+	 */
+	ue_mutex_lock(&pe->lock);
+	ue_mutex_unlock(&pe->lock);
+	return pe->sock;
+}
+
+int ue_proc_events_resume(struct ue_proc_events *pe)
+{
+	if (!pe || pe->running || pe->stop_fd < 0)
+		return 0;
+	return start_thread(pe);
+}
+
 void ue_proc_events_stop(struct ue_proc_events *pe)
 {
 	if (!pe)
 		return;
-	if (pe->running) {
-		uint64_t one = 1;
-
-		if (write(pe->stop_fd, &one, sizeof(one)) != sizeof(one))
-			abort(); /* an eventfd write of 1 cannot fail */
-		pthread_join(pe->thread, NULL);
-	}
+	stop_thread(pe);
 	if (pe->sock >= 0) {
 		subscribe(pe->sock, false);
 		close(pe->sock);
