@@ -131,6 +131,7 @@ struct ue_daemon {
 	unsigned char init_req[256];	/* the kernel's FUSE_INIT, as read */
 	size_t init_len;
 	atomic_bool init_fake;		/* a successor: the next read is the FUSE_INIT again */
+	atomic_bool init_answering;	/* that FUSE_INIT is read and not answered yet */
 	pthread_t main_thread;
 	int ctl_sock;			/* the control socket, -1: none */
 	int ctl_stop;			/* an eventfd: its thread returns once it is readable */

@@ -85,12 +85,20 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 	if (atomic_load(&d->init_fake) && atomic_exchange(&d->init_fake, false)) {
 		struct fuse_in_header *h = buf;
 
-		if (len < d->init_len)
+		if (len < d->init_len) {
+			atomic_store(&d->init_answering, false);
 			return -1;
+		}
 		memcpy(buf, d->init_req, d->init_len);
 		h->unique = FAKE_UNIQUE;
 		return (ssize_t)d->init_len;
 	}
+	/*
+	 * libfuse answers EIO to a request it processes before the INIT; the
+	 * loop starts a second worker as the first takes the INIT: it waits.
+	 */
+	while (atomic_load(&d->init_answering))
+		usleep(100);
 	n = read(fd, buf, len);
 	if (__builtin_expect(d->init_len == 0, 0) && n >= (ssize_t)sizeof(struct fuse_in_header) &&
 	    ((struct fuse_in_header *)buf)->opcode == FUSE_INIT) {
@@ -108,10 +116,12 @@ static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 	const struct fuse_out_header *out = iov[0].iov_base;
 	size_t total = 0;
 
-	(void)userdata;
 	if (iov[0].iov_len >= sizeof(*out) && out->unique == FAKE_UNIQUE) {
+		struct ue_daemon *d = userdata;
+
 		for (int i = 0; i < count; i++)
 			total += iov[i].iov_len;
+		atomic_store(&d->init_answering, false);
 		return (ssize_t)total;
 	}
 	return writev(fd, iov, count);
@@ -723,6 +733,7 @@ int ue_upgrade_adopt_fuse(struct ue_daemon *d, struct ue_taken *t)
 	memcpy(d->init_req, t->init, t->init_len);
 	d->init_len = t->init_len;
 	/* None: the predecessor died before the kernel's came, which is still queued. */
+	atomic_store(&d->init_answering, t->init_len > 0);
 	atomic_store(&d->init_fake, t->init_len > 0);
 	if (fuse_session_custom_io(d->se, &upgrade_io, t->fuse_fd) != 0)
 		return -EIO;
