@@ -329,8 +329,10 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f, bool child_w
 	 */
 	if (r == -ETIMEDOUT && child_waits)
 		r = 0;
+	/* A child waiting in its request is in no exec: its open waits for nothing. */
 	if (r != -ETIMEDOUT)
-		r = ue_probe_procmem_open(f->child, UE_PROBE_MS, &mem);
+		r = child_waits ? ue_procmem_open(f->child, &mem) :
+				  ue_probe_procmem_open(f->child, UE_PROBE_MS, &mem);
 	if (r == -ETIMEDOUT) {
 		/*
 		 * One of them is in the middle of an exec, which may wait for
