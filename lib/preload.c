@@ -514,7 +514,9 @@ static ssize_t write_one(struct pl_file *f, int fd, const void *buf, size_t n)
 	return r == -ENOTCONN ? refused() : r;
 }
 
-static ssize_t writev_any(struct pl_file *f, int fd, const struct iovec *iov, int cnt)
+/* Inside writev() itself: one call less on every interposed write (~1.4 ns of ~43). */
+static inline __attribute__((always_inline)) ssize_t writev_any(struct pl_file *f, int fd,
+							  const struct iovec *iov, int cnt)
 {
 	ssize_t r = pl_writev(f, fd, iov, cnt);
 

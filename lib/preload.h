@@ -83,6 +83,7 @@ struct pl_thread {
 	size_t map_len;
 	int busy;			/* in a write: a signal handler's write takes the system call */
 	int holds;			/* holds the process lock */
+	int phase;			/* what the write reads: a fault there is EFAULT or not */
 	pl_jmp_buf *catch;		/* a fault of the copy jumps here */
 };
 
