@@ -126,3 +126,37 @@ int ue_rbpage_iter_init(struct ue_rbpage_iter *it, const void *page, size_t len)
 	}
 	return 0;
 }
+
+int ue_rbpage_count(const void *page, size_t len, uint64_t *ret_missed)
+{
+	struct ue_rbpage_iter it;
+	const void *data;
+	size_t dlen;
+	uint64_t ts;
+	int n = 0, r;
+
+	if (ue_rbpage_iter_init(&it, page, len) < 0)
+		return -EINVAL;
+	*ret_missed = it.missed;
+	for (;;) {
+		/* The common event: a small data one (its length in its type), stepped over. */
+		size_t pos = it.pos, end = it.size;
+
+		while (pos + 4 <= end) {
+			unsigned int type = ue_rb_get32(it.data + pos) & 31;
+
+			if (type == 0 || type > UE_RB_TYPE_DATA_MAX || (size_t)type * 4 > end - pos - 4)
+				break;
+			pos += 4 + (size_t)type * 4;
+			n++;
+		}
+		/* Their times are not kept: the count needs none. */
+		it.pos = pos;
+		/* Any other, or the end: as the reader takes it. */
+		/* A malformed rest ends the page, as for its reader: what came before counts. */
+		r = ue_rbpage_next(&it, &ts, &data, &dlen);
+		if (r <= 0)
+			return n;
+		n++;
+	}
+}

@@ -168,4 +168,18 @@ static inline int ue_rbpage_next(struct ue_rbpage_iter *it, uint64_t *ts, const 
 	return 0;
 }
 
+/**
+ * ue_rbpage_count - the data events of a page, counted
+ * @page: the page's bytes
+ * @len: their count
+ * @ret_missed: the header's loss mark (0, a count, or UINT64_MAX: some)
+ *
+ * What a loop of ue_rbpage_next() would count, without their times and
+ * bytes (the count a recorder keeps of every page it writes).
+ *
+ * Return: the count (up to a malformed event, where a reader stops too);
+ * -EINVAL on a malformed header.
+ */
+int ue_rbpage_count(const void *page, size_t len, uint64_t *ret_missed);
+
 #endif /* UE_CORE_RBPAGE_H */

@@ -302,6 +302,42 @@ static int sample(struct uet_perf_writer *w, unsigned int type, int32_t pid, int
 	return w->err;
 }
 
+/*
+ * One record the general way: its thread (its name in a COMM record when
+ * new to the file) and its event's attribute (*@a, of *@a_type, kept for
+ * the next), then its sample through put().
+ */
+static int general(struct uet_perf_writer *w, unsigned int cpu, const struct uet_perf_threads *th,
+		   uint64_t ts, const void *data, size_t dlen, const struct attr **a,
+		   unsigned int *a_type)
+{
+	const char *comm = NULL;
+	uint16_t type;
+	int32_t tid;
+
+	if (dlen < 8)
+		return 0;
+	memcpy(&type, data, sizeof(type));
+	memcpy(&tid, (const uint8_t *)data + 4, sizeof(tid));
+	if (tid != w->cur_tid) {
+		w->cur_tid = tid;
+		comm = th->thread(th->arg, tid, tid_told(w, tid), &w->cur_pid);
+	}
+	if (!*a || type != *a_type) {
+		*a = attr_get(w, type);
+		*a_type = type;
+		if (!*a)
+			return -ENOMEM;
+	}
+	/*
+	 * Past what a perf record can hold (a payload over about 65400 bytes,
+	 * which the kernel never writes): lost, and said so where it was.
+	 */
+	if (sizeof(struct sample_fields) + (dlen + 4 + 7) / 8 * 8 - 4 > UINT16_MAX)
+		return uet_perf_writer_lost(w, cpu, ts, 1);
+	return sample(w, type, w->cur_pid, tid, comm, cpu, ts, data, dlen);
+}
+
 int uet_perf_writer_page(struct uet_perf_writer *w, unsigned int cpu, const uint8_t *page,
 			 size_t len, const struct uet_perf_threads *th, uint64_t *ret_last_ts)
 {
@@ -318,68 +354,68 @@ int uet_perf_writer_page(struct uet_perf_writer *w, unsigned int cpu, const uint
 	if (it.missed)
 		e = uet_perf_writer_lost(w, cpu, it.ts, it.missed);
 	/*
-	 * The loop of record --format=perf: per record, its header and the
-	 * thread looked at, then one copy of its bytes into the buffer (a
-	 * sample built in place; a thread met anew or a full buffer take
-	 * the general path).
+	 * The loop of record --format=perf.  The common record (a small data
+	 * event of the thread and event of the one before, room in the
+	 * buffer) is stepped over by the fast loop, its sample built in
+	 * place; any other goes through ue_rbpage_next() and the general path
+	 * (a thread met anew, another event, a full buffer, an event with a
+	 * length word, a time stamp, a padding).
 	 */
-	while (e == 0 && ue_rbpage_next(&it, &ts, &data, &dlen) == 1) {
-		size_t raw = (dlen + 4 + 7) / 8 * 8 - 4, size = sizeof(struct sample_fields) + raw;
-		const char *comm = NULL;
-		uint16_t type;
-		int32_t tid;
+	while (e == 0) {
+		const uint8_t *d = it.data;
+		unsigned char *buf = w->buf;
+		size_t pos = it.pos, end = it.size, used = w->used;
+		uint64_t t = it.ts, nfast = 0;
 
-		if (dlen < 8)
-			continue;
-		memcpy(&type, data, sizeof(type));
-		memcpy(&tid, (const uint8_t *)data + 4, sizeof(tid));
-		if (tid != w->cur_tid) {
-			w->cur_tid = tid;
-			comm = th->thread(th->arg, tid, tid_told(w, tid), &w->cur_pid);
-		}
-		if (!a || type != a_type) {
-			a = attr_get(w, type);
-			a_type = type;
-			if (!a)
-				return -ENOMEM;
-		}
-		first = ts < first ? ts : first;
-		last = ts > last ? ts : last;
-		if (size > UINT16_MAX) {
-			/*
-			 * Past what a perf record can hold (a payload over about
-			 * 65400 bytes, which the kernel never writes): lost,
-			 * and said so where it was.
-			 */
-			e = uet_perf_writer_lost(w, cpu, ts, 1);
-			continue;
-		}
-		if (comm || w->used + size > WBUF || w->err) {
-			e = sample(w, type, w->cur_pid, tid, comm, cpu, ts, data, dlen);
-			continue;
-		}
-		{
-			/* In place: the buffer is 8-aligned and holds whole records of 8n bytes. */
-			struct sample_fields *f = (struct sample_fields *)(w->buf + w->used);
+		while (a && pos + 4 <= end) {
+			uint32_t h = ue_rb_get32(d + pos);
+			unsigned int rtype = h & 31;
+			size_t dl = (size_t)rtype * 4, raw = (dl + 4 + 7) / 8 * 8 - 4;
+			size_t size = sizeof(struct sample_fields) + raw;
+			const uint8_t *rec = d + pos + 4;
+			struct sample_fields *f;
+			uint16_t type;
+			int32_t tid;
 
+			/* Types 2 to 28: 8 to 112 bytes, the length in the type. */
+			if (rtype < 2 || rtype > UE_RB_TYPE_DATA_MAX || dl > end - pos - 4)
+				break;
+			memcpy(&type, rec, sizeof(type));
+			memcpy(&tid, rec + 4, sizeof(tid));
+			if (tid != w->cur_tid || type != a_type || used + size > WBUF)
+				break;
+			t += h >> 5;
+			f = (struct sample_fields *)(buf + used);
 			f->h.type = PERF_RECORD_SAMPLE;
 			f->h.misc = PERF_RECORD_MISC_USER;
 			f->h.size = (uint16_t)size;
 			f->pid = (uint32_t)w->cur_pid;
 			f->tid = (uint32_t)tid;
-			f->time = ts;
+			f->time = t;
 			f->id = a->id;
 			f->stream_id = a->id;
 			f->cpu = cpu;
 			f->res = 0;
 			f->raw_size = (uint32_t)raw;
 			/* The padding's zeros first (at most 7 bytes), the record over them. */
-			memset((unsigned char *)f + size - 8, 0, 8);
-			memcpy(f + 1, data, dlen);
-			w->used += size;
-			w->off += size;
-			w->samples++;
+			memset(buf + used + size - 8, 0, 8);
+			memcpy(f + 1, rec, dl);
+			used += size;
+			pos += 4 + dl;
+			nfast++;
+			first = t < first ? t : first;
+			last = t;
 		}
+		w->off += used - w->used;
+		w->used = used;
+		w->samples += nfast;
+		it.pos = pos;
+		it.ts = t;
+		if (ue_rbpage_next(&it, &ts, &data, &dlen) != 1)
+			break;
+		e = general(w, cpu, th, ts, data, dlen, &a, &a_type);
+		first = ts < first ? ts : first;
+		last = ts > last ? ts : last;
 	}
 	if (first <= last) {
 		if (first < w->first_ts || !w->have_ts)
