@@ -124,7 +124,7 @@ struct ue_daemon {
 	_Atomic uint64_t node_gid[UE_STATIC_NODES_MAX];
 	atomic_uint open_files;		/* against opts.max_files */
 	atomic_size_t text_bytes;	/* snapshots held, against opts.max_text_bytes */
-	/* Writes that came through FUSE, for usereventsd_stats (the native ones: native.c). */
+	/* Writes that came through FUSE, for usereventsd_stats (the native ones: native-drain.c). */
 	unsigned long long fuse_writes;
 	/* Handing the mount to a successor (upgrade.c). */
 	char *fuse_opts;		/* what libfuse was given, for the successor */
