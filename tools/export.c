@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "export.h"
+#include "otlp-export.h"
 #include "sink.h"
 #include "tool.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "export.h"
+#include "otlp-export.h"
 #include "tool.h"
 
 static void usage(FILE *out)

@@ -41,7 +41,7 @@ refused daemon/procs/enabler.c registry.h "procs/ does not call events/: one way
 refused daemon/native/native.c daemon.h "native/ does not see the daemon's context"
 refused daemon/lock/lock.c buffer.h "lock/ is below every module"
 refused daemon/fs/fs-data.c enabler-int.h "a private header of procs/"
-refused tools/formats.c filter-int.h "a private header of core/"
+refused tools/source/formats.c filter-int.h "a private header of core/"
 
 # A header of tools/ named as one of core/: refused (the include path's
 # order, not the file, would decide which one an include finds).

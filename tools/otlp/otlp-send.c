@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "export.h"
+#include "otlp-export.h"
 #include "otlp.h"
 #include "tool.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "eventheader.h"
-#include "export.h"
+#include "otlp-export.h"
 #include "otlp.h"
 #include "tool.h"
 
