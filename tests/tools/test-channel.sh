@@ -216,7 +216,13 @@ got=$(dd if="$W/mnt/per_cpu/cpu0/trace_pipe_raw" bs=1M count=1 iflag=nonblock 2>
 rpid=$!
 "$TOOL" stream --reattach 0 -e 'user_events:*' > "$W/ks.out" 2>&1 &
 spid=$!
-sleep 1
+# Both hold their channels (under load a second may not be enough: stream
+# then met the dead daemon while asking for one, "Broken pipe").
+i=0
+until grep -q '^consumer_channels: 2$' "$W/mnt/usereventsd_stats" 2>/dev/null || [ $i -ge 200 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+sleep 0.3
 pkill -KILL -f "usereventsd $W/mnt"
 i=0
 while { kill -0 $rpid || kill -0 $spid; } 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
