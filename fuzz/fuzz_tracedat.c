@@ -11,11 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
+#include "formats.h"
+#include "opts.h"
+#include "raw.h"
 #include "rbpage.h"
 #include "sink.h"
-#include "tool.h"
-#include "tracedat.h"
 #include "target.h"
+#include "tracedat.h"
 
 struct exact {
 	const struct uet_formats *formats;

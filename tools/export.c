@@ -12,9 +12,12 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "commands.h"
+#include "launch.h"
+#include "opts.h"
 #include "otlp-export.h"
 #include "sink.h"
-#include "tool.h"
+#include "util.h"
 
 static const char usage[] =
 	"export --otlp URL [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]...\n"

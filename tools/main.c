@@ -13,8 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "otlp-export.h"
-#include "tool.h"
+#include "tracefs.h"
+#include "util.h"
 
 static void usage(FILE *out)
 {

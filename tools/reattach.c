@@ -17,7 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "commands.h"
+#include "consumer.h"
+#include "raw.h"
+#include "util.h"
 
 /* Between two looks for a daemon: a new one serves within a second. */
 #define LOOK_EVERY_MS 50

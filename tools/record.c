@@ -13,8 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commands.h"
+#include "consumer.h"
+#include "formats.h"
+#include "launch.h"
+#include "opts.h"
+#include "raw.h"
 #include "sink.h"
-#include "tool.h"
+#include "tracefs.h"
+#include "util.h"
 
 static const char usage[] = "record -o FILE [--format=trace.dat|perf] [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS] | --no-blocking] [--duration SECONDS] [--max-size SIZE] [--reattach SECONDS] [-q] [--no-preload] [-- CMD [ARGS]]";
 

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
+#include "opts.h"
 #include "sink.h"
-#include "tool.h"
 #include "tracedat.h"
+#include "util.h"
 
 static const char usage[] =
 	"report [-e GLOB]... [-p SPEC]... [--pid N] [--fields | --json [--wall-clock] | --html | --format=FMT | --stat] "

@@ -13,8 +13,12 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "commands.h"
+#include "launch.h"
+#include "opts.h"
 #include "sink.h"
-#include "tool.h"
+#include "tracefs.h"
+#include "util.h"
 
 static const char usage[] = "run [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-o FILE] [-b KiB] [-q] [--no-preload] -- CMD [ARGS]";
 

@@ -13,9 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
+#include "consumer.h"
+#include "formats.h"
+#include "launch.h"
+#include "opts.h"
+#include "raw.h"
 #include "rbpage.h"
 #include "sink.h"
-#include "tool.h"
+#include "tracefs.h"
+#include "util.h"
 
 /*
  * The event name of a trace line: the word after the context

@@ -27,9 +27,15 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "eventheader.h"
+#include "formats.h"
+#include "launch.h"
+#include "opts.h"
 #include "sink.h"
-#include "tool.h"
+#include "tgids.h"
+#include "tracefs.h"
+#include "util.h"
 
 static const char usage[] =
 	"top [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-d SECONDS] [--once]\n"

@@ -19,8 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "formats.h"
 #include "harness.h"
-#include "tool.h"
+#include "tracefs.h"
 
 #define COMMON_FIELDS                                                                    \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"            \

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "tool.h"
+#include "tgids.h"
 
 TEST(saved_tgids_text)
 {

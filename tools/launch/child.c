@@ -27,7 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "launch.h"
+#include "util.h"
 
 /* How long uet_child_end() waits for the launcher to go once told to. */
 #define LAUNCHER_END_MS 2000

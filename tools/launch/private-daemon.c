@@ -19,7 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "launch.h"
+#include "util.h"
 
 #define KERNEL_TRACEFS "/sys/kernel/tracing"
 /* How long the daemon may take to mount. */

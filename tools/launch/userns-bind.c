@@ -18,7 +18,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "launch.h"
+#include "util.h"
 
 #define KERNEL_TRACEFS "/sys/kernel/tracing"
 #define TRACEFS_MAGIC 0x74726163

@@ -25,7 +25,7 @@
 
 #include "otlp-export.h"
 #include "otlp.h"
-#include "tool.h"
+#include "util.h"
 
 #define BACKOFF_FIRST_MS 100
 #define BACKOFF_MAX_MS 5000

@@ -15,9 +15,13 @@
 #include <unistd.h>
 
 #include "eventheader.h"
+#include "formats.h"
 #include "otlp-export.h"
 #include "otlp.h"
-#include "tool.h"
+#include "sink.h"
+#include "tgids.h"
+#include "tracefs.h"
+#include "util.h"
 
 #define GROUPS_MAX 64		/* processes in one request */
 #define PROCS 256		/* thread -> process cache */

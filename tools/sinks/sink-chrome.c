@@ -28,8 +28,10 @@
 #include <string.h>
 
 #include "eventheader.h"
+#include "formats.h"
 #include "sink.h"
-#include "tool.h"
+#include "tgids.h"
+#include "util.h"
 
 #define OP_START 1	/* EventHeader's event_opcode_activity_start */
 #define OP_STOP 2	/* event_opcode_activity_stop */

@@ -17,8 +17,9 @@
 #include <string.h>
 
 #include "eventheader.h"
+#include "formats.h"
 #include "sink.h"
-#include "tool.h"
+#include "util.h"
 
 #define HTML_BINS 200
 #define HTML_PLOT 8

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats.h"
 #include "sink.h"
-#include "tool.h"
+#include "tracefs.h"
+#include "util.h"
 
 struct json_sink {
 	struct uet_sink s;

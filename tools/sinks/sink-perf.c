@@ -18,11 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formats.h"
 #include "perfdata.h"
 #include "rbpage.h"
 #include "sink.h"
-#include "tool.h"
+#include "tgids.h"
+#include "tracedat.h"
 #include "tracemeta.h"
+#include "util.h"
 
 struct perf_sink {
 	struct uet_sink s;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sink.h"
-#include "tool.h"
+#include "util.h"
 
 struct stat_name {
 	char *name;		/* SYSTEM:NAME */

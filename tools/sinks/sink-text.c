@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats.h"
 #include "sink.h"
-#include "tool.h"
+#include "util.h"
 
 struct text_sink {
 	struct uet_sink s;

@@ -15,11 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "formats.h"
 #include "rbpage.h"
 #include "sink.h"
-#include "tool.h"
+#include "tgids.h"
 #include "tracedat.h"
 #include "tracemeta.h"
+#include "util.h"
 
 /*
  * The file's pages are UE_RB_PAGE_SIZE_MAX bytes (the kernel's 64 KiB

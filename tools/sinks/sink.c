@@ -9,8 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats.h"
 #include "sink.h"
-#include "tool.h"
+#include "tgids.h"
+#include "util.h"
 
 /* The output formats.  A new one: its sink-NAME.c and a row here. */
 static const struct {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "core.h"
+#include "formats.h"
 
 struct uet_format;
 struct uet_sink;
@@ -163,18 +164,6 @@ struct uet_sink *uet_sink_chrome_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_html_new(FILE *out, const char *path);
 /** uet_sink_chrome_counter - --counter EVENT.FIELD (kept, not copied); 0, -EINVAL (not chrome) or -ENOMEM */
 int uet_sink_chrome_counter(struct uet_sink *s, const char *spec);
-
-/* EventHeader events in the text and JSON sinks (sink-perfdecode.c). */
-struct ueh_event;
-
-/** uet_eh_start - whether the record @rec of @f is an EventHeader event that parses (into @e) */
-bool uet_eh_start(const struct uet_format *f, const void *rec, size_t len, struct ueh_event *e);
-
-/** uet_eh_line - "Provider:Event: name=value ...\n" (snprintf's contract), or -errno: malformed */
-int uet_eh_line(const struct ueh_event *e, char *buf, size_t cap);
-
-/** uet_eh_json - ',"eventheader":{...}' for --json (snprintf's contract), or -errno */
-int uet_eh_json(const struct ueh_event *e, char *buf, size_t cap);
 
 /** uet_sink_stream_open - a stream sink's FILE: @out, or @path created; 0 or -errno (said) */
 int uet_sink_stream_open(struct uet_sink *s, FILE *out, const char *path);

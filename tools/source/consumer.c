@@ -21,8 +21,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "consumer.h"
 #include "native-proto.h"
-#include "tool.h"
 
 struct uet_chan {
 	int sock;

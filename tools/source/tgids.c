@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "tgids.h"
+#include "util.h"
 
 struct tgid_slot {
 	int32_t tid;		/* the key; slots with tid 0 are free (pid 0 is not cached) */

@@ -19,51 +19,10 @@
 #include <unistd.h>
 
 #include "format-parse.h"
-#include "tool.h"
+#include "tracefs.h"
+#include "util.h"
 
 const char *const uet_systems[2] = { "user_events", "user_events_multi" };
-
-void uet_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(UET_PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int uet_usage_err(const char *cmd, const char *usage, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, cmd ? UET_PROG ": %s: " : UET_PROG ": ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nusage: " UET_PROG " %s\n", usage);
-	return UET_EXIT_USAGE;
-}
-
-int64_t uet_clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-clockid_t uet_clock_named(const char *name)
-{
-	if (name && strcmp(name, "boot") == 0)
-		return CLOCK_BOOTTIME;
-	if (name && strcmp(name, "mono_raw") == 0)
-		return CLOCK_MONOTONIC_RAW;
-	if (name && strcmp(name, "tai") == 0)
-		return CLOCK_TAI;
-	return CLOCK_MONOTONIC;	/* local, global, perf, mono: close enough */
-}
 
 clockid_t uet_trace_clockid(const char *tracefs)
 {
@@ -79,11 +38,6 @@ clockid_t uet_trace_clockid(const char *tracefs)
 	return c;
 }
 
-int64_t uet_wall_offset_ns(clockid_t c)
-{
-	return uet_clock_ns(CLOCK_REALTIME) - uet_clock_ns(c);
-}
-
 int uet_tracefs_resolve(const char *opt, char *out, size_t len)
 {
 	if (uet_tracefs_find(opt, out, len) < 0) {
@@ -94,19 +48,6 @@ int uet_tracefs_resolve(const char *opt, char *out, size_t len)
 	}
 	/* Not one (--tracefs /tmp): every command says so alike. */
 	return uet_tracefs_check(out) < 0 ? UET_EXIT_NO_TRACEFS : 0;
-}
-
-int uet_usage_getopt(const char *cmd, const char *usage, int c, char **argv)
-{
-	const char *a = argv[optind - 1];
-	int n = (int)strcspn(a, "=");
-
-	/* A long option is argv's, up to its '='; a short one (maybe in a cluster) is optopt. */
-	if (strncmp(a, "--", 2) != 0 && optopt)
-		return uet_usage_err(cmd, usage, c == ':' ? "option '-%c' needs a value" :
-				     "unknown option '-%c'", optopt);
-	return uet_usage_err(cmd, usage, c == ':' ? "option '%.*s' needs a value" :
-			     "unknown option '%.*s'", n, a);
 }
 
 static bool has_data_file(const char *dir)
@@ -203,73 +144,6 @@ int uet_tracefs_find(const char *opt, char *out, size_t len)
 		return 0;
 	}
 	return -ENOENT;
-}
-
-char *uet_read(const char *dir, const char *rel, size_t *ret_len)
-{
-	char p[4096];
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int fd, e;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4097) {
-			char *nb = realloc(buf, cap ? cap * 2 : 8192);
-
-			if (!nb) {
-				e = ENOMEM;
-				goto fail;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 8192;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			e = errno;
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (ret_len)
-		*ret_len = len;
-	return buf;
-fail:
-	close(fd);
-	free(buf);
-	errno = e;
-	return NULL;
-}
-
-int uet_write(const char *dir, const char *rel, const char *s)
-{
-	char p[4096];
-	ssize_t n;
-	int fd, r = 0;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	fd = open(p, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0)
-		r = -errno;
-	else if ((size_t)n != strlen(s))
-		r = -EIO;
-	if (close(fd) < 0 && !r)
-		r = -errno;
-	return r;
 }
 
 static int cmp_event(const void *a, const void *b)
@@ -447,4 +321,70 @@ int uet_buf_stats_read(const char *tracefs, struct uet_buf_stats *ret)
 	}
 	*ret = st;
 	return 0;
+}
+
+/* How long the native path's rings may take to drain after the command exits. */
+#define SETTLE_MAX_MS 2000
+
+/* One counter of usereventsd_stats ("key: N" lines); -1 when there is none. */
+long long uet_daemon_stat(const char *tracefs, const char *key)
+{
+	char *text = uet_read(tracefs, "usereventsd_stats", NULL), *p;
+	size_t n = strlen(key);
+	long long v = -1;
+
+	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, key, n) == 0 && p[n] == ':') {
+			v = strtoll(p + n + 1, NULL, 10);
+			break;
+		}
+	}
+	free(text);
+	return v;
+}
+
+void uet_settle(const char *tracefs)
+{
+	/*
+	 * Records a program left in its native rings reach the trace buffer
+	 * a little after it exits: wait until the daemon has moved them all.
+	 * The kernel's tracefs has no such file and nothing to wait for.
+	 */
+	for (int waited = 0; waited < SETTLE_MAX_MS; waited += 5) {
+		if (uet_daemon_stat(tracefs, "native_pending_bytes") <= 0)
+			return;
+		uet_sleep_ms(5);
+	}
+}
+
+static void drops_read(const char *tracefs, struct uet_drops_at *d)
+{
+	long long ring_full = uet_daemon_stat(tracefs, "native_dropped_ring_full");
+
+	d->have = uet_buf_stats_read(tracefs, &d->st) == 0;
+	d->ring_full = ring_full > 0 ? (unsigned long long)ring_full : 0;
+}
+
+void uet_drops_begin(struct uet_drops *d, const char *tracefs)
+{
+	memset(d, 0, sizeof(*d));
+	drops_read(tracefs, &d->base);
+}
+
+unsigned long long uet_drops_now(struct uet_drops *d, const char *tracefs)
+{
+	struct uet_drops_at now;
+
+	drops_read(tracefs, &now);
+	if (!now.have)
+		return d->overrun + d->discarded + d->ring_full;
+	/* Counters that went down were reset (a buffer resize): count from there. */
+	d->overrun = now.st.overrun >= d->base.st.overrun ? now.st.overrun - d->base.st.overrun
+							   : now.st.overrun;
+	d->discarded = now.st.dropped >= d->base.st.dropped ? now.st.dropped - d->base.st.dropped
+							    : now.st.dropped;
+	d->ring_full = now.ring_full >= d->base.ring_full ? now.ring_full - d->base.ring_full
+							  : now.ring_full;
+	d->have = true;
+	return d->overrun + d->discarded + d->ring_full;
 }

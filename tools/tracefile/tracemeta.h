@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "tool.h"
+#include "formats.h"
 #include "tracedat.h"
 
 /**
