@@ -52,7 +52,7 @@ def options(text):
     return set(re.findall(OPT, text)) - {"--", "-h", "--help"}
 
 
-# The long forms of the short options the usage lines show (tools/session.c, main.c).
+# The long forms of the short options the usage lines show (tools/opts.c, main.c).
 LONG = {"--event": "-e", "--filter": "-f", "--provider": "-p", "--output": "-o",
         "--quiet": "-q", "--buffer-size": "-b", "--names": "-n"}
 
