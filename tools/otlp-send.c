@@ -53,7 +53,7 @@ struct uet_otlp_sender {
 	struct curl_slist *headers;	/* of logs requests */
 	struct curl_slist *mheaders;	/* of metrics: their body is protobuf as it came */
 	char stats_path[4200];
-	char why[128];			/* the last attempt's failure */
+	char why[256];			/* the last attempt's failure */
 	bool failing;			/* said; "delivering again" is said once it passes */
 	uint64_t stats_at;
 	struct uet_otlp_stats stats_written;	/* what the file says */
@@ -337,7 +337,10 @@ static int post(struct uet_otlp_sender *s, CURL *c, const struct req *r, const u
 		return SENT_RETRY;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	snprintf(s->why, sizeof(s->why), "HTTP %ld", code);
+	/* Not found: most likely a URL with a path the collector does not serve. */
+	snprintf(s->why, sizeof(s->why), "HTTP %ld%s", code,
+		 code == 404 ? " Not Found: no OTLP receiver at this URL; --otlp takes the "
+			       "collector's base URL (http://HOST:4318) or its .../v1/logs URL" : "");
 	if (code >= 200 && code < 300) {
 		/* Metrics bodies are ours only to forward: their answer is protobuf unless JSON. */
 		if (uo_partial_success(a->body, a->len, s->o.json && !r->metrics, rejected, msg,
@@ -556,6 +559,20 @@ struct uet_otlp_sender *uet_otlp_sender_start(const struct uet_otlp_opts *o)
 	s->o = *o;
 	while (ul && o->url[ul - 1] == '/')
 		ul--;
+	/*
+	 * The collector's docs write the logs endpoint in full
+	 * (http://HOST:4318/v1/logs), as OTEL_EXPORTER_OTLP_LOGS_ENDPOINT takes
+	 * it: such a URL names the signal's path, the base is what precedes it.
+	 */
+	for (size_t i = 0; i < 2; i++) {
+		static const char *const sig[] = { "/v1/logs", "/v1/metrics" };
+		size_t n = strlen(sig[i]);
+
+		if (ul >= n && strncmp(o->url + ul - n, sig[i], n) == 0) {
+			ul -= n;
+			break;
+		}
+	}
 	snprintf(s->logs_url, sizeof(s->logs_url), "%.*s/v1/logs", (int)ul, o->url);
 	snprintf(s->metrics_url, sizeof(s->metrics_url), "%.*s/v1/metrics", (int)ul, o->url);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

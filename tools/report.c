@@ -7,6 +7,7 @@
  * --format=html).  The reading is uet_dat_report().
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,14 @@ int uet_cmd_report(int argc, char **argv)
 	if (e < 0)
 		goto out;
 	matched = calloc(o.nglobs + 1, sizeof(*matched));
+	/* A reader that went away (| head): the failed write ends the report, quiet and 0. */
+	signal(SIGPIPE, SIG_IGN);
 	e = matched ? uet_dat_report(&d, &o, &sinks, matched) : -ENOMEM;
+	if (e < 0 && uet_output_gone(stdout)) {
+		exit_code = UET_EXIT_OK;
+		uet_sinks_end(&sinks, false);
+		goto out;
+	}
 	if (e < 0) {
 		uet_err("report: %s: %s", argv[o.rest], strerror(-e));
 		goto out;
@@ -102,7 +110,8 @@ int uet_cmd_report(int argc, char **argv)
 		exit_code = UET_EXIT_NO_MATCH;
 	}
 out:
-	if (uet_sinks_end(&sinks, exit_code == UET_EXIT_OK) < 0 && exit_code == UET_EXIT_OK) {
+	if (uet_sinks_end(&sinks, exit_code == UET_EXIT_OK) < 0 && exit_code == UET_EXIT_OK &&
+	    !uet_output_gone(stdout)) {
 		uet_err("report: %s", strerror(EIO));
 		exit_code = UET_EXIT_FAIL;
 	}

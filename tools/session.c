@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,6 +63,14 @@ void uet_catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	/* A reader that went away (| head): end as on SIGTERM, undoing what we set. */
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+bool uet_output_gone(FILE *f)
+{
+	/* The write end of a pipe whose read end is closed polls as an error. */
+	struct pollfd p = { .fd = fileno(f), .events = POLLOUT };
+
+	return p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
 }
 
 void uet_sleep_ms(long ms)
@@ -857,6 +866,13 @@ int uet_autoenable_start(struct uet_autoenable *a, bool warn)
 			uet_err("%s: warning: no event matches '%s' yet (waiting for one)", a->who,
 				uet_glob_shown(a->globs[g]));
 	return a->failed;
+}
+
+void uet_autoenable_saw(struct uet_autoenable *a, const char *system, const char *name)
+{
+	for (size_t g = 0; a->matched && g < a->nglobs; g++)
+		if (uet_glob_match(a->globs[g], system, name))
+			a->matched[g] = true;
 }
 
 size_t uet_autoenable_unmatched(const struct uet_autoenable *a)

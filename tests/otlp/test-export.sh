@@ -154,6 +154,25 @@ export_run $name 3 10 -p OtlpEh:4 -- "$prov" -E -w 500
 stop_receiver
 check mapping --absent EhLevel5 --absent CsEvent
 
+# --otlp as the collector's docs write it, http://HOST:4318/v1/logs: used as
+# is (it posted to /v1/logs/v1/logs, a 404); a path the collector does not
+# serve: the 404 names the URL posted to and what --otlp takes.
+name=full-url
+receiver $name
+base=$url
+url=$base/v1/logs
+export_run $name 0 10 -e user_events:OtlpPlain -- "$prov" -n 20
+stop_receiver
+check delivery --all
+name=wrong-path
+receiver $name
+url=$url/otlp
+export_run $name 5 10 -e user_events:OtlpPlain -- "$prov" -n 20
+stop_receiver
+grep -qF "export: $url/v1/logs: HTTP 404 Not Found: no OTLP receiver at this URL; --otlp takes the collector's base URL (http://HOST:4318) or its .../v1/logs URL (dropped)" "$err" &&
+	ok "$name: the 404 names the URL posted to and what --otlp takes" ||
+	fail "$name: the 404 says: $(grep 404 "$err")"
+
 # ---- faults: plain events, 20 batches of 10 over about a second ----
 load="-n 200 -b 10 -i 50"
 batch="--batch-records 10 --batch-delay 50"

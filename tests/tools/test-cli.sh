@@ -51,6 +51,25 @@ expect_rc() {
 	fi
 }
 
+# closed_stdout PREFIX COMMAND...: COMMAND with its standard output a pipe
+# whose reader is gone before it starts (| head that has all it wanted; the
+# default SIGPIPE restored, as a shell leaves it); its status in PREFIX.rc
+# (-N: killed by signal N), its standard error in PREFIX.err.
+closed_stdout() {
+	python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[2:], stdout=w, stderr=open(sys.argv[1] + ".err", "w"), timeout=60)
+open(sys.argv[1] + ".rc", "w").write("%d\n" % p.returncode)' "$@"
+}
+# closed_ok DESCRIPTION PREFIX [GREP-V]: ended quietly with status 0 (GREP-V:
+# lines of standard error that are not a complaint, e.g. run's summary)
+closed_ok() {
+	err=$(grep -v "${3:-^$}" "$2.err")
+	[ "$(cat "$2.rc")" = 0 ] && [ -z "$err" ] && ok "$1: quiet, exit 0" ||
+		fail "$1: exit $(cat "$2.rc"), said: $err"
+}
+
 unset USEREVENTS_TRACEFS
 norm=$(dirname "$0")/records-norm.py	# trace lines and JSON records in one form
 
@@ -347,6 +366,19 @@ PY
 else
 	fail "stream --json --wall-clock: exit $rc"; head -3 "$work/json" "$work/err"
 fi
+# A reader gone (stream | head -2 once it has its lines): the end, quiet and 0.
+closed_stdout "$work/cs" "$tool" --tracefs "$mnt" stream -e 'user_events:example_*' &
+cpid=$!
+sleep 0.5
+"$example" "$mnt" 1 > /dev/null
+wait $cpid
+closed_ok "stream with its reader gone" "$work/cs"
+closed_stdout "$work/cs" "$tool" --tracefs "$mnt" stream --json -e 'user_events:example_*' &
+cpid=$!
+sleep 0.5
+"$example" "$mnt" 1 > /dev/null
+wait $cpid
+closed_ok "stream --json with its reader gone" "$work/cs"
 echo 0 > "$mnt/events/user_events/enable"
 umount "$mnt"
 
@@ -473,6 +505,19 @@ TMPDIR=$runtmp LD_PRELOAD= expect_rc 0 "run --no-preload" -- \
 	"$tool" run -q --no-preload -- sh -c 'echo "preload=$LD_PRELOAD" >&2'
 grep -q '^preload=$' "$work/err" || fail "run --no-preload: LD_PRELOAD set"
 
+# A reader gone: run ends its output quietly, CMD's status is the exit (it
+# was 125); CMD is sent SIGTERM (nobody reads its trace): this one ignores it.
+TMPDIR=$runtmp closed_stdout "$work/cr" "$tool" run -e 'user_events:*' -- \
+	sh -c 'trap "" TERM; exec "$0" "$USEREVENTS_TRACEFS" 1 > /dev/null' "$example"
+closed_ok "run with its reader gone" "$work/cr" \
+	'^EVENT \|^example_\|^total \|^dropped: \|command exited with status 0$\|^$'
+# And report, in each format (it was killed by SIGPIPE, or said an I/O error).
+TMPDIR=$runtmp "$tool" record -q -o "$work/p.dat" -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example" \
+	> /dev/null 2>&1 || fail "record for report's closed output"
+for f in --fields --json --format=chrome --format=perf-decode --html --stat; do
+	closed_stdout "$work/cp" "$tool" report $f "$work/p.dat"
+	closed_ok "report $f with its reader gone" "$work/cp"
+done
 expect_rc 3 "run returns the command's status" -- "$tool" run -- sh -c 'exit 3'
 expect_rc 127 "run of a missing command" -- "$tool" run -- "$work/nosuch"
 expect_rc 137 "run of a killed command" -- "$tool" run -- sh -c 'kill -9 $$'
