@@ -92,7 +92,13 @@ expect_rc 2 "run without a command" -- "$tool" run
 expect_rc 2 "enable without a glob" -- "$tool" --tracefs "$mnt" enable
 expect_rc 0 "stream --help" -- "$tool" stream --help
 grep -q '^usage: userevents stream .*--json' "$work/out" || fail "stream --help: no --json"
-expect_rc 2 "report without a file" -- "$tool" report
+# No FILE: trace-cmd's ./trace.dat; none there: said, with how to make one.
+mkdir "$work/cwd"
+cd "$work/cwd" || exit 1
+expect_rc 1 "report without a file and no ./trace.dat" -- "$tool" report
+cd - > /dev/null || exit 1
+grep -q "^userevents: report: trace.dat: No such file or directory: make one with userevents record -- CMD, or name the file$" \
+	"$work/err" || fail "report without a file: message '$(cat "$work/err")'"
 expect_rc 1 "report of a missing file" -- "$tool" report "$work/none.dat"
 grep -q "^userevents: report: $work/none.dat: No such file or directory" "$work/err" ||
 	fail "report of a missing file: message"
@@ -128,7 +134,6 @@ expect_usage - "--color bogus: not auto, always or never" -- --color=bogus list
 expect_usage - "unknown command 'frobnicate' (see userevents --help)" -- frobnicate
 expect_usage run "no command (-- CMD)" --
 expect_usage run "--blocking and --no-blocking apply to record, stream and export" -- --blocking -- true
-expect_usage record "no output file (-o FILE)" -- -e x
 expect_usage stream "unexpected argument 'x'" -- x
 expect_usage stats "unexpected argument 'x'" -- x
 expect_usage list "unknown option '--bogus'" -- --bogus
@@ -517,6 +522,27 @@ TMPDIR=$runtmp "$tool" record -q -o "$work/p.dat" -- sh -c 'exec "$0" "$USEREVEN
 for f in --fields --json --format=chrome --format=perf-decode --html --stat; do
 	closed_stdout "$work/cp" "$tool" report $f "$work/p.dat"
 	closed_ok "report $f with its reader gone" "$work/cp"
+done
+# trace-cmd's defaults: record without -o writes ./trace.dat, report without
+# FILE reads it.
+cd "$work/cwd" || exit 1
+TMPDIR=$runtmp expect_rc 0 "record without -o" -- "$tool" record -q -- \
+	sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
+[ -s trace.dat ] || fail "record without -o: no ./trace.dat"
+expect_rc 0 "report without a file" -- "$tool" report
+cd - > /dev/null || exit 1
+"$tool" report "$work/cwd/trace.dat" > "$work/named" 2>&1
+cmp -s "$work/out" "$work/named" && [ -s "$work/out" ] ||
+	fail "report without a file: not ./trace.dat's records"
+# A file report does not read: what it is and how to make one it reads.
+TMPDIR=$runtmp "$tool" run -o "$work/run.txt" -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example" \
+	> /dev/null 2>&1 || fail "run -o for report"
+# stream --json's lines, as one would save them
+printf '{"name":"user_events:example","pid":1}\n' > "$work/run.json"
+for k in txt:"text, as run -o and stream write" json:"JSON, as stream --json writes"; do
+	expect_rc 1 "report of ${k%%:*}" -- "$tool" report "$work/run.${k%%:*}"
+	grep -qF "report: $work/run.${k%%:*}: not a trace.dat file (${k#*:}); userevents record -o FILE -- CMD makes one report reads (or a perf.data)" \
+		"$work/err" || fail "report of ${k%%:*}: said '$(cat "$work/err")'"
 done
 expect_rc 3 "run returns the command's status" -- "$tool" run -- sh -c 'exit 3'
 expect_rc 127 "run of a missing command" -- "$tool" run -- "$work/nosuch"
