@@ -5,8 +5,11 @@
  * native path and a bare write(2) to /dev/null; then two producer threads
  * into a 64 MiB-per-CPU discard buffer; then enable propagation to 1, 100
  * and 1,000 registered processes.  Prints "bench: NAME NS_PER_EVENT" lines.
- *   bench_lib [all | latency | throughput | propagation | native]
- * ("native": the native case, write_devnull and pipe_roundtrip only).
+ *   bench_lib [all | latency | throughput | propagation | native | pipe]
+ * ("native": the native case, write_devnull and pipe_roundtrip only;
+ * "pipe": pipe_roundtrip only).  $BENCH_PIPE_CHILD_CPU=N: the round trip's
+ * child runs on CPU N (bench/run places it as it places the daemon for a
+ * FUSE write: the same CPU as the writer, or the other one).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -173,6 +176,16 @@ static void bench_pipe_roundtrip(void)
 	if (pid < 0)
 		abort();
 	if (pid == 0) {
+		const char *cpu = getenv("BENCH_PIPE_CHILD_CPU");
+
+		if (cpu) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(atoi(cpu), &set);
+			if (sched_setaffinity(0, sizeof(set), &set) < 0)
+				_exit(1);
+		}
 		close(to[1]);	/* so that the parent's close ends the loop */
 		close(from[0]);
 		while (read(to[0], &c, 1) == 1)
@@ -375,6 +388,11 @@ int main(int argc, char **argv)
 	    !ue_provider_native(pn)) {
 		fprintf(stderr, "bench_lib: no usereventsd with the native path at %s\n", tracefs);
 		return 1;
+	}
+	if (!strcmp(only, "pipe")) {
+		bench_pipe_roundtrip();
+		printf("bench: pipe_roundtrip %.2f\n", results[0].med);
+		return 0;
 	}
 	/* "native": that case, write_devnull and pipe_roundtrip (bench/run alternates them with bench_raw). */
 	if (!strcmp(only, "all") || !strcmp(only, "latency") || !strcmp(only, "native")) {

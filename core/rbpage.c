@@ -18,14 +18,6 @@ static void put32(uint8_t *at, uint32_t v)
 	memcpy(at, &v, 4);
 }
 
-static uint32_t get32(const uint8_t *at)
-{
-	uint32_t v;
-
-	memcpy(&v, at, 4);
-	return v;
-}
-
 static size_t align4(size_t n)
 {
 	return (n + 3) & ~(size_t)3;
@@ -135,57 +127,36 @@ int ue_rbpage_iter_init(struct ue_rbpage_iter *it, const void *page, size_t len)
 	return 0;
 }
 
-int ue_rbpage_next(struct ue_rbpage_iter *it, uint64_t *ts, const void **data, size_t *len)
+int ue_rbpage_count(const void *page, size_t len, uint64_t *ret_missed)
 {
-	while (it->pos + 4 <= it->size) {
-		uint32_t h = get32(it->data + it->pos);
-		unsigned int type = h & 31;
-		uint32_t delta = h >> 5;
-		size_t left = it->size - it->pos;
-		uint32_t w;
+	struct ue_rbpage_iter it;
+	const void *data;
+	size_t dlen;
+	uint64_t ts;
+	int n = 0, r;
 
-		if (type == 0 || type > UE_RB_TYPE_DATA_MAX) {
-			if (left < 8)
-				return -EINVAL;
-			w = get32(it->data + it->pos + 4);
+	if (ue_rbpage_iter_init(&it, page, len) < 0)
+		return -EINVAL;
+	*ret_missed = it.missed;
+	for (;;) {
+		/* The common event: a small data one (its length in its type), stepped over. */
+		size_t pos = it.pos, end = it.size;
+
+		while (pos + 4 <= end) {
+			unsigned int type = ue_rb_get32(it.data + pos) & 31;
+
+			if (type == 0 || type > UE_RB_TYPE_DATA_MAX || (size_t)type * 4 > end - pos - 4)
+				break;
+			pos += 4 + (size_t)type * 4;
+			n++;
 		}
-		switch (type) {
-		case UE_RB_TYPE_PADDING:
-			/* A zero delta padding ends the page's data. */
-			if (!delta)
-				return 0;
-			it->ts += delta;
-			if (w < 4 || w > left)
-				return -EINVAL;
-			it->pos += w;
-			continue;
-		case UE_RB_TYPE_TIME_EXTEND:
-			it->ts += ((uint64_t)w << UE_RB_TS_SHIFT) + delta;
-			it->pos += 8;
-			continue;
-		case UE_RB_TYPE_TIME_STAMP:
-			it->ts = ((uint64_t)w << UE_RB_TS_SHIFT) | delta;
-			it->pos += 8;
-			continue;
-		case 0:
-			if (w < 4 || w - 4 > left - 8)
-				return -EINVAL;
-			it->ts += delta;
-			*data = it->data + it->pos + 8;
-			*len = w - 4;
-			it->pos += 4 + align4(w);
-			break;
-		default:
-			if ((size_t)type * 4 > left - 4)
-				return -EINVAL;
-			it->ts += delta;
-			*data = it->data + it->pos + 4;
-			*len = (size_t)type * 4;
-			it->pos += 4 + (size_t)type * 4;
-			break;
-		}
-		*ts = it->ts;
-		return 1;
+		/* Their times are not kept: the count needs none. */
+		it.pos = pos;
+		/* Any other, or the end: as the reader takes it. */
+		/* A malformed rest ends the page, as for its reader: what came before counts. */
+		r = ue_rbpage_next(&it, &ts, &data, &dlen);
+		if (r <= 0)
+			return n;
+		n++;
 	}
-	return 0;
 }

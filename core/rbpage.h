@@ -8,9 +8,11 @@
 #ifndef UE_CORE_RBPAGE_H
 #define UE_CORE_RBPAGE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define UE_RB_PAGE_SIZE 4096
 #define UE_RB_PAGE_HDR 16			/* timestamp, commit */
@@ -102,6 +104,82 @@ int ue_rbpage_iter_init(struct ue_rbpage_iter *it, const void *page, size_t len)
  *
  * Return: 1 and an event; 0 at the end; -EINVAL on a malformed page.
  */
-int ue_rbpage_next(struct ue_rbpage_iter *it, uint64_t *ts, const void **data, size_t *len);
+static inline uint32_t ue_rb_get32(const uint8_t *at)
+{
+	uint32_t v;
+
+	memcpy(&v, at, 4);
+	return v;
+}
+
+/* Inline: the loop of every page reader (record's count, its perf.data sink). */
+static inline int ue_rbpage_next(struct ue_rbpage_iter *it, uint64_t *ts, const void **data, size_t *len)
+{
+	while (it->pos + 4 <= it->size) {
+		uint32_t h = ue_rb_get32(it->data + it->pos);
+		unsigned int type = h & 31;
+		uint32_t delta = h >> 5;
+		size_t left = it->size - it->pos;
+		uint32_t w;
+
+		if (type == 0 || type > UE_RB_TYPE_DATA_MAX) {
+			if (left < 8)
+				return -EINVAL;
+			w = ue_rb_get32(it->data + it->pos + 4);
+		}
+		switch (type) {
+		case UE_RB_TYPE_PADDING:
+			/* A zero delta padding ends the page's data. */
+			if (!delta)
+				return 0;
+			it->ts += delta;
+			if (w < 4 || w > left)
+				return -EINVAL;
+			it->pos += w;
+			continue;
+		case UE_RB_TYPE_TIME_EXTEND:
+			it->ts += ((uint64_t)w << UE_RB_TS_SHIFT) + delta;
+			it->pos += 8;
+			continue;
+		case UE_RB_TYPE_TIME_STAMP:
+			it->ts = ((uint64_t)w << UE_RB_TS_SHIFT) | delta;
+			it->pos += 8;
+			continue;
+		case 0:
+			if (w < 4 || w - 4 > left - 8)
+				return -EINVAL;
+			it->ts += delta;
+			*data = it->data + it->pos + 8;
+			*len = w - 4;
+			it->pos += 4 + ((w + 3) & ~(uint32_t)3);
+			break;
+		default:
+			if ((size_t)type * 4 > left - 4)
+				return -EINVAL;
+			it->ts += delta;
+			*data = it->data + it->pos + 4;
+			*len = (size_t)type * 4;
+			it->pos += 4 + (size_t)type * 4;
+			break;
+		}
+		*ts = it->ts;
+		return 1;
+	}
+	return 0;
+}
+
+/**
+ * ue_rbpage_count - the data events of a page, counted
+ * @page: the page's bytes
+ * @len: their count
+ * @ret_missed: the header's loss mark (0, a count, or UINT64_MAX: some)
+ *
+ * What a loop of ue_rbpage_next() would count, without their times and
+ * bytes (the count a recorder keeps of every page it writes).
+ *
+ * Return: the count (up to a malformed event, where a reader stops too);
+ * -EINVAL on a malformed header.
+ */
+int ue_rbpage_count(const void *page, size_t len, uint64_t *ret_missed);
 
 #endif /* UE_CORE_RBPAGE_H */

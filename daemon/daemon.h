@@ -124,19 +124,21 @@ struct ue_daemon {
 	_Atomic uint64_t node_gid[UE_STATIC_NODES_MAX];
 	atomic_uint open_files;		/* against opts.max_files */
 	atomic_size_t text_bytes;	/* snapshots held, against opts.max_text_bytes */
-	/* Writes that came through FUSE, for usereventsd_stats (the native ones: native.c). */
+	/* Writes that came through FUSE, for usereventsd_stats (the native ones: native-drain.c). */
 	unsigned long long fuse_writes;
 	/* Handing the mount to a successor (upgrade.c). */
 	char *fuse_opts;		/* what libfuse was given, for the successor */
 	unsigned char init_req[256];	/* the kernel's FUSE_INIT, as read */
 	size_t init_len;
 	atomic_bool init_fake;		/* a successor: the next read is the FUSE_INIT again */
+	atomic_bool init_answering;	/* that FUSE_INIT is read and not answered yet */
 	pthread_t main_thread;
 	int ctl_sock;			/* the control socket, -1: none */
 	int ctl_stop;			/* an eventfd: its thread returns once it is readable */
 	pthread_t ctl_thread;
 	char ctl_name[108];
 	atomic_int upgrade_conn;	/* a successor's connection, -1: none */
+	int taken_procev;		/* the predecessor's proc connector socket, -1: none */
 	uint64_t upgrades;		/* daemons this one's state went through */
 	/*
 	 * The checkpoint kept for a crash (checkpoint.c).  Requests that change

@@ -45,6 +45,7 @@
 #include "fdpass.h"
 #include "fs.h"
 #include "native.h"
+#include "proc-events.h"
 #include "registry.h"
 #include "snap.h"
 #include "upgrade.h"
@@ -62,7 +63,7 @@
 #define ANSWER_TIMEOUT_MS 30000
 
 enum { MSG_UPGRADE = 1, MSG_STATE, MSG_FDS, MSG_DONE };
-enum { TAG_DAEMON = 0x44414531, TAG_BUFFER = 0x42554631 };
+enum { TAG_DAEMON = 0x44414531, TAG_BUFFER = 0x42554631, TAG_PROCEV = 0x50455631 };
 
 struct msg {
 	uint32_t magic;
@@ -84,12 +85,20 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 	if (atomic_load(&d->init_fake) && atomic_exchange(&d->init_fake, false)) {
 		struct fuse_in_header *h = buf;
 
-		if (len < d->init_len)
+		if (len < d->init_len) {
+			atomic_store(&d->init_answering, false);
 			return -1;
+		}
 		memcpy(buf, d->init_req, d->init_len);
 		h->unique = FAKE_UNIQUE;
 		return (ssize_t)d->init_len;
 	}
+	/*
+	 * libfuse answers EIO to a request it processes before the INIT; the
+	 * loop starts a second worker as the first takes the INIT: it waits.
+	 */
+	while (atomic_load(&d->init_answering))
+		usleep(100);
 	n = read(fd, buf, len);
 	if (__builtin_expect(d->init_len == 0, 0) && n >= (ssize_t)sizeof(struct fuse_in_header) &&
 	    ((struct fuse_in_header *)buf)->opcode == FUSE_INIT) {
@@ -107,10 +116,12 @@ static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 	const struct fuse_out_header *out = iov[0].iov_base;
 	size_t total = 0;
 
-	(void)userdata;
 	if (iov[0].iov_len >= sizeof(*out) && out->unique == FAKE_UNIQUE) {
+		struct ue_daemon *d = userdata;
+
 		for (int i = 0; i < count; i++)
 			total += iov[i].iov_len;
+		atomic_store(&d->init_answering, false);
 		return (ssize_t)total;
 	}
 	return writev(fd, iov, count);
@@ -419,11 +430,20 @@ static int restore_buffer(struct ue_daemon *d, struct ue_snap_r *snap)
 
 int ue_upgrade_snapshot(struct ue_daemon *d, struct ue_snap_w *w, bool checkpoint)
 {
-	int err = ue_snapw_init(w, SNAP_MAX);
+	int err = ue_snapw_init(w, SNAP_MAX), procev = -1;
 
 	if (err < 0)
 		return err;
 	w->fds_none = checkpoint;
+	/*
+	 * An upgrade: nothing reads the proc connector from here on, so the
+	 * enablers saved below are what its socket's unread reports follow.
+	 */
+	if (!checkpoint) {
+		procev = ue_proc_events_pause(d->procev);
+		/* And no write of ours lands after the successor's (a stale state). */
+		ue_enablers_freeze(d->enablers);
+	}
 	save_daemon(d, w);
 	err = ue_registry_save(d->reg, w);
 	if (!err)
@@ -434,6 +454,12 @@ int ue_upgrade_snapshot(struct ue_daemon *d, struct ue_snap_w *w, bool checkpoin
 		err = save_buffer(d, w);
 	if (!err && !checkpoint)
 		err = ue_native_save(ue_daemon_native(d), w);
+	if (!err && !checkpoint) {
+		size_t at = ue_snapw_begin(w, TAG_PROCEV);
+
+		ue_snapw_fd(w, procev);
+		ue_snapw_end(w, at);
+	}
 	return err ? err : w->err;
 }
 
@@ -490,6 +516,8 @@ out:
 		fprintf(stderr, UE_DAEMON_NAME ": the upgrade failed (%s); serving on\n",
 			strerror(-err));
 		ue_native_resume(ue_daemon_native(d));
+		ue_enablers_thaw(d->enablers);
+		ue_proc_events_resume(d->procev);
 		ue_ckpt_start(d);
 	}
 	if (memfd >= 0)
@@ -688,6 +716,14 @@ int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t, const char *moun
 					mountpoint, &r, &nat);
 		__atomic_store_n(&d->native, nat, __ATOMIC_RELEASE);
 	}
+	if (!err) {
+		struct ue_snap_r pev;
+		uint32_t tag;
+
+		/* A predecessor of before this section kept its socket: a new one is opened. */
+		if (ue_snapr_section(&r, &tag, &pev) && tag == TAG_PROCEV)
+			d->taken_procev = ue_snapr_fd(&pev);
+	}
 	ue_registry_restore_done(d->reg);
 	return err ? err : r.err;
 }
@@ -697,6 +733,7 @@ int ue_upgrade_adopt_fuse(struct ue_daemon *d, struct ue_taken *t)
 	memcpy(d->init_req, t->init, t->init_len);
 	d->init_len = t->init_len;
 	/* None: the predecessor died before the kernel's came, which is still queued. */
+	atomic_store(&d->init_answering, t->init_len > 0);
 	atomic_store(&d->init_fake, t->init_len > 0);
 	if (fuse_session_custom_io(d->se, &upgrade_io, t->fuse_fd) != 0)
 		return -EIO;

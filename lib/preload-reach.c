@@ -23,6 +23,7 @@
 
 #include "core.h"
 #include "preload.h"
+#include "slurp.h"
 
 #define TRACEFS_MAGIC 0x74726163
 #define DATA_NAME "user_events_data"
@@ -43,43 +44,24 @@ static void sys_close(int fd)
 	errno = saved;
 }
 
+static ssize_t sys_read(void *ctx, void *buf, size_t n)
+{
+	ssize_t r = syscall(SYS_read, *(int *)ctx, buf, n);
+
+	return r < 0 ? -errno : r;
+}
+
 /* A whole file of /proc (no size to stat): NUL-terminated, malloc'd; NULL on failure. */
 static char *slurp(const char *path, size_t *ret_len)
 {
-	size_t len = 0, cap = 16384;
-	char *buf = malloc(cap), *nb;
 	int fd = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-	ssize_t n;
+	char *buf;
 
-	if (!buf || fd < 0)
-		goto fail;
-	for (;;) {
-		if (cap - len < 4097) {
-			nb = realloc(buf, cap * 2);
-			if (!nb)
-				goto fail;
-			buf = nb;
-			cap *= 2;
-		}
-		n = syscall(SYS_read, fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto fail;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	if (fd < 0)
+		return NULL;
+	buf = ue_slurp(sys_read, &fd, 16384, ret_len);
 	sys_close(fd);
-	buf[len] = '\0';
-	if (ret_len)
-		*ret_len = len;
 	return buf;
-fail:
-	if (fd >= 0)
-		sys_close(fd);
-	free(buf);
-	return NULL;
 }
 
 static bool has_data(const char *dir, int mode)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libuserevents-preload.so's private header: the descriptor table and the
- * write indexes learnt from DIAG_IOCSREG (preload.c), and the per-process
- * session and per-thread rings of the write path (preload-write.c).
+ * write indexes learnt from DIAG_IOCSREG (preload.c), the calls that change
+ * descriptors (preload-fds.c), and the per-process session and per-thread
+ * rings of the write path (preload-write.c).
  */
 #ifndef UE_PRELOAD_H
 #define UE_PRELOAD_H
@@ -83,6 +84,7 @@ struct pl_thread {
 	size_t map_len;
 	int busy;			/* in a write: a signal handler's write takes the system call */
 	int holds;			/* holds the process lock */
+	int phase;			/* what the write reads: a fault there is EFAULT or not */
 	pl_jmp_buf *catch;		/* a fault of the copy jumps here */
 };
 
@@ -92,6 +94,33 @@ extern __thread struct pl_thread pl_t __attribute__((tls_model("initial-exec")))
 extern ssize_t (*pl_real_writev)(int, const struct iovec *, int);
 extern ssize_t (*pl_real_write)(int, const void *, size_t);
 extern int (*pl_real_sigaction)(int, const struct sigaction *, struct sigaction *);
+extern int (*pl_real_fcntl)(int, int, ...);
+
+/*
+ * preload.c: whether the real functions are resolved.  A library
+ * initialised before us may call a wrapper before our constructor ran:
+ * every wrapper makes sure of them first.
+ */
+extern bool pl_resolved;
+/** pl_init - resolve the real functions (once) and make the descriptor table */
+void pl_init(void);
+static inline void pl_ready(void)
+{
+	if (__builtin_expect(!__atomic_load_n(&pl_resolved, __ATOMIC_ACQUIRE), 0))
+		pl_init();
+}
+
+/* preload.c: the descriptor table, as the calls that change descriptors tell it (preload-fds.c). */
+/** pl_fd_forget - @fd was closed (or replaced) by a call we saw */
+void pl_fd_forget(int fd);
+/** pl_fd_fresh - a call made @fd anew: whatever the table held for it went unseen (a raw close); returns @fd */
+int pl_fd_fresh(int fd);
+/** pl_fd_dup - @newfd names what @oldfd names */
+void pl_fd_dup(int oldfd, int newfd);
+
+/* preload-fds.c */
+/** pl_fds_resolve - the real functions of the descriptor calls (from pl_init(), after pl_real_fcntl) */
+void pl_fds_resolve(void);
 
 /* preload-write.c */
 /**

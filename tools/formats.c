@@ -708,6 +708,15 @@ int uet_page_records(const uint8_t *page, size_t len, unsigned long long *missed
 	size_t dlen;
 	int n = 0;
 
+	if (!fn) {
+		/* Only counted (record's count of every page): stepped over, not decoded. */
+		uint64_t m;
+
+		n = ue_rbpage_count(page, len, &m);
+		if (missed && m && m != UINT64_MAX)
+			*missed += m;
+		return n < 0 ? 0 : n;
+	}
 	if (ue_rbpage_iter_init(&it, page, len) < 0)
 		return 0;
 	if (missed && it.missed && it.missed != UINT64_MAX)

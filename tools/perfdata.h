@@ -58,21 +58,30 @@ int uet_perf_writer_open(struct uet_perf_writer **ret, int fd, char *const *cmdl
 /** uet_perf_writer_event - the attribute of @ev (once per type; a later name replaces); 0 or -ENOMEM */
 int uet_perf_writer_event(struct uet_perf_writer *w, const struct uet_perf_event *ev);
 
-/** uet_perf_writer_new_thread - whether @tid is met for the first time (marked met) */
-bool uet_perf_writer_new_thread(struct uet_perf_writer *w, int32_t tid);
+/* Who a page's thread is, asked when a record's thread differs from the one before. */
+struct uet_perf_threads {
+	/*
+	 * @tid's process at *@ret_pid; the task's name for a COMM record when
+	 * @told is false (its first sample in the file), else NULL.
+	 */
+	const char *(*thread)(void *arg, int32_t tid, bool told, int32_t *ret_pid);
+	void *arg;
+};
 
 /**
- * uet_perf_writer_sample - one record as a sample
- * @type: its event's type (its name may come later, by uet_perf_writer_event())
- * @comm: the task's name for a COMM record before the sample (a thread new
- *        by uet_perf_writer_new_thread()), or NULL
- * @data: the record as the ring buffer holds it (struct trace_entry first), @len bytes
+ * uet_perf_writer_page - every record of a ring-buffer page as a sample
+ * @cpu: the page's CPU
+ * @page: the page as read, @len bytes (its loss mark a LOST record first)
+ * @th: the threads' processes and names
+ * @ret_last_ts: the time of its last record (untouched without one)
+ *
+ * A record too large for a perf record (over 65535 bytes with its
+ * sample's fields) is written as a loss of 1 where it was.
  *
  * Return: 0 or -errno.
  */
-int uet_perf_writer_sample(struct uet_perf_writer *w, unsigned int type, int32_t pid, int32_t tid,
-			   const char *comm, unsigned int cpu, uint64_t ts, const void *data,
-			   size_t len);
+int uet_perf_writer_page(struct uet_perf_writer *w, unsigned int cpu, const uint8_t *page,
+			 size_t len, const struct uet_perf_threads *th, uint64_t *ret_last_ts);
 
 /** uet_perf_writer_lost - @n records of @cpu lost at @ts (UINT64_MAX: some: counted as 1); 0 or -errno */
 int uet_perf_writer_lost(struct uet_perf_writer *w, unsigned int cpu, uint64_t ts, uint64_t n);

@@ -34,7 +34,7 @@ struct perf_sink {
 	struct uet_tgids *tgids;
 	uint64_t last_ts;		/* of the last record: a loss told apart from a page is put there */
 	bool cmdlines_fresh;		/* saved_cmdlines read during this page */
-	int32_t tid, pid;		/* the thread of the last record, and its process */
+	char comm[32];			/* the name perf_thread() gives */
 	bool began;
 };
 
@@ -98,53 +98,26 @@ static const char *comm_of(struct perf_sink *p, int32_t tid, char *buf, size_t l
 	return uet_comm_of(p->m.cmdlines.text, tid, buf, len);
 }
 
+/* A thread met in a page: its process, and its name the first time. */
+static const char *perf_thread(void *arg, int32_t tid, bool told, int32_t *ret_pid)
+{
+	struct perf_sink *p = arg;
+	int32_t pid = uet_tgids_get(p->tgids, tid);
+
+	*ret_pid = pid ? pid : tid;
+	if (told)
+		return NULL;
+	return comm_of(p, tid, p->comm, sizeof(p->comm)) ?: "<...>";
+}
+
 static int perf_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, size_t len)
 {
 	struct perf_sink *p = (struct perf_sink *)s;
-	struct ue_rbpage_iter it;
-	const void *data;
-	size_t dlen;
-	uint64_t ts;
-	int e = 0;
+	const struct uet_perf_threads th = { perf_thread, p };
+	int e;
 
-	if (ue_rbpage_iter_init(&it, page, len) < 0)
-		return 0;
 	p->cmdlines_fresh = false;
-	if (it.missed)
-		e = uet_perf_writer_lost(p->w, cpu, it.ts, it.missed);
-	while (e == 0 && ue_rbpage_next(&it, &ts, &data, &dlen) == 1) {
-		uint16_t type;
-		int32_t tid, pid;
-		char comm[32];
-		const char *name;
-
-		if (dlen < 8)
-			continue;
-		memcpy(&type, data, sizeof(type));
-		memcpy(&tid, (const uint8_t *)data + 4, sizeof(tid));
-		p->last_ts = ts;
-		/* A thread met for the first time: its process and name, once. */
-		if (tid != p->tid) {
-			bool is_new = uet_perf_writer_new_thread(p->w, tid);
-
-			pid = uet_tgids_get(p->tgids, tid);
-			p->tid = tid;
-			p->pid = pid ? pid : tid;
-			name = is_new ? comm_of(p, tid, comm, sizeof(comm)) : NULL;
-			if (is_new && !name)
-				name = "<...>";
-		} else {
-			name = NULL;
-		}
-		e = uet_perf_writer_sample(p->w, type, p->pid, tid, name, cpu, ts, data, dlen);
-		/*
-		 * A record past what a perf record can hold (65535 bytes with
-		 * its sample's fields: a payload over about 65400 bytes, which
-		 * the kernel never writes): lost, and said so where it was.
-		 */
-		if (e == -E2BIG)
-			e = uet_perf_writer_lost(p->w, cpu, ts, 1);
-	}
+	e = uet_perf_writer_page(p->w, cpu, page, len, &th, &p->last_ts);
 	if (e < 0)
 		uet_err("%s: writing %s: %s", p->who, s->path, strerror(-e));
 	return e;

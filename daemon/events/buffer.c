@@ -3,7 +3,9 @@
  * daemon/buffer: per-CPU rings of trace records.  Each ring is one mapping
  * holding 8-byte aligned slots (metadata header, then the record); a slot
  * never wraps, the end of the mapping is filled with a padding slot instead.
- * One mutex per ring; readers copy records out under it.
+ * One mutex per ring; readers copy records out under it.  While consumer
+ * channels are attached a writer hands its records to them instead, under
+ * the same lock; attaching them and their backlog are channel.c's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -14,91 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buffer.h"
+#include "buffer-int.h"
 #include "channel.h"
-#include "lock.h"
-
-/* slot.len of the padding that fills a ring from its tail to its end. */
-#define SLOT_PAD UINT32_MAX
 
 /* Retries of a merged consume that lost its chosen record to a writer. */
 #define CONSUME_RETRIES 8
-
-struct slot {
-	uint32_t len;
-	int32_t tgid;
-	int32_t tid;
-	uint32_t reserved;
-	uint64_t ts_ns;
-	char comm[16];
-};
-
-_Static_assert(sizeof(struct slot) == UE_BUFFER_REC_OVERHEAD, "slot header size");
-_Static_assert(UE_BUFFER_MIN_BYTES_PER_CPU >= UE_BUFFER_REC_OVERHEAD + 4072 + 8,
-	       "the smallest ring must hold the kernel's largest record");
-
-struct ring {
-	struct ue_mutex lock;
-	unsigned char *data;
-	size_t size;
-	size_t head;		/* offset of the oldest slot */
-	size_t tail;		/* offset of the next slot */
-	size_t used;		/* bytes from head to tail, padding included */
-	/* Read without the lock by has_data(); written under it. */
-	_Atomic uint64_t head_seq;	/* seq of the oldest record */
-	_Atomic uint64_t tail_seq;	/* seq the next record gets */
-	uint64_t last_ts;
-	uint64_t overrun;
-	uint64_t dropped;
-	uint64_t read;
-	uint64_t last_overrun;	/* overrun at the previous consume */
-	bool lost_unknown;	/* some were lost before the next consume, count unknown */
-	_Atomic uint64_t too_big;
-	/*
-	 * What the ring held when the first channel attached, not yet moved
-	 * into it: records of this CPU keep coming here, behind it, until the
-	 * channel has taken the lot (backlog_move()).
-	 */
-	bool backlog;
-} __attribute__((aligned(64)));
-
-/*
- * A ring's lock is on every record's path: its order checks run only in
- * debug and sanitizer builds (UE_LOCKDEP_HOT, lock.h), not in the
- * debugoptimized build that make bench measures.
- */
-static inline void ring_lock(struct ring *r)
-{
-	ue_mutex_lock_hot(&r->lock);
-}
-
-static inline void ring_unlock(struct ring *r)
-{
-	ue_mutex_unlock_hot(&r->lock);
-}
-
-struct ue_buffer {
-	unsigned int ncpus;
-	_Atomic size_t size;
-	atomic_bool overwrite;
-	atomic_bool on;
-	atomic_bool wake_needed;
-	struct ue_mutex resize_lock;
-	struct ue_mutex wait_lock;
-	pthread_cond_t wait_cond;
-	uint64_t wake_gen;	/* under wait_lock */
-	struct ring *rings;
-	/*
-	 * Consumer channels: changed under chan_lock and every ring's lock,
-	 * so a writer holding its ring's lock reads them as they are.
-	 */
-	struct ue_mutex chan_lock;
-	unsigned int nchans;
-	atomic_uint nblocking;		/* channels in blocking mode */
-	struct ue_chan *chans[UE_BUFFER_MAX_CHANNELS];
-	uint64_t chan_since[UE_BUFFER_MAX_CHANNELS];	/* when each attached (buffer clock) */
-	struct ue_chan *backlog_chan;	/* the channel the rings' backlog is for */
-};
 
 struct snap_ring {
 	unsigned int cpu;
@@ -115,11 +37,6 @@ struct ue_buffer_snap {
 	unsigned int nrings;
 	struct snap_ring rings[];
 };
-
-static size_t slot_size(uint32_t len)
-{
-	return sizeof(struct slot) + (((size_t)len + 7) & ~(size_t)7);
-}
 
 uint64_t ue_buffer_clock_ns(void)
 {
@@ -149,48 +66,6 @@ static unsigned char *map_ring(size_t size)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
-}
-
-/* Bytes of the slot at the head: a record, or the padding up to the end. */
-static size_t head_step(const struct ring *r, bool *is_record)
-{
-	const struct slot *s = (const struct slot *)(r->data + r->head);
-
-	*is_record = s->len != SLOT_PAD;
-	return *is_record ? slot_size(s->len) : r->size - r->head;
-}
-
-static void head_advance(struct ring *r, size_t n)
-{
-	r->used -= n;
-	r->head += n;
-	if (r->head == r->size)
-		r->head = 0;
-}
-
-/* Removes the oldest slot; returns whether it was a record. */
-static bool drop_head(struct ring *r)
-{
-	bool is_record;
-
-	head_advance(r, head_step(r, &is_record));
-	if (is_record)
-		atomic_store_explicit(&r->head_seq, atomic_load_explicit(&r->head_seq,
-				      memory_order_relaxed) + 1, memory_order_release);
-	return is_record;
-}
-
-/* The oldest record, padding before it removed; NULL when the ring is empty. */
-static struct slot *peek_head(struct ring *r)
-{
-	while (r->used) {
-		struct slot *s = (struct slot *)(r->data + r->head);
-
-		if (s->len != SLOT_PAD)
-			return s;
-		drop_head(r);
-	}
-	return NULL;
 }
 
 /* Sequentially consistent: ue_buffer_wait() relies on it against notify(). */
@@ -959,151 +834,6 @@ bool ue_buffer_get_on(struct ue_buffer *buf)
 	return atomic_load_explicit(&buf->on, memory_order_relaxed);
 }
 
-/* Every ring locked, in order: the channel list may change. */
-static void lock_rings(struct ue_buffer *buf)
-{
-	for (unsigned int c = 0; c < buf->ncpus; c++)
-		ring_lock(&buf->rings[c]);
-}
-
-static void unlock_rings(struct ue_buffer *buf)
-{
-	for (unsigned int c = buf->ncpus; c-- > 0;)
-		ring_unlock(&buf->rings[c]);
-}
-
-/*
- * Move CPU @cpu's backlog into the channels while the first has a free
- * sub-buffer, with the ring's lock held: the records a reader of the ring
- * would have got, in order, none lost for want of room (the rest waits for
- * the next tick).  A channel that attached later gets those written since.
- */
-static void backlog_move(struct ue_buffer *buf, struct ring *r, unsigned int cpu)
-{
-	struct ue_chan *first = buf->backlog_chan;
-	struct slot *sl;
-
-	while ((sl = peek_head(r))) {
-		struct iovec iov = { sl + 1, sl->len };
-
-		if (!ue_chan_can_take(first, cpu))
-			return;
-		for (unsigned int k = 0; k < buf->nchans; k++)
-			if (buf->chans[k] == first || sl->ts_ns >= buf->chan_since[k])
-				ue_chan_append(buf->chans[k], cpu, sl->ts_ns, &iov, 1, sl->len);
-		drop_head(r);
-		r->read++;
-	}
-	r->backlog = false;
-}
-
-/* No ring has a backlog left: nobody owns it. */
-static void backlog_check(struct ue_buffer *buf)
-{
-	for (unsigned int c = 0; c < buf->ncpus; c++)
-		if (buf->rings[c].backlog)
-			return;
-	__atomic_store_n(&buf->backlog_chan, NULL, __ATOMIC_RELAXED);
-}
-
-static int attach(struct ue_buffer *buf, struct ue_chan *ch, bool backlog)
-{
-	int r = 0;
-
-	ue_mutex_lock(&buf->chan_lock);
-	if (buf->nchans == UE_BUFFER_MAX_CHANNELS) {
-		r = -ENOSPC;
-	} else {
-		lock_rings(buf);
-		/*
-		 * What the rings hold goes to the first reader, consumed as
-		 * trace_pipe_raw would: as much as its channel takes now, the
-		 * rest as the reader makes room.
-		 */
-		if (!buf->nchans && backlog) {
-			__atomic_store_n(&buf->backlog_chan, ch, __ATOMIC_RELAXED);
-			for (unsigned int c = 0; c < buf->ncpus; c++)
-				buf->rings[c].backlog = buf->rings[c].used != 0;
-		}
-		buf->chan_since[buf->nchans] = ue_buffer_clock_ns();
-		buf->chans[buf->nchans++] = ch;
-		if (buf->backlog_chan == ch) {
-			for (unsigned int c = 0; c < buf->ncpus; c++)
-				if (buf->rings[c].backlog)
-					backlog_move(buf, &buf->rings[c], c);
-			backlog_check(buf);
-		}
-		unlock_rings(buf);
-		if (ue_chan_blocks(ch))
-			atomic_fetch_add(&buf->nblocking, 1);
-	}
-	ue_mutex_unlock(&buf->chan_lock);
-	return r;
-}
-
-int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
-{
-	return attach(buf, ch, true);
-}
-
-int ue_buffer_attach_restored(struct ue_buffer *buf, struct ue_chan *ch)
-{
-	return attach(buf, ch, false);
-}
-
-void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch)
-{
-	ue_mutex_lock(&buf->chan_lock);
-	for (unsigned int k = 0; k < buf->nchans; k++) {
-		if (buf->chans[k] != ch)
-			continue;
-		lock_rings(buf);
-		buf->nchans--;
-		buf->chans[k] = buf->chans[buf->nchans];
-		buf->chan_since[k] = buf->chan_since[buf->nchans];
-		if (buf->backlog_chan == ch) {
-			/* The backlog goes on to the next reader, or stays for the ring's. */
-			__atomic_store_n(&buf->backlog_chan, buf->nchans ? buf->chans[0] : NULL,
-					 __ATOMIC_RELAXED);
-			for (unsigned int c = 0; !buf->backlog_chan && c < buf->ncpus; c++)
-				buf->rings[c].backlog = false;
-		}
-		unlock_rings(buf);
-		if (ue_chan_blocks(ch))
-			atomic_fetch_sub(&buf->nblocking, 1);
-		break;
-	}
-	ue_mutex_unlock(&buf->chan_lock);
-}
-
-void ue_buffer_chan_tick(struct ue_buffer *buf, uint64_t now, const struct ue_chan *only)
-{
-	bool backlog = false;
-
-	if (!__atomic_load_n(&buf->nchans, __ATOMIC_RELAXED))
-		return;
-	for (unsigned int c = 0; c < buf->ncpus; c++) {
-		struct ring *r = &buf->rings[c];
-
-		ring_lock(r);
-		if (r->backlog) {
-			backlog_move(buf, r, c);
-			backlog |= r->backlog;
-		}
-		for (unsigned int k = 0; k < buf->nchans; k++)
-			if (!only || buf->chans[k] == only)
-				ue_chan_tick(buf->chans[k], c, now, only != NULL);
-		ring_unlock(r);
-	}
-	if (!backlog && __atomic_load_n(&buf->backlog_chan, __ATOMIC_RELAXED)) {
-		ue_mutex_lock(&buf->chan_lock);
-		lock_rings(buf);
-		backlog_check(buf);
-		unlock_rings(buf);
-		ue_mutex_unlock(&buf->chan_lock);
-	}
-}
-
 void ue_buffer_lost_unknown(struct ue_buffer *buf)
 {
 	for (unsigned int cpu = 0; cpu < buf->ncpus; cpu++) {
@@ -1113,54 +843,4 @@ void ue_buffer_lost_unknown(struct ue_buffer *buf)
 		r->lost_unknown = true;
 		ring_unlock(r);
 	}
-}
-
-void ue_buffer_chan_lost(struct ue_buffer *buf, unsigned int cpu, uint64_t n)
-{
-	struct ring *r;
-
-	if (!n || cpu >= buf->ncpus || !__atomic_load_n(&buf->nchans, __ATOMIC_RELAXED))
-		return;
-	r = &buf->rings[cpu];
-	ring_lock(r);
-	for (unsigned int k = 0; k < buf->nchans; k++)
-		ue_chan_lost(buf->chans[k], cpu, n);
-	ring_unlock(r);
-}
-
-uint64_t ue_buffer_chan_room(struct ue_buffer *buf, uint64_t now)
-{
-	uint64_t wait = 0;
-
-	if (!atomic_load_explicit(&buf->nblocking, memory_order_relaxed))
-		return 0;
-	ue_mutex_lock(&buf->chan_lock);
-	for (unsigned int k = 0; k < buf->nchans; k++)
-		if (!ue_chan_room(buf->chans[k], now) && ue_chan_blocks(buf->chans[k]) > wait)
-			wait = ue_chan_blocks(buf->chans[k]);
-	ue_mutex_unlock(&buf->chan_lock);
-	return wait;
-}
-
-void ue_buffer_chan_wait_room(struct ue_buffer *buf)
-{
-	while (ue_buffer_chan_room(buf, ue_buffer_clock_ns())) {
-		struct timespec ts = { 0, 100000 };
-
-		nanosleep(&ts, NULL);
-	}
-}
-
-uint64_t ue_buffer_chan_block_ns(struct ue_buffer *buf)
-{
-	uint64_t most = 0;
-
-	if (!atomic_load_explicit(&buf->nblocking, memory_order_relaxed))
-		return 0;
-	ue_mutex_lock(&buf->chan_lock);
-	for (unsigned int k = 0; k < buf->nchans; k++)
-		if (ue_chan_blocks(buf->chans[k]) > most)
-			most = ue_chan_blocks(buf->chans[k]);
-	ue_mutex_unlock(&buf->chan_lock);
-	return most;
 }

@@ -332,62 +332,6 @@ void ue_buffer_set_on(struct ue_buffer *buf, bool on);
 /** ue_buffer_get_on - whether @buf records writes */
 bool ue_buffer_get_on(struct ue_buffer *buf);
 
-/*
- * Consumer channels (channel.h) attached to the buffer.  While one is,
- * every record a writer hands to the buffer goes to each channel instead
- * of the rings, under the same CPU lock: their readers consume the trace,
- * as readers of trace_pipe_raw do (the first one attached takes what the
- * rings held).  At most UE_BUFFER_MAX_CHANNELS.
- */
-#define UE_BUFFER_MAX_CHANNELS 16
-
-struct ue_chan;
-
-/** ue_buffer_attach - records from now on go to @ch too; -ENOSPC beyond the limit */
-int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch);
-
-/** ue_buffer_detach - no writer reaches @ch once this returns (it may then be freed) */
-void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch);
-/*
- * A predecessor's channel (usereventsd --upgrade): attached as
- * ue_buffer_attach() does, but the records the buffer holds are not its
- * backlog (its reader had them from the predecessor).
- */
-int ue_buffer_attach_restored(struct ue_buffer *buf, struct ue_chan *ch);
-
-/**
- * ue_buffer_chan_tick - hand over the channels' pages that are old enough
- * @buf: the buffer
- * @now: the buffer clock
- * @only: NULL: every channel, pages older than its flush interval; else
- *        this channel, every page holding records (its reader asked)
- */
-void ue_buffer_chan_tick(struct ue_buffer *buf, uint64_t now, const struct ue_chan *only);
-
-/** ue_buffer_chan_lost - @n records of CPU @cpu were lost on their way here (every channel counts them) */
-void ue_buffer_chan_lost(struct ue_buffer *buf, unsigned int cpu, uint64_t n);
-
-/**
- * ue_buffer_chan_room - whether writers should wait for a blocking channel's reader
- * @buf: the buffer
- * @now: the buffer clock
- *
- * Return: 0 when every channel can take a batch of records (or none
- * blocks); else the longest block interval (ns) of those that cannot.
- */
-uint64_t ue_buffer_chan_room(struct ue_buffer *buf, uint64_t now);
-
-/**
- * ue_buffer_chan_wait_room - wait while a blocking channel's reader is behind
- * @buf: the buffer
- *
- * For a writer that holds no lock (a FUSE write): sleeps 100 us at a time
- * while ue_buffer_chan_room() says to wait, which is bounded by the
- * channels' block interval.  Returns at once when no channel blocks.
- */
-void ue_buffer_chan_wait_room(struct ue_buffer *buf);
-
-/** ue_buffer_chan_block_ns - the longest block interval of the attached channels, 0 when none blocks */
-uint64_t ue_buffer_chan_block_ns(struct ue_buffer *buf);
+/* The consumer channels attached to the buffer: channel.h. */
 
 #endif /* UE_DAEMON_BUFFER_H */

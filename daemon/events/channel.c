@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * channel: consumer channels (channel.h).  The writer side of each CPU is
- * private (the page being filled, counters) and runs under the trace
+ * channel: consumer channels (channel.h), all of them: first one channel,
+ * then the channels attached to the trace buffer.  The writer side of each
+ * CPU is private (the page being filled, counters) and runs under the trace
  * buffer's CPU lock; the shared memory holds the pages and the counters the
  * reader needs.  The reader's consumed counters are untrusted: a bad value
  * only makes its own channel lose records.
@@ -14,8 +15,10 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "buffer-int.h"
 #include "channel.h"
 #include "native-proto.h"
 #include "rbpage.h"
@@ -437,4 +440,278 @@ bool ue_chan_room(struct ue_chan *ch, uint64_t now)
 	/* The reader kept its pages for block_ms: lose records rather than stall every writer. */
 	atomic_store_explicit(&ch->lossy, true, memory_order_relaxed);
 	return true;
+}
+
+/*
+ * The channels attached to the trace buffer (buffer-int.h): the list, the
+ * rings' backlog for the first reader, the hand-over tick, losses on the
+ * way, whether a blocking reader holds writers back, and the memory of them
+ * all.  The list changes under chan_lock and every ring's lock, so a writer
+ * holding its ring's lock reads it as it is.
+ */
+
+/* Every ring locked, in order: the channel list may change. */
+static void lock_rings(struct ue_buffer *buf)
+{
+	for (unsigned int c = 0; c < buf->ncpus; c++)
+		ring_lock(&buf->rings[c]);
+}
+
+static void unlock_rings(struct ue_buffer *buf)
+{
+	for (unsigned int c = buf->ncpus; c-- > 0;)
+		ring_unlock(&buf->rings[c]);
+}
+
+/*
+ * Move CPU @cpu's backlog into the channels while the first has a free
+ * sub-buffer, with the ring's lock held: the records a reader of the ring
+ * would have got, in order, none lost for want of room (the rest waits for
+ * the next tick).  A channel that attached later gets those written since.
+ */
+static void backlog_move(struct ue_buffer *buf, struct ring *r, unsigned int cpu)
+{
+	struct ue_chan *first = buf->backlog_chan;
+	struct slot *sl;
+
+	while ((sl = peek_head(r))) {
+		struct iovec iov = { sl + 1, sl->len };
+
+		if (!ue_chan_can_take(first, cpu))
+			return;
+		for (unsigned int k = 0; k < buf->nchans; k++)
+			if (buf->chans[k] == first || sl->ts_ns >= buf->chan_since[k])
+				ue_chan_append(buf->chans[k], cpu, sl->ts_ns, &iov, 1, sl->len);
+		drop_head(r);
+		r->read++;
+	}
+	r->backlog = false;
+}
+
+/* No ring has a backlog left: nobody owns it. */
+static void backlog_check(struct ue_buffer *buf)
+{
+	for (unsigned int c = 0; c < buf->ncpus; c++)
+		if (buf->rings[c].backlog)
+			return;
+	__atomic_store_n(&buf->backlog_chan, NULL, __ATOMIC_RELAXED);
+}
+
+static int attach(struct ue_buffer *buf, struct ue_chan *ch, bool backlog)
+{
+	int r = 0;
+
+	ue_mutex_lock(&buf->chan_lock);
+	if (buf->nchans == UE_BUFFER_MAX_CHANNELS) {
+		r = -ENOSPC;
+	} else {
+		lock_rings(buf);
+		/*
+		 * What the rings hold goes to the first reader, consumed as
+		 * trace_pipe_raw would: as much as its channel takes now, the
+		 * rest as the reader makes room.
+		 */
+		if (!buf->nchans && backlog) {
+			__atomic_store_n(&buf->backlog_chan, ch, __ATOMIC_RELAXED);
+			for (unsigned int c = 0; c < buf->ncpus; c++)
+				buf->rings[c].backlog = buf->rings[c].used != 0;
+		}
+		buf->chan_since[buf->nchans] = ue_buffer_clock_ns();
+		buf->chans[buf->nchans++] = ch;
+		if (buf->backlog_chan == ch) {
+			for (unsigned int c = 0; c < buf->ncpus; c++)
+				if (buf->rings[c].backlog)
+					backlog_move(buf, &buf->rings[c], c);
+			backlog_check(buf);
+		}
+		unlock_rings(buf);
+		if (ue_chan_blocks(ch))
+			atomic_fetch_add(&buf->nblocking, 1);
+	}
+	ue_mutex_unlock(&buf->chan_lock);
+	return r;
+}
+
+int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch)
+{
+	return attach(buf, ch, true);
+}
+
+/* The daemon's channels' memory: reserved before a channel is made, so the limit holds at every moment. */
+static int budget(struct ue_buffer *buf, int64_t bytes)
+{
+	int r = 0;
+
+	ue_mutex_lock(&buf->chan_lock);
+	if (bytes > 0 && buf->chan_bytes + (uint64_t)bytes > UE_CHAN_BYTES_ALL)
+		r = -ENOSPC;
+	else
+		buf->chan_bytes += (uint64_t)bytes;
+	ue_mutex_unlock(&buf->chan_lock);
+	return r;
+}
+
+int ue_buffer_chan_open(struct ue_buffer *buf, const struct ue_chan_opts *o, struct ue_chan **ret,
+			int *ret_memfd, int *ret_eventfd)
+{
+	size_t bytes = ue_chan_bytes_for(buf->ncpus, o);
+	struct ue_chan *ch;
+	int r;
+
+	r = budget(buf, (int64_t)bytes);
+	if (r < 0)
+		return r;
+	r = ue_chan_new(buf->ncpus, o, &ch, ret_memfd, ret_eventfd);
+	if (r == 0) {
+		r = attach(buf, ch, true);
+		if (r < 0) {
+			ue_chan_free(ch);
+			close(*ret_memfd);
+			close(*ret_eventfd);
+		}
+	}
+	if (r < 0) {
+		budget(buf, -(int64_t)bytes);
+		return r;
+	}
+	*ret = ch;
+	return 0;
+}
+
+int ue_buffer_chan_adopt(struct ue_buffer *buf, struct ue_snap_r *r, struct ue_chan **ret)
+{
+	struct ue_chan *ch;
+	int err = ue_chan_adopt(r, buf->ncpus, &ch);
+
+	if (err < 0)
+		return err;
+	/* The records the buffer holds are not its backlog: its reader had them from the predecessor. */
+	err = attach(buf, ch, false);
+	if (err < 0) {
+		ue_chan_free(ch);
+		return err;
+	}
+	budget(buf, (int64_t)ue_chan_bytes(ch));
+	*ret = ch;
+	return 0;
+}
+
+void ue_buffer_chan_close(struct ue_buffer *buf, struct ue_chan *ch)
+{
+	if (!ch)
+		return;
+	ue_buffer_detach(buf, ch);
+	budget(buf, -(int64_t)ue_chan_bytes(ch));
+	ue_chan_free(ch);
+}
+
+void ue_buffer_chan_usage(struct ue_buffer *buf, unsigned int *ret_n, uint64_t *ret_bytes)
+{
+	ue_mutex_lock(&buf->chan_lock);
+	*ret_n = buf->nchans;
+	*ret_bytes = buf->chan_bytes;
+	ue_mutex_unlock(&buf->chan_lock);
+}
+
+void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch)
+{
+	ue_mutex_lock(&buf->chan_lock);
+	for (unsigned int k = 0; k < buf->nchans; k++) {
+		if (buf->chans[k] != ch)
+			continue;
+		lock_rings(buf);
+		buf->nchans--;
+		buf->chans[k] = buf->chans[buf->nchans];
+		buf->chan_since[k] = buf->chan_since[buf->nchans];
+		if (buf->backlog_chan == ch) {
+			/* The backlog goes on to the next reader, or stays for the ring's. */
+			__atomic_store_n(&buf->backlog_chan, buf->nchans ? buf->chans[0] : NULL,
+					 __ATOMIC_RELAXED);
+			for (unsigned int c = 0; !buf->backlog_chan && c < buf->ncpus; c++)
+				buf->rings[c].backlog = false;
+		}
+		unlock_rings(buf);
+		if (ue_chan_blocks(ch))
+			atomic_fetch_sub(&buf->nblocking, 1);
+		break;
+	}
+	ue_mutex_unlock(&buf->chan_lock);
+}
+
+void ue_buffer_chan_tick(struct ue_buffer *buf, uint64_t now, const struct ue_chan *only)
+{
+	bool backlog = false;
+
+	if (!__atomic_load_n(&buf->nchans, __ATOMIC_RELAXED))
+		return;
+	for (unsigned int c = 0; c < buf->ncpus; c++) {
+		struct ring *r = &buf->rings[c];
+
+		ring_lock(r);
+		if (r->backlog) {
+			backlog_move(buf, r, c);
+			backlog |= r->backlog;
+		}
+		for (unsigned int k = 0; k < buf->nchans; k++)
+			if (!only || buf->chans[k] == only)
+				ue_chan_tick(buf->chans[k], c, now, only != NULL);
+		ring_unlock(r);
+	}
+	if (!backlog && __atomic_load_n(&buf->backlog_chan, __ATOMIC_RELAXED)) {
+		ue_mutex_lock(&buf->chan_lock);
+		lock_rings(buf);
+		backlog_check(buf);
+		unlock_rings(buf);
+		ue_mutex_unlock(&buf->chan_lock);
+	}
+}
+
+void ue_buffer_chan_lost(struct ue_buffer *buf, unsigned int cpu, uint64_t n)
+{
+	struct ring *r;
+
+	if (!n || cpu >= buf->ncpus || !__atomic_load_n(&buf->nchans, __ATOMIC_RELAXED))
+		return;
+	r = &buf->rings[cpu];
+	ring_lock(r);
+	for (unsigned int k = 0; k < buf->nchans; k++)
+		ue_chan_lost(buf->chans[k], cpu, n);
+	ring_unlock(r);
+}
+
+uint64_t ue_buffer_chan_room(struct ue_buffer *buf, uint64_t now)
+{
+	uint64_t wait = 0;
+
+	if (!atomic_load_explicit(&buf->nblocking, memory_order_relaxed))
+		return 0;
+	ue_mutex_lock(&buf->chan_lock);
+	for (unsigned int k = 0; k < buf->nchans; k++)
+		if (!ue_chan_room(buf->chans[k], now) && ue_chan_blocks(buf->chans[k]) > wait)
+			wait = ue_chan_blocks(buf->chans[k]);
+	ue_mutex_unlock(&buf->chan_lock);
+	return wait;
+}
+
+void ue_buffer_chan_wait_room(struct ue_buffer *buf)
+{
+	while (ue_buffer_chan_room(buf, ue_buffer_clock_ns())) {
+		struct timespec ts = { 0, 100000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+uint64_t ue_buffer_chan_block_ns(struct ue_buffer *buf)
+{
+	uint64_t most = 0;
+
+	if (!atomic_load_explicit(&buf->nblocking, memory_order_relaxed))
+		return 0;
+	ue_mutex_lock(&buf->chan_lock);
+	for (unsigned int k = 0; k < buf->nchans; k++)
+		if (ue_chan_blocks(buf->chans[k]) > most)
+			most = ue_chan_blocks(buf->chans[k]);
+	ue_mutex_unlock(&buf->chan_lock);
+	return most;
 }

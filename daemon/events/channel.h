@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * daemon/channel: a consumer channel (core/native-proto.h, "Consumer
- * channels"): per-CPU rings of sub-buffers in the kernel's ring-buffer page
+ * daemon/channel: consumer channels (core/native-proto.h, "Consumer
+ * channels"), one channel then their place on the trace buffer.  A channel:
+ * per-CPU rings of sub-buffers in the kernel's ring-buffer page
  * format, in a memfd shared with one reader.  The trace buffer's writers
  * append records to every attached channel under the CPU lock they already
  * hold (buffer.c); the reader takes whole pages and gives them back.  A
  * record that finds no free sub-buffer is lost, counted, and marked in the
- * next page.  Nothing here waits: blocking mode is the drain's (native.c),
- * which asks ue_chan_room() before it moves records.
+ * next page.  Nothing waits but ue_buffer_chan_wait_room() (a FUSE
+ * writer): blocking mode is otherwise the drain's (native-drain.c), which
+ * asks ue_buffer_chan_room() before it moves records.
  *
- * Self-contained: no daemon context; everything the reader writes in the
- * shared memory (its consumed counters) is read as untrusted.
+ * Everything the reader writes in the shared memory (its consumed
+ * counters) is read as untrusted.
  */
 #ifndef UE_DAEMON_CHANNEL_H
 #define UE_DAEMON_CHANNEL_H
@@ -115,5 +117,89 @@ struct ue_snap_w;
 struct ue_snap_r;
 int ue_chan_save(const struct ue_chan *ch, struct ue_snap_w *w);
 int ue_chan_adopt(struct ue_snap_r *r, unsigned int ncpus, struct ue_chan **ret);
+
+/*
+ * Consumer channels (channel.h) attached to the buffer.  While one is,
+ * every record a writer hands to the buffer goes to each channel instead
+ * of the rings, under the same CPU lock: their readers consume the trace,
+ * as readers of trace_pipe_raw do (the first one attached takes what the
+ * rings held).  At most UE_BUFFER_MAX_CHANNELS.
+ */
+#define UE_BUFFER_MAX_CHANNELS 16
+/* All channels of the daemon together: their shared memory. */
+#define UE_CHAN_BYTES_ALL (UINT64_C(2) << 30)
+
+struct ue_buffer;
+
+/**
+ * ue_buffer_chan_open - a reader's channel, made and attached
+ * @buf: the trace buffer
+ * @o: the reader's request
+ * @ret: the channel (ue_buffer_chan_close())
+ * @ret_memfd, @ret_eventfd: as ue_chan_new()
+ *
+ * Its memory is counted before it is made (and populated): the channels of
+ * the buffer together stay within UE_CHAN_BYTES_ALL at every moment.
+ *
+ * Return: 0; -ENOSPC beyond UE_CHAN_BYTES_ALL or UE_BUFFER_MAX_CHANNELS;
+ * what ue_chan_new() returns.
+ */
+int ue_buffer_chan_open(struct ue_buffer *buf, const struct ue_chan_opts *o, struct ue_chan **ret,
+			int *ret_memfd, int *ret_eventfd);
+
+/** ue_buffer_chan_close - detach, uncount and free a channel of ue_buffer_chan_open() or _adopt() (NULL ignored) */
+void ue_buffer_chan_close(struct ue_buffer *buf, struct ue_chan *ch);
+
+/**
+ * ue_buffer_chan_adopt - a predecessor's channel (usereventsd --upgrade), from
+ * what ue_chan_save() wrote, attached as ue_buffer_chan_open() does, but the
+ * records the buffer holds are not its backlog (its reader had them from the
+ * predecessor).
+ */
+int ue_buffer_chan_adopt(struct ue_buffer *buf, struct ue_snap_r *r, struct ue_chan **ret);
+
+/** ue_buffer_chan_usage - how many channels are attached, and the memory of those opened or adopted */
+void ue_buffer_chan_usage(struct ue_buffer *buf, unsigned int *ret_n, uint64_t *ret_bytes);
+
+/** ue_buffer_attach - records from now on go to @ch too; -ENOSPC beyond the limit (uncounted: ue_buffer_chan_open() counts) */
+int ue_buffer_attach(struct ue_buffer *buf, struct ue_chan *ch);
+
+/** ue_buffer_detach - no writer reaches @ch once this returns (it may then be freed) */
+void ue_buffer_detach(struct ue_buffer *buf, struct ue_chan *ch);
+
+/**
+ * ue_buffer_chan_tick - hand over the channels' pages that are old enough
+ * @buf: the buffer
+ * @now: the buffer clock
+ * @only: NULL: every channel, pages older than its flush interval; else
+ *        this channel, every page holding records (its reader asked)
+ */
+void ue_buffer_chan_tick(struct ue_buffer *buf, uint64_t now, const struct ue_chan *only);
+
+/** ue_buffer_chan_lost - @n records of CPU @cpu were lost on their way here (every channel counts them) */
+void ue_buffer_chan_lost(struct ue_buffer *buf, unsigned int cpu, uint64_t n);
+
+/**
+ * ue_buffer_chan_room - whether writers should wait for a blocking channel's reader
+ * @buf: the buffer
+ * @now: the buffer clock
+ *
+ * Return: 0 when every channel can take a batch of records (or none
+ * blocks); else the longest block interval (ns) of those that cannot.
+ */
+uint64_t ue_buffer_chan_room(struct ue_buffer *buf, uint64_t now);
+
+/**
+ * ue_buffer_chan_wait_room - wait while a blocking channel's reader is behind
+ * @buf: the buffer
+ *
+ * For a writer that holds no lock (a FUSE write): sleeps 100 us at a time
+ * while ue_buffer_chan_room() says to wait, which is bounded by the
+ * channels' block interval.  Returns at once when no channel blocks.
+ */
+void ue_buffer_chan_wait_room(struct ue_buffer *buf);
+
+/** ue_buffer_chan_block_ns - the longest block interval of the attached channels, 0 when none blocks */
+uint64_t ue_buffer_chan_block_ns(struct ue_buffer *buf);
 
 #endif /* UE_DAEMON_CHANNEL_H */

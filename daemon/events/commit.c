@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * commit: a record's fate, decided once for every writer (fs-data.c's FUSE
- * writes, native.c's ring drain): soft mode, the trigger steps of
+ * writes, native-drain.c's ring drain): soft mode, the trigger steps of
  * triggers.c in the kernel's order, the event's filter.  The keep-or-drop
  * condition lives here only.
  */

@@ -2,7 +2,7 @@
 /*
  * commit: the one way a record enters the trace buffer, whatever brought it
  * (a write to user_events_data in fs-data.c, a record drained from a native
- * ring in native.c): the decision drop / store / store-then-trigger, with
+ * ring in native-drain.c): the decision drop / store / store-then-trigger, with
  * the event's soft mode, its filter and its triggers in the kernel's order.
  */
 #ifndef UE_DAEMON_COMMIT_H

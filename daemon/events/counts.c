@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * counts: records, bytes and losses per (process, event), for
- * usereventsd_counts.  An array of rows with an open-addressing index,
- * under one leaf lock.  Bounded: UE_COUNTS_MAX_ROWS rows; a full table
+ * usereventsd_counts.  An array of rows with an open-addressing index
+ * (core/rowix.h), under one leaf lock.  Bounded: UE_COUNTS_MAX_ROWS rows; a full table
  * first lets rows idle for UE_COUNTS_IDLE_NS go (a reader sees them
  * vanish, as a process leaves top), then counts a new process in its
  * event's tgid-0 row ("other processes"), of which there are at most as
@@ -16,6 +16,7 @@
 #include "buffer.h"
 #include "counts.h"
 #include "lock.h"
+#include "rowix.h"
 
 struct row {
 	struct ue_counts_row r;
@@ -26,15 +27,34 @@ struct ue_counts {
 	struct ue_mutex lock;
 	struct row *rows;
 	size_t nrows, cap;
-	uint32_t *ix; /* row index + 1, 0 empty */
-	size_t ixcap; /* a power of two, at least twice nrows */
+	struct ue_rowix ix;	/* (tgid, id) -> row */
 };
 
-static size_t slot_of(pid_t tgid, unsigned int id, size_t ixcap)
-{
-	uint64_t h = ((uint64_t)(uint32_t)tgid << 32 | id) * 0x9e3779b97f4a7c15ull;
+/* What row_is() compares a row with. */
+struct key {
+	const struct ue_counts *c;
+	pid_t tgid;
+	unsigned int id;
+};
 
-	return (size_t)(h >> 32) & (ixcap - 1);
+static uint64_t key_hash(pid_t tgid, unsigned int id)
+{
+	return ((uint64_t)(uint32_t)tgid << 32 | id) * 0x9e3779b97f4a7c15ull >> 32;
+}
+
+static uint64_t row_hash(const void *ctx, size_t i)
+{
+	const struct ue_counts *c = ctx;
+
+	return key_hash(c->rows[i].r.tgid, c->rows[i].r.id);
+}
+
+static bool row_is(const void *ctx, size_t i)
+{
+	const struct key *k = ctx;
+	const struct ue_counts_row *r = &k->c->rows[i].r;
+
+	return r->tgid == k->tgid && r->id == k->id;
 }
 
 int ue_counts_new(struct ue_counts **ret)
@@ -54,29 +74,8 @@ void ue_counts_free(struct ue_counts *c)
 		return;
 	ue_mutex_destroy(&c->lock);
 	free(c->rows);
-	free(c->ix);
+	ue_rowix_free(&c->ix);
 	free(c);
-}
-
-/* The index built again for the rows there are, in a table of @ixcap slots. */
-static int reindex_locked(struct ue_counts *c, size_t ixcap)
-{
-	uint32_t *ix = calloc(ixcap, sizeof(*ix));
-
-	ue_mutex_assert_held(&c->lock);
-	if (!ix)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->nrows; i++) {
-		size_t k = slot_of(c->rows[i].r.tgid, c->rows[i].r.id, ixcap);
-
-		while (ix[k])
-			k = (k + 1) & (ixcap - 1);
-		ix[k] = (uint32_t)i + 1;
-	}
-	free(c->ix);
-	c->ix = ix;
-	c->ixcap = ixcap;
-	return 0;
 }
 
 /* Remove the rows @keep says no to, then index again. */
@@ -93,7 +92,7 @@ static void sweep_locked(struct ue_counts *c, int (*keep)(const struct row *r, v
 		return;
 	c->nrows = j;
 	/* Same size: cannot fail for want of room, only of memory (then nothing is indexed). */
-	if (reindex_locked(c, c->ixcap) < 0)
+	if (ue_rowix_rebuild(&c->ix, c->ix.cap, c->nrows, row_hash, c) < 0)
 		c->nrows = 0;
 }
 
@@ -112,37 +111,32 @@ static int keep_other_events(const struct row *r, void *arg)
 /* The row of (@tgid, @id), made when new; NULL when there is no room. */
 static struct row *row_locked(struct ue_counts *c, pid_t tgid, unsigned int id, uint64_t now)
 {
+	struct key key = { c, tgid, id };
 	bool swept = false;
-	size_t k = 0;
+	size_t k;
+	long i;
 
 	ue_mutex_assert_held(&c->lock);
 	for (;;) {
-		if (c->ixcap) {
-			for (k = slot_of(tgid, id, c->ixcap); c->ix[k]; k = (k + 1) & (c->ixcap - 1)) {
-				struct row *r = &c->rows[c->ix[k] - 1];
-
-				if (r->r.tgid == tgid && r->r.id == id)
-					return r;
-			}
-		}
-		if (tgid == 0 || c->nrows < UE_COUNTS_MAX_ROWS)
+		i = ue_rowix_find(&c->ix, key_hash(key.tgid, id), row_is, &key, &k);
+		if (i >= 0)
+			return &c->rows[i];
+		if (key.tgid == 0 || c->nrows < UE_COUNTS_MAX_ROWS)
 			break;
 		if (!swept) {
 			swept = true;
 			sweep_locked(c, keep_busy, &now);
 		} else {
 			/* Full of busy rows: an other process of this event. */
-			tgid = 0;
+			key.tgid = 0;
 		}
 	}
 	if (c->nrows >= 2 * UE_COUNTS_MAX_ROWS)
 		return NULL;
-	if (2 * (c->nrows + 1) > c->ixcap) {
-		if (reindex_locked(c, c->ixcap ? 2 * c->ixcap : 64) < 0)
-			return NULL;
-		for (k = slot_of(tgid, id, c->ixcap); c->ix[k]; k = (k + 1) & (c->ixcap - 1))
-			;
-	}
+	if (ue_rowix_room(&c->ix, c->nrows, 64, row_hash, c) < 0)
+		return NULL;
+	/* Its slot again: the index may have been made again. */
+	ue_rowix_find(&c->ix, key_hash(key.tgid, id), row_is, &key, &k);
 	if (c->nrows == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 32;
 		struct row *v = realloc(c->rows, cap * sizeof(*v));
@@ -152,11 +146,11 @@ static struct row *row_locked(struct ue_counts *c, pid_t tgid, unsigned int id, 
 		c->rows = v;
 		c->cap = cap;
 	}
-	c->ix[k] = (uint32_t)++c->nrows;
-	memset(&c->rows[c->nrows - 1], 0, sizeof(c->rows[0]));
-	c->rows[c->nrows - 1].r.tgid = tgid;
-	c->rows[c->nrows - 1].r.id = id;
-	return &c->rows[c->nrows - 1];
+	ue_rowix_set(&c->ix, k, c->nrows);
+	memset(&c->rows[c->nrows], 0, sizeof(c->rows[0]));
+	c->rows[c->nrows].r.tgid = key.tgid;
+	c->rows[c->nrows].r.id = id;
+	return &c->rows[c->nrows++];
 }
 
 void ue_counts_add(struct ue_counts *c, pid_t tgid, unsigned int id, const char *comm, int main,

@@ -2,7 +2,7 @@
 /*
  * tasks: the tid -> comm/tgid cache records are stored with (fs-data.c,
  * fs-marker.c), and the saved_cmdlines table of tasks whose records were
- * stored (fs-data.c, fs-marker.c, native.c) or read (fs-raw.c).
+ * stored (fs-data.c, fs-marker.c, native-drain.c) or read (fs-raw.c).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "userevents/abi.h"
+#include "channel.h"
 #include "commit.h"
 #include "counts.h"
 #include "snap.h"

@@ -134,6 +134,7 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       "refused_forks: %llu\n"
 		       "gone_forks: %llu\n"
 		       "shared_vm_children: %llu\n"
+		       "fork_probe_retries: %llu\n"
 		       "proc_connector: %s\n"
 		       "proc_events: %llu\n"
 		       "proc_forks: %llu\n"
@@ -148,6 +149,7 @@ static void stats_text(struct ue_daemon *d, struct ue_text *t)
 		       (unsigned long long)es.dead_processes, (unsigned long long)es.inherited,
 		       (unsigned long long)es.unconfirmed, (unsigned long long)es.refused_forks,
 		       (unsigned long long)es.gone_forks, (unsigned long long)es.shared_vm,
+		       (unsigned long long)es.probe_retries,
 		       ps.connected ? "connected" : ps.polling ? "polling" : "unavailable",
 		       (unsigned long long)ps.events, (unsigned long long)ps.forks,
 		       (unsigned long long)ps.overruns, (unsigned long long)ps.sync_timeouts,

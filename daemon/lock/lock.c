@@ -34,6 +34,7 @@ static const char *const rank_names[UE_LOCK_RANKS] = {
 	[UE_LOCK_RELEASE] = "RELEASE",
 	[UE_LOCK_FH_LIST] = "FH_LIST",
 	[UE_LOCK_SWEEPER] = "SWEEPER",
+	[UE_LOCK_PROBES] = "PROBES",
 };
 
 const char *ue_lock_rank_name(unsigned int rank)

@@ -55,6 +55,7 @@ enum ue_lock_rank {
 	UE_LOCK_RELEASE,	/* fs-data.c: data files closed whose release has not come */
 	UE_LOCK_FH_LIST,	/* fs.c: the list of open files */
 	UE_LOCK_SWEEPER,	/* main.c: the sweeper's sleep */
+	UE_LOCK_PROBES,		/* probe.c: the bounded looks at other processes (fork proofs) */
 	UE_LOCK_RANKS,
 };
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * native-int: what native.c (sessions, rings, the drain) and native-snap.c
- * (the same in a state snapshot, for usereventsd --upgrade) share; nothing
- * else includes it.
+ * native-int: what the native path's files share: native.c (the server),
+ * native-session.c (a client's requests), native-drain.c (its rings into
+ * the trace buffer) and native-snap.c (the lot in a state snapshot, for
+ * usereventsd --upgrade); nothing else includes it.
  */
 #ifndef UE_DAEMON_NATIVE_INT_H
 #define UE_DAEMON_NATIVE_INT_H
@@ -39,8 +40,6 @@
  * reader unless one asked for blocking mode (then its block_ms, if longer).
  */
 #define FULL_WAIT_NS 50000000ull
-/* All channels of the daemon together: their shared memory. */
-#define CHAN_BYTES_ALL (UINT64_C(2) << 30)
 
 struct nring {
 	struct nring *next;
@@ -117,8 +116,6 @@ struct ue_native_server {
 	uint64_t records, invalid, dropped_gone, sessions_total;
 	uint64_t lost_reconnect;	/* records clients could not write while no daemon served */
 	uint64_t records_preload;	/* of records: from interposed programs */
-	uint64_t chan_bytes;		/* of the open channels */
-	unsigned int nchans;
 	uint64_t full_wait_ns;		/* what the rings' headers say (under lock) */
 	struct ue_mutex wake_lock;	/* the drain's idle sleep, cut short by a new ring */
 	pthread_cond_t wake;
@@ -128,9 +125,15 @@ struct ue_native_server {
 	int pause_fd;			/* an eventfd: readable while session threads are to return */
 };
 
-/* native.c: the threads, started by ue_native_start() and ue_native_restore(). */
-void *ue_native_session_main(void *arg);
+/* native.c: the listener and the drain, started by ue_native_start() and ue_native_restore(). */
 int ue_native_threads_start(struct ue_native_server *nat);
+/* native-session.c: the listener's thread, and the thread of each session. */
+void *ue_native_listener_main(void *arg);
+void *ue_native_session_main(void *arg);
+/* native-drain.c: the drain's thread, its wake-up (a new ring, the stop), a session's end once drained. */
+void *ue_native_drain_main(void *arg);
+void ue_native_drain_wake(struct ue_native_server *nat);
+void ue_native_session_free(struct nsession *s);
 /* native.c: a server with no socket, session or thread yet (free: ue_native_free()). */
 struct ue_native_server *ue_native_alloc(const struct ue_native_deps *deps);
 void ue_native_free(struct ue_native_server *nat);

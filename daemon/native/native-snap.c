@@ -95,10 +95,7 @@ static void session_drop(struct ue_native_server *nat, struct nsession *s)
 		s->rings = r->next;
 		ring_free(r);
 	}
-	if (s->chan) {
-		ue_buffer_detach(nat->buf, s->chan);
-		ue_chan_free(s->chan);
-	}
+	ue_buffer_chan_close(nat->buf, s->chan);
 	for (uint32_t i = 1; i <= s->nev; i++)
 		ue_revent_release(s->ev[i].ev);
 	if (s->sock >= 0)
@@ -172,16 +169,8 @@ static int restore_session(struct ue_native_server *nat, struct ue_snap_r *r)
 		s->ev[i].type = (uint16_t)ue_revent_id(ev);
 		s->nev = (uint32_t)i;
 	}
-	if (!err && !r->err && ue_snapr_bool(r)) {
-		err = ue_chan_adopt(r, ue_buffer_ncpus(nat->buf), &s->chan);
-		if (!err) {
-			err = ue_buffer_attach_restored(nat->buf, s->chan);
-			if (err < 0) {
-				ue_chan_free(s->chan);
-				s->chan = NULL;
-			}
-		}
-	}
+	if (!err && !r->err && ue_snapr_bool(r))
+		err = ue_buffer_chan_adopt(nat->buf, r, &s->chan);
 	while (!err && !r->err && ue_snapr_section(r, &tag, &sub))
 		err = tag == TAG_RING ? restore_ring(s, &sub) : -EINVAL;
 	if (!err && (r->err || s->sock < 0))
@@ -189,10 +178,6 @@ static int restore_session(struct ue_native_server *nat, struct ue_snap_r *r)
 	if (err) {
 		session_drop(nat, s);
 		return err;
-	}
-	if (s->chan) {
-		nat->chan_bytes += ue_chan_bytes(s->chan);
-		nat->nchans++;
 	}
 	nat->nrings += s->nrings;
 	s->next = nat->sessions;

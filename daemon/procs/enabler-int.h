@@ -108,6 +108,8 @@ struct fork_rec {
 	 * the child unregistered since (its handle may even be gone, emptied).
 	 */
 	bool superseded;
+	/* A look at the child or parent timed out (probe.c): not tried again before. */
+	uint64_t not_before_ns;
 };
 
 struct ue_enablers {
@@ -138,8 +140,15 @@ struct ue_enablers {
 	pthread_t *workers;
 	unsigned int nworkers, idle;
 	bool stopping;
+	/*
+	 * Handed over (ue_enablers_freeze()): the workers write nothing more,
+	 * their dirty enablers are the successor's to write; serving counts
+	 * the workers still in the middle of one process.
+	 */
+	bool frozen;
+	unsigned int serving;
 	uint64_t failed, faults, retries, late, dead;
-	uint64_t inherited, shared_vm, refused, gone_forks;
+	uint64_t inherited, shared_vm, refused, gone_forks, probe_retries;
 };
 
 /*
@@ -203,6 +212,9 @@ int ue_en_write_bit(struct ue_enablers *set, struct proc *p, uint64_t byte_addr,
 
 /* Queue @p for a writer (not while it is pending): its dirty enablers get written. */
 void ue_en_schedule_locked(struct ue_enablers *set, struct proc *p);
+
+/* ue_en_schedule_locked() when @p has a dirty enabler. */
+void ue_en_schedule_dirty_locked(struct ue_enablers *set, struct proc *p);
 
 /* Start one more writer thread.  Return: 0 or -errno. */
 int ue_en_spawn_worker_locked(struct ue_enablers *set);

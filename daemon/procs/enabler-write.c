@@ -61,7 +61,7 @@ static void serve(struct ue_enablers *set, struct proc *p)
 		struct enabler *e;
 
 		/* With io held only a kill can change the list, and it sets gone. */
-		for (e = p->enablers; e && !p->gone; e = e->next) {
+		for (e = p->enablers; e && !p->gone && !set->frozen; e = e->next) {
 			uint64_t byte_addr;
 			unsigned int byte_bit;
 			bool want;
@@ -88,7 +88,7 @@ static void serve(struct ue_enablers *set, struct proc *p)
 			else if (r < 0)
 				set->failed++;
 		}
-		if (p->gone)
+		if (p->gone || set->frozen)
 			break;
 		if (!found) {
 			p->done_gen = gen;
@@ -108,7 +108,7 @@ static void *worker_main(void *arg)
 
 	ue_mutex_lock(&set->lock);
 	while (!set->stopping) {
-		struct proc *p = set->qhead;
+		struct proc *p = set->frozen ? NULL : set->qhead;
 
 		if (!p) {
 			set->idle++;
@@ -121,9 +121,12 @@ static void *worker_main(void *arg)
 			set->qtail = NULL;
 		p->qnext = NULL;
 		set->qlen--;
+		set->serving++;
 		ue_mutex_unlock(&set->lock);
 		serve(set, p);
 		ue_mutex_lock(&set->lock);
+		set->serving--;
+		pthread_cond_broadcast(&set->done_cond);
 		ue_en_proc_unref_locked(set, p);
 	}
 	ue_mutex_unlock(&set->lock);
@@ -167,6 +170,16 @@ void ue_en_schedule_locked(struct ue_enablers *set, struct proc *p)
 	if (set->qlen > set->idle && set->nworkers < set->opts.max_workers)
 		ue_en_spawn_worker_locked(set);
 	pthread_cond_signal(&set->work_cond);
+}
+
+void ue_en_schedule_dirty_locked(struct ue_enablers *set, struct proc *p)
+{
+	for (struct enabler *e = p->enablers; e; e = e->next)
+		if (e->dirty) {
+			p->req_gen++;
+			ue_en_schedule_locked(set, p);
+			return;
+		}
 }
 
 struct waiter {
@@ -354,4 +367,38 @@ int ue_enablers_settle_caller(struct ue_enablers *set, struct ue_proc *caller)
 	}
 	ue_mutex_unlock(&set->lock);
 	return r;
+}
+
+void ue_enablers_freeze(struct ue_enablers *set)
+{
+	struct timespec deadline;
+
+	if (!set)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec++;
+	ue_mutex_lock(&set->lock);
+	set->frozen = true;
+	/*
+	 * A write under way ends (its enabler stays dirty or busy, saved as
+	 * to be written).  Bounded: a write stuck on the process's memory is
+	 * left to finish, stale by then; the successor writes after it.
+	 */
+	while (set->serving &&
+	       ue_cond_timedwait(&set->done_cond, &set->lock, &deadline) != ETIMEDOUT)
+		;
+	ue_mutex_unlock(&set->lock);
+}
+
+void ue_enablers_thaw(struct ue_enablers *set)
+{
+	if (!set)
+		return;
+	ue_mutex_lock(&set->lock);
+	set->frozen = false;
+	/* What a frozen worker left: every process with a dirty enabler, queued again. */
+	for (struct proc *p = set->procs; p; p = p->next)
+		ue_en_schedule_dirty_locked(set, p);
+	pthread_cond_broadcast(&set->work_cond);
+	ue_mutex_unlock(&set->lock);
 }

@@ -325,6 +325,33 @@ static struct proc *caller_find_locked(struct ue_enablers *set, struct ue_proc *
 	return p;
 }
 
+/*
+ * The handle of @up's process with a reference, found as a request finds
+ * it (the set unlocked on return), and *@ret_alive: ue_procmem_alive() of
+ * it, > 0 or -errno.  NULL when there is none, or when an exec (or a reuse
+ * within a tick) killed its mm since: same pid and start time, but the new
+ * program registered nothing; that handle is killed off here.
+ */
+static struct proc *caller_get(struct ue_enablers *set, struct ue_proc *up, int *ret_alive)
+{
+	struct proc *p;
+
+	ue_mutex_lock(&set->lock);
+	p = caller_find_locked(set, up);
+	ue_mutex_unlock(&set->lock);
+	if (!p)
+		return NULL;
+	/* Not under the set's lock: a look at another process's memory. */
+	*ret_alive = ue_procmem_alive(p->mem);
+	if (*ret_alive != 0)
+		return p;
+	ue_mutex_lock(&set->lock);
+	ue_en_proc_kill_locked(set, p, true);
+	ue_en_proc_unref_locked(set, p);
+	ue_mutex_unlock(&set->lock);
+	return NULL;
+}
+
 /* The live handle of @up's process, found or created, with a reference. */
 static int get_proc(struct ue_enablers *set, struct ue_proc *up, struct proc **ret_p)
 {
@@ -332,23 +359,11 @@ static int get_proc(struct ue_enablers *set, struct ue_proc *up, struct proc **r
 	struct proc *p, *q;
 	int r;
 
-	ue_mutex_lock(&set->lock);
-	p = caller_find_locked(set, up);
-	ue_mutex_unlock(&set->lock);
+	/* A fork child's handle stays pending: only ue_enablers_confirm() after a read of the connector proves it. */
+	p = caller_get(set, up, &r);
 	if (p) {
-		/*
-		 * Same pid and start time, but an exec (or a reuse within a tick)
-		 * killed its mm.  A fork child's handle stays pending: only
-		 * ue_enablers_confirm() after a read of the connector proves it.
-		 */
-		if (ue_procmem_alive(p->mem) != 0) {
-			*ret_p = p;
-			return 0;
-		}
-		ue_mutex_lock(&set->lock);
-		ue_en_proc_kill_locked(set, p, true);
-		ue_en_proc_unref_locked(set, p);
-		ue_mutex_unlock(&set->lock);
+		*ret_p = p;
+		return 0;
 	}
 
 	ue_mutex_lock(&set->lock);
@@ -545,18 +560,13 @@ int ue_enabler_exists(struct ue_enablers *set, struct ue_proc *up, uint64_t addr
 
 	if (!set || !up)
 		return -EINVAL;
-	ue_mutex_lock(&set->lock);
-	p = caller_find_locked(set, up);
-	ue_mutex_unlock(&set->lock);
+	/* A handle from before an exec holds the old program's enablers, not the caller's. */
+	p = caller_get(set, up, &r);
 	if (!p)
 		return 0;
-	/* A handle from before an exec holds the old program's enablers, not the caller's. */
-	r = ue_procmem_alive(p->mem);
 	ue_mutex_lock(&set->lock);
 	if (r > 0)
 		r = !p->gone && ue_en_enabler_find_locked(set, p, addr, bit) ? 1 : 0;
-	else if (r == 0)
-		ue_en_proc_kill_locked(set, p, true);
 	ue_en_proc_unref_locked(set, p);
 	ue_mutex_unlock(&set->lock);
 	return r;
@@ -570,20 +580,10 @@ int ue_enabler_remove(struct ue_enablers *set, struct ue_proc *up, uint64_t addr
 
 	if (!set || !up)
 		return -EINVAL;
-	ue_mutex_lock(&set->lock);
-	p = caller_find_locked(set, up);
-	ue_mutex_unlock(&set->lock);
+	/* None, or a handle from before an exec: the new program registered nothing. */
+	p = caller_get(set, up, &r);
 	if (!p)
 		return -ENOENT;
-
-	if (ue_procmem_alive(p->mem) == 0) {
-		/* The handle is from before an exec: the new program registered nothing. */
-		ue_mutex_lock(&set->lock);
-		ue_en_proc_kill_locked(set, p, true);
-		ue_en_proc_unref_locked(set, p);
-		ue_mutex_unlock(&set->lock);
-		return -ENOENT;
-	}
 
 	ue_mutex_lock(&p->io);
 	ue_mutex_lock(&set->lock);
@@ -825,6 +825,7 @@ void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_st
 	s.shared_vm = set->shared_vm;
 	s.refused_forks = set->refused;
 	s.gone_forks = set->gone_forks;
+	s.probe_retries = set->probe_retries;
 	ue_mutex_unlock(&set->lock);
 	*ret_stats = s;
 }

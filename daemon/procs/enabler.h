@@ -88,6 +88,7 @@ struct ue_enablers_stats {
 	uint64_t shared_vm;	 /* CLONE_VM children seen sharing a handle's memory */
 	uint64_t refused_forks;	 /* fork children refused: identity not proven, or a limit */
 	uint64_t gone_forks;	 /* fork children that exec'd or exited before confirmation */
+	uint64_t probe_retries;	 /* fork proofs tried again: a look at a process in an exec timed out */
 };
 
 struct ue_enablers;
@@ -315,10 +316,11 @@ int ue_enablers_fork(struct ue_enablers *set, pid_t parent_pid, pid_t parent_tgi
  * and at each enable byte a writable mapping of the same kind holding the
  * same byte outside the enable bits as the parent's, when the parent's
  * memory is still there).  Then the child has a handle with the inherited
- * enablers, *unconfirmed* (pending).  kcmp() and open() may wait for a
- * process between exec_mmap() and the end of begin_new_exec() (the exec
- * update lock), which waits for nothing this daemon does (Linux 6.12
- * closes close-on-exec descriptors, FUSE flushes, before taking that lock).
+ * enablers, *unconfirmed* (pending).  kcmp() and open() wait for a process
+ * in an exec that holds its exec update lock, and that exec may wait for
+ * this daemon (the FLUSH of a close-on-exec descriptor on its mount): they
+ * run on probe.c's workers, waited for UE_PROBE_MS; a record whose look
+ * timed out goes back to the list and is tried again after as long.
  *
  * Return: the number of children given a handle (or found given one).
  */
@@ -436,6 +438,19 @@ static inline uint64_t ue_enablers_clock_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/**
+ * ue_enablers_freeze - the writer threads write nothing more (an upgrade)
+ * @set: the set (NULL is ignored)
+ *
+ * Returns once no write is under way (or after 1 s): what is dirty then is
+ * the successor's to write, from the snapshot taken after this.  Without
+ * it a write of the old state could land after the successor's newer one.
+ */
+void ue_enablers_freeze(struct ue_enablers *set);
+
+/** ue_enablers_thaw - undo ue_enablers_freeze() (the upgrade failed): writes resume */
+void ue_enablers_thaw(struct ue_enablers *set);
 
 /**
  * ue_enablers_refuse_unconfirmed - drop every fork child not confirmed yet

@@ -10,9 +10,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <linux/kcmp.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+
+#include "probe.h"
 
 /* A confirmed child: its dirty enablers are written now. */
 static void confirm_locked(struct ue_enablers *set, struct proc *p)
@@ -297,8 +297,12 @@ static void fork_install_locked(struct ue_enablers *set, struct proc *p, struct 
 	ue_en_schedule_locked(set, p);
 }
 
-/* Check @f's child (claimed by the caller) and give it a handle, or drop it. */
-static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
+/*
+ * Check @f's child (claimed by the caller) and give it a handle, or drop it.
+ * @child_waits: the caller serves the child's own request (the child is
+ * blocked in it: no exec of its own).
+ */
+static int fork_verify(struct ue_enablers *set, struct fork_rec *f, bool child_waits)
 {
 	struct ue_procmem *mem = NULL, *pmem = NULL;
 	const struct ue_procmem_id *cid;
@@ -310,13 +314,45 @@ static int fork_verify(struct ue_enablers *set, struct fork_rec *f)
 	int r = 0;
 
 	/* CLONE_VM: the parent's handle already writes the memory they share. */
-	if (syscall(SYS_kcmp, f->parent_pid, f->child, KCMP_VM, 0, 0) == 0 ||
-	    syscall(SYS_kcmp, f->parent_tgid, f->child, KCMP_VM, 0, 0) == 0) {
+	r = ue_probe_kcmp_vm(f->parent_pid, f->child, UE_PROBE_MS);
+	if (r == 0 && f->parent_tgid != f->parent_pid)
+		r = ue_probe_kcmp_vm(f->parent_tgid, f->child, UE_PROBE_MS);
+	if (r == 1) {
 		ue_mutex_lock(&set->lock);
 		set->shared_vm++;
 		goto drop_locked;
 	}
-	r = ue_procmem_open(f->child, &mem);
+	/*
+	 * Held up while the child waits in its request: the parent is in an
+	 * exec, which gives it new memory; the memory they might have shared
+	 * is the child's alone, to be proven as a fork's.
+	 */
+	if (r == -ETIMEDOUT && child_waits)
+		r = 0;
+	/* A child waiting in its request is in no exec: its open waits for nothing. */
+	if (r != -ETIMEDOUT)
+		r = child_waits ? ue_procmem_open(f->child, &mem) :
+				  ue_probe_procmem_open(f->child, UE_PROBE_MS, &mem);
+	if (r == -ETIMEDOUT) {
+		/*
+		 * One of them is in the middle of an exec, which may wait for
+		 * this daemon (the FLUSH of a close-on-exec descriptor): the
+		 * record goes back, to be tried once that is answered.
+		 */
+		ue_mutex_lock(&set->lock);
+		set->probe_retries++;
+		fork_unlink_locked(set, &set->claimed, f);
+		if (f->cancelled || f->superseded) {
+			fork_drop_locked(set, f);
+		} else {
+			f->not_before_ns = ue_enablers_clock_ns() + UE_PROBE_MS * 1000000ull;
+			f->next = NULL;
+			*set->forks_tail = f;
+			set->forks_tail = &f->next;
+		}
+		ue_mutex_unlock(&set->lock);
+		return 0;
+	}
 	if (r < 0) {
 		ue_mutex_lock(&set->lock);
 		if (r == -ESRCH)
@@ -485,9 +521,15 @@ static int verify_forks(struct ue_enablers *set, pid_t child)
 {
 	int done = 0;
 
+	uint64_t now = ue_enablers_clock_ns();
+
 	ue_mutex_lock(&set->lock);
 	for (;;) {
 		struct fork_rec *f = child > 0 ? ue_en_fork_find(set->forks, child) : set->forks;
+
+		/* The listener's pass skips the records whose look timed out a moment ago. */
+		while (child <= 0 && f && f->not_before_ns > now)
+			f = f->next;
 
 		if (f) {
 			fork_unlink_locked(set, &set->forks, f);
@@ -507,7 +549,7 @@ static int verify_forks(struct ue_enablers *set, pid_t child)
 		f->next = set->claimed;
 		set->claimed = f;
 		ue_mutex_unlock(&set->lock);
-		done += fork_verify(set, f) > 0;
+		done += fork_verify(set, f, child > 0) > 0;
 		ue_mutex_lock(&set->lock);
 		if (child > 0)
 			break;

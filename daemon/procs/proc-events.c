@@ -5,9 +5,11 @@
  * fork, exec and exit events into ue_enablers_fork/drop_process; the slow
  * proof of a fork child (ue_enablers_verify_forks) and its confirmation run
  * outside the socket's lock, on the thread or in the child's own request.
+ * Without the connector the same thread and requests drive the children
+ * poller (proc-poller.c).
  */
 #include "lock.h"
-#include "proc-events.h"
+#include "proc-events-int.h"
 
 #include <errno.h>
 #include <linux/cn_proc.h>
@@ -19,69 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-#ifndef PIDFS_MAGIC
-#define PIDFS_MAGIC 0x50494446 /* linux/magic.h, Linux 6.9 */
-#endif
-
-/* Receive buffer asked for: a burst of forks must not overrun it. */
-#define RCVBUF_BYTES (8 << 20)
-#define RECV_BYTES 8192
-/* Without the connector: how often the children of known processes are read. */
-#define POLL_MS 50
-/* Most children the poller remembers at a time; more inherit nothing. */
-#define MAX_SEEN_CHILDREN 65536
-/* How far up a caller's ancestors the poller looks for a known process. */
-#define MAX_ANCESTORS 16
-
-struct pevent {
-	unsigned int what;
-	uint64_t ts;		/* when the kernel sent it (CLOCK_MONOTONIC ns) */
-	pid_t pid, tgid;	/* exec, exit: the task; fork: the child */
-	pid_t ppid, ptgid;	/* fork: the parent */
-};
-
-struct ue_proc_events {
-	struct ue_enablers *set;
-	int sock;		/* -1 without the connector */
-	int stop_fd;		/* eventfd that ends the thread */
-	int kick_fd;		/* eventfd: fork records for the thread to verify */
-	pthread_t thread;
-	bool running;
-	struct ue_mutex lock;	/* one reader of the socket at a time */
-	struct pevent *batch;
-	size_t n, cap;
-	bool overrun;
-	unsigned int new_forks;	/* fork records made by the last read */
-	uint64_t events, forks, overruns;
-	uint64_t sync_timeouts;	/* requests served without waiting for the sync */
-	uint64_t progress;	/* events applied and processes scanned, by any holder of lock */
-	/* Without the connector: the children poller (pe->sock < 0, polling). */
-	bool polling;
-	bool aslr_off;		/* kernel.randomize_va_space is 0 */
-	bool pidfs;		/* pidfds' inode numbers tell processes apart */
-	struct seen_child *seen; /* children met so far, by tgid */
-	size_t nseen, capseen;
-	pid_t *queue;		/* processes to scan in one pass */
-	size_t nqueue, capqueue;
-	uint64_t polled_forks, unseen_forks;
-	uint64_t passes;	/* listener passes done (the poller's, when polling) */
-};
-
-/* A child the poller met: its fork is noted once, whatever its parent does later. */
-struct seen_child {
-	pid_t tgid;
-	bool mark;		/* listed by a scan of this pass */
-	uint64_t ino;		/* its pidfd's inode number (child_key()), or 0 */
-};
 
 static int subscribe(int sock, bool on)
 {
@@ -269,382 +211,6 @@ static uint64_t read_locked(struct ue_proc_events *pe, bool request)
 	return start;
 }
 
-/*
- * The children poller, when the proc connector is unavailable (no
- * CAP_NET_ADMIN: an unprivileged daemon).  A fork is found in
- * /proc/<tgid>/task/<tid>/children of a known process (one with enablers,
- * or a child with a fork record): by a pass every POLL_MS, and before every
- * request, of the caller (before its request can change what a child
- * forked earlier inherits: so the set copied is the one of fork time) and
- * of its nearest known ancestor when the caller is unknown (so a child's
- * first request finds what it inherits).  What the child then inherits is
- * proven exactly as a fork the connector reports (fork.c).
- */
-
-/* Fields 4 (ppid) and 22 (start time) of /proc/<pid>/stat. */
-static int read_stat(pid_t pid, pid_t *ppid, uint64_t *start_time)
-{
-	char path[64], buf[1024];
-	unsigned long long st;
-	const char *p;
-	ssize_t n;
-	int fd, pp;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	/* After the name, which may hold anything: state, then field 4 on. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-			 "%*d %*d %*d %*d %llu", &pp, &st) != 2)
-		return -EIO;
-	*ppid = pp;
-	*start_time = st;
-	return 0;
-}
-
-static struct seen_child *seen_find(struct ue_proc_events *pe, pid_t tgid, size_t *at)
-{
-	size_t lo = 0, hi = pe->nseen;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (pe->seen[mid].tgid < tgid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*at = lo;
-	return lo < pe->nseen && pe->seen[lo].tgid == tgid ? &pe->seen[lo] : NULL;
-}
-
-/*
- * What tells a child from a later process given its pid: the inode number
- * of a pidfd of it, unique to a process while the system runs where pidfds
- * live in pidfs (Linux 6.9, pe->pidfs), or 0 (older kernels, no
- * pidfd_open, or the child gone).  Neither call reads a /proc file of the
- * child, which may wait for an exec that waits for this daemon.
- */
-static uint64_t child_key(struct ue_proc_events *pe, pid_t child)
-{
-	uint64_t key = 0;
-#ifdef SYS_pidfd_open
-	struct stat st;
-	int fd;
-
-	if (!pe->pidfs)
-		return 0;
-	fd = (int)syscall(SYS_pidfd_open, child, 0);
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) == 0)
-		key = (uint64_t)st.st_ino;
-	close(fd);
-#else
-	(void)pe;
-	(void)child;
-#endif
-	return key;
-}
-
-/* Whether pidfds live in pidfs, their inode numbers unique (see child_key()). */
-static bool pidfds_in_pidfs(void)
-{
-	bool yes = false;
-#ifdef SYS_pidfd_open
-	struct statfs sfs;
-	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-
-	if (fd >= 0) {
-		yes = fstatfs(fd, &sfs) == 0 && sfs.f_type == PIDFS_MAGIC;
-		close(fd);
-	}
-#endif
-	return yes;
-}
-
-static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid, uint64_t ino)
-{
-	if (pe->nseen == pe->capseen) {
-		size_t ncap = pe->capseen ? pe->capseen * 2 : 64;
-		struct seen_child *n;
-
-		if (ncap > MAX_SEEN_CHILDREN)
-			return false;
-		n = realloc(pe->seen, ncap * sizeof(*n));
-		if (!n)
-			return false;
-		pe->seen = n;
-		pe->capseen = ncap;
-	}
-	memmove(&pe->seen[at + 1], &pe->seen[at], (pe->nseen - at) * sizeof(*pe->seen));
-	pe->seen[at] = (struct seen_child){ .tgid = tgid, .mark = true, .ino = ino };
-	pe->nseen++;
-	return true;
-}
-
-static void queue_add(struct ue_proc_events *pe, pid_t tgid)
-{
-	if (pe->nqueue == pe->capqueue) {
-		size_t ncap = pe->capqueue ? pe->capqueue * 2 : 64;
-		pid_t *n = realloc(pe->queue, ncap * sizeof(*n));
-
-		if (!n)
-			return; /* its children are scanned at its own request, or next pass */
-		pe->queue = n;
-		pe->capqueue = ncap;
-	}
-	pe->queue[pe->nqueue++] = tgid;
-}
-
-/* A child @child of thread @tid of @tgid, listed by the kernel: note its fork once. */
-static void child_found(struct ue_proc_events *pe, pid_t tid, pid_t tgid, pid_t child)
-{
-	struct seen_child *sc;
-	uint64_t key;
-	size_t at;
-
-	/*
-	 * Nothing of the child is read here, under pe->lock: a read of its
-	 * /proc files may wait for an exec that waits for this daemon.
-	 */
-	key = child_key(pe, child);
-	sc = seen_find(pe, child, &at);
-	if (sc && (!sc->ino || !key || sc->ino == key)) {
-		sc->mark = true;
-		return;
-	}
-	if (sc) {
-		/*
-		 * The pid of a child met before, reaped since and given again
-		 * before a pass forgot it: another child, whose fork is noted
-		 * like any other's (it used to inherit nothing).
-		 */
-		sc->ino = key;
-		sc->mark = true;
-	} else if (!seen_add(pe, at, child, key)) {
-		pe->unseen_forks++;
-		return;
-	}
-	if (pe->aslr_off) {
-		/* An exec would keep the stack start: no proof holds without exec reports. */
-		pe->unseen_forks++;
-		return;
-	}
-	if (ue_enablers_fork(pe->set, tid, tgid, child) > 0) {
-		__atomic_add_fetch(&pe->forks, 1, __ATOMIC_RELAXED);
-		pe->polled_forks++;
-		pe->new_forks++;
-		/* Its own children inherit what it will: scanned in the same pass. */
-		queue_add(pe, child);
-	}
-}
-
-/* The whole of a children file into @buf (grown as needed); its length, or -1. */
-static ssize_t read_children(const char *path, char **buf, size_t *cap)
-{
-	size_t len = 0;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		if (*cap - len < 256) {
-			size_t ncap = *cap ? *cap * 2 : 4096;
-			char *b = ncap <= (1u << 22) ? realloc(*buf, ncap) : NULL;
-
-			if (!b)
-				break;
-			*buf = b;
-			*cap = ncap;
-		}
-		n = read(fd, *buf + len, *cap - len - 1);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	(*buf)[len] = '\0';
-	return (ssize_t)len;
-}
-
-/*
- * Every child of every thread of @tgid.  The kernel's list is walked by
- * position, so a sibling that exits during the read can hide another child
- * (proc(5): not reliable unless the children are stopped): the file is
- * read until two reads in a row agree (at most 4), every child of every
- * read taken.
- */
-static void scan_children(struct ue_proc_events *pe, pid_t tgid)
-{
-	char path[96], *buf = NULL, *prev = NULL;
-	size_t cap = 0, pcap = 0;
-	struct dirent *de;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while ((de = readdir(dir))) {
-		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
-		ssize_t n, pn = -1;
-
-		if (tid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)tgid, (int)tid);
-		for (int tries = 0; tries < 4; tries++) {
-			char *p, *end, *t;
-			size_t tc;
-
-			n = read_children(path, &buf, &cap);
-			if (n < 0 || (n == pn && memcmp(buf, prev, (size_t)n) == 0))
-				break;
-			for (p = buf;; p = end) {
-				long c = strtol(p, &end, 10);
-
-				if (end == p)
-					break;
-				if (c > 0)
-					child_found(pe, tid, tgid, (pid_t)c);
-			}
-			/* This read becomes the one the next is compared with. */
-			t = prev, prev = buf, buf = t;
-			tc = pcap, pcap = cap, cap = tc;
-			pn = n;
-		}
-	}
-	closedir(dir);
-	free(buf);
-	free(prev);
-}
-
-/* Scan @tgid and, in the same pass, every child found to inherit. */
-static void scan_from(struct ue_proc_events *pe, pid_t tgid)
-{
-	pe->nqueue = 0;
-	queue_add(pe, tgid);
-	for (size_t i = 0; i < pe->nqueue; i++) {
-		__atomic_add_fetch(&pe->progress, 1, __ATOMIC_RELAXED);
-		scan_children(pe, pe->queue[i]);
-	}
-}
-
-/* The tgids @list() gives, in a buffer of their own (NULL: out of memory). */
-static pid_t *tgids(struct ue_enablers *set, size_t (*list)(struct ue_enablers *, pid_t *, size_t),
-		    size_t *ret_n)
-{
-	size_t cap = 256;
-	pid_t *buf = NULL;
-
-	for (;;) {
-		pid_t *b = realloc(buf, cap * sizeof(*b));
-
-		if (!b) {
-			free(buf);
-			return NULL;
-		}
-		buf = b;
-		*ret_n = list(set, buf, cap);
-		if (*ret_n < cap)
-			return buf;
-		cap *= 2;
-	}
-}
-
-/*
- * The periodic pass: children of every known process; then of every
- * process found dead since the last pass (its children forked before it
- * died are still listed, an exec'd one's as its pid's), which is then
- * reported, as the connector would; forget children that are gone.
- */
-static void poll_pass_locked(struct ue_proc_events *pe)
-{
-	size_t n = 0, ndead = 0, i, j;
-	pid_t *known, *dead;
-
-	ue_mutex_assert_held(&pe->lock);
-
-	known = tgids(pe->set, ue_enablers_known, &n);
-	dead = tgids(pe->set, ue_enablers_unreported, &ndead);
-	for (i = 0; i < pe->nseen; i++)
-		pe->seen[i].mark = false;
-	for (i = 0; known && i < n; i++)
-		scan_from(pe, known[i]);
-	for (i = 0; dead && i < ndead; i++) {
-		scan_from(pe, dead[i]);
-		ue_enablers_report_dead(pe->set, dead[i]);
-	}
-	free(known);
-	free(dead);
-	/*
-	 * A child no scan listed has exited, or its parent has (or is no longer
-	 * known): forgotten once its pid is free.  A pid given again before
-	 * that is told apart from the child met before by child_key().
-	 */
-	for (i = j = 0; i < pe->nseen; i++) {
-		char path[32];
-
-		snprintf(path, sizeof(path), "/proc/%d", (int)pe->seen[i].tgid);
-		if (!pe->seen[i].mark && access(path, F_OK) < 0)
-			continue;
-		pe->seen[j++] = pe->seen[i];
-	}
-	pe->nseen = j;
-}
-
-/*
- * Before a request of @tgid: its own children (forked before this request
- * changes its enablers), and, when it is not known itself, the chain from
- * its nearest known ancestor down to it.
- */
-static void poll_caller_locked(struct ue_proc_events *pe, pid_t tgid, pid_t ancestor)
-{
-	ue_mutex_assert_held(&pe->lock);
-
-	/* From the known ancestor down: a child that inherits is scanned in turn. */
-	if (ancestor > 0)
-		scan_from(pe, ancestor);
-	scan_from(pe, tgid);
-}
-
-/*
- * The nearest known ancestor of the caller when the caller is not known
- * itself, else 0.  The caller is known by its own memory (a live handle on
- * it, or a fork record of its pid not proven yet): a handle of an earlier
- * process that had its pid, not swept yet or in the graveyard, is not the
- * caller, and must not keep the caller's parent from being read (it would
- * inherit nothing).  Read without pe->lock: an ancestor in the middle of an
- * exec may make its /proc files wait (the caller cannot: it waits in our
- * request).
- */
-static pid_t known_ancestor(struct ue_proc_events *pe, struct ue_proc *caller)
-{
-	unsigned int n = 0;
-	pid_t p = ue_proc_tgid(caller);
-
-	if (ue_enablers_knows_caller(pe->set, caller))
-		return 0;
-	for (;;) {
-		uint64_t start;
-		pid_t pp;
-
-		if (n++ == MAX_ANCESTORS || read_stat(p, &pp, &start) < 0 || pp <= 1)
-			return 0;
-		p = pp;
-		if (ue_enablers_knows(pe->set, p))
-			return p;
-	}
-}
-
 /* Wake the thread to verify the fork records the last read made. */
 static void kick_locked(struct ue_proc_events *pe)
 {
@@ -717,11 +283,11 @@ void ue_proc_events_sync(struct ue_proc_events *pe, struct ue_proc *caller)
 	uint64_t start;
 
 	if (pe && pe->polling && caller) {
-		pid_t ancestor = known_ancestor(pe, caller);
+		pid_t ancestor = ue_poller_known_ancestor(pe, caller);
 
 		if (!lock_bounded(pe))
 			return;
-		poll_caller_locked(pe, ue_proc_tgid(caller), ancestor);
+		ue_poller_caller_locked(pe, ue_proc_tgid(caller), ancestor);
 		kick_locked(pe);
 		ue_mutex_unlock(&pe->lock);
 		/*
@@ -765,7 +331,7 @@ void ue_proc_events_closing(struct ue_proc_events *pe, pid_t tid)
 		return;
 	if (!lock_bounded(pe))
 		return;
-	scan_from(pe, tid);
+	ue_poller_scan_from(pe, tid);
 	kick_locked(pe);
 	ue_mutex_unlock(&pe->lock);
 }
@@ -780,7 +346,7 @@ static void listener_pass(struct ue_proc_events *pe)
 		/* A handle of a process that exec'd is not scanned as the new program. */
 		ue_enablers_sweep(pe->set);
 		start = ue_enablers_clock_ns();
-		poll_pass_locked(pe);
+		ue_poller_pass_locked(pe);
 	} else {
 		start = read_locked(pe, false);
 	}
@@ -829,44 +395,44 @@ static void *listen_thread(void *arg)
 	return NULL;
 }
 
-/* Whether address-space randomization is off for every process. */
-static bool aslr_off(void)
+static int start_thread(struct ue_proc_events *pe)
 {
-	char c = '2';
-	int fd = open("/proc/sys/kernel/randomize_va_space", O_RDONLY | O_CLOEXEC);
+	sigset_t all, old;
+	int r;
 
-	if (fd >= 0) {
-		if (read(fd, &c, 1) != 1)
-			c = '2';
-		close(fd);
-	}
-	return c == '0';
-}
-
-/* Whether the kernel lists a task's children (CONFIG_PROC_CHILDREN). */
-static bool children_listed(void)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
-	return access(path, R_OK) == 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&pe->thread, NULL, listen_thread, pe);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0)
+		return r == -ENOMEM ? r : -EAGAIN;
+	pe->running = true;
+	return 0;
 }
 
 int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 {
+	return ue_proc_events_start_taken(set, -1, ret);
+}
+
+int ue_proc_events_start_taken(struct ue_enablers *set, int sock, struct ue_proc_events **ret)
+{
 	struct ue_proc_events *pe;
-	sigset_t all, old;
 	int r;
 
 	pe = calloc(1, sizeof(*pe));
-	if (!pe)
+	if (!pe) {
+		if (sock >= 0)
+			close(sock);
 		return -ENOMEM;
+	}
 	pe->set = set;
 	pe->stop_fd = -1;
 	pe->kick_fd = -1;
 	ue_mutex_init(&pe->lock, UE_LOCK_PROC_EVENTS);
-	pe->sock = open_connector();
-	if (pe->sock < 0 && !children_listed()) {
+	/* A predecessor's socket holds what it did not read: read on from there. */
+	pe->sock = sock >= 0 ? sock : open_connector();
+	if (pe->sock < 0 && !ue_poller_children_listed()) {
 		fprintf(stderr,
 			"usereventsd: proc connector unavailable (%s) and no "
 			"/proc/PID/task/TID/children (CONFIG_PROC_CHILDREN): fork children do "
@@ -887,8 +453,8 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 		 */
 		ue_enablers_track_reports(set);
 		ue_enablers_keep_exec_forks(set);
-		pe->aslr_off = aslr_off();
-		pe->pidfs = pidfds_in_pidfs();
+		pe->aslr_off = ue_poller_aslr_off();
+		pe->pidfs = ue_poller_pidfs();
 		if (pe->aslr_off)
 			fprintf(stderr, "usereventsd: proc connector unavailable (%s) and "
 					"kernel.randomize_va_space is 0: fork children do not "
@@ -904,15 +470,9 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 		r = -errno;
 		goto fail;
 	}
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&pe->thread, NULL, listen_thread, pe);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r < 0) {
-		r = r == -ENOMEM ? r : -EAGAIN;
+	r = start_thread(pe);
+	if (r < 0)
 		goto fail;
-	}
-	pe->running = true;
 	*ret = pe;
 	return 0;
 fail:
@@ -920,17 +480,48 @@ fail:
 	return r;
 }
 
+static void stop_thread(struct ue_proc_events *pe)
+{
+	uint64_t one = 1;
+
+	if (!pe->running)
+		return;
+	if (write(pe->stop_fd, &one, sizeof(one)) != sizeof(one))
+		abort(); /* an eventfd write of 1 cannot fail */
+	pthread_join(pe->thread, NULL);
+	pe->running = false;
+	/* Read back: a thread started again waits anew. */
+	if (read(pe->stop_fd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: nothing to read back */
+	}
+}
+
+int ue_proc_events_pause(struct ue_proc_events *pe)
+{
+	if (!pe)
+		return -1;
+	stop_thread(pe);
+	/*
+	 * Requests read the socket too, under pe->lock: once it is taken,
+	 * none is in the middle of a read (the FUSE loop has stopped anyway).
+	 */
+	ue_mutex_lock(&pe->lock);
+	ue_mutex_unlock(&pe->lock);
+	return pe->sock;
+}
+
+int ue_proc_events_resume(struct ue_proc_events *pe)
+{
+	if (!pe || pe->running || pe->stop_fd < 0)
+		return 0;
+	return start_thread(pe);
+}
+
 void ue_proc_events_stop(struct ue_proc_events *pe)
 {
 	if (!pe)
 		return;
-	if (pe->running) {
-		uint64_t one = 1;
-
-		if (write(pe->stop_fd, &one, sizeof(one)) != sizeof(one))
-			abort(); /* an eventfd write of 1 cannot fail */
-		pthread_join(pe->thread, NULL);
-	}
+	stop_thread(pe);
 	if (pe->sock >= 0) {
 		subscribe(pe->sock, false);
 		close(pe->sock);

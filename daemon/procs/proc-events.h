@@ -48,6 +48,32 @@ struct ue_proc_events_stats {
 int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret);
 
 /**
+ * ue_proc_events_start_taken - ue_proc_events_start() on a predecessor's socket
+ * @set: the enablers to keep current
+ * @sock: the connector socket a predecessor read up to its snapshot (now
+ *        ours), or -1 for a new one
+ * @ret: the listener
+ *
+ * Return: as ue_proc_events_start().
+ */
+int ue_proc_events_start_taken(struct ue_enablers *set, int sock, struct ue_proc_events **ret);
+
+/**
+ * ue_proc_events_pause - stop the thread, for a snapshot of the enablers
+ * @pe: the listener (NULL: none)
+ *
+ * Nothing reads the connector after it returns (the FUSE loop has stopped):
+ * what the kernel reports from then on waits in the socket, for a successor
+ * or for ue_proc_events_resume().
+ *
+ * Return: the connector's socket (still ours), or -1 without one.
+ */
+int ue_proc_events_pause(struct ue_proc_events *pe);
+
+/** ue_proc_events_resume - start the thread again after ue_proc_events_pause() */
+int ue_proc_events_resume(struct ue_proc_events *pe);
+
+/**
  * ue_proc_events_stop - stop the thread and close the socket (NULL is ignored)
  * @pe: the listener
  */

@@ -377,6 +377,31 @@ TEST(hostile_vectors)
 }
 
 /*
+ * An enable word the program unmapped after registering it: the writer's
+ * look at it faults, and the system call answers (the daemon still has
+ * the event enabled: the record is written), not EFAULT, not a crash.
+ */
+TEST(unmapped_enable_word)
+{
+	uint32_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint32_t idx, v[2] = { 5, 9 };
+	struct iovec iov[2];
+	int fd;
+
+	ASSERT_TRUE(page != MAP_FAILED);
+	fd = fresh_enabled("pl_unen", "u32 n; u32 tag", page, &idx);
+	ASSERT_GE(fd, 0);
+	iov[0] = (struct iovec){ &idx, 4 };
+	iov[1] = (struct iovec){ v, 8 };
+	EXPECT_EQ(writev(fd, iov, 2), 12);
+	ASSERT_EQ(munmap(page, 4096), 0);
+	EXPECT_EQ(writev(fd, iov, 2), 12);
+	EXPECT_EQ(trace_wait("tag=0x9 ", 2), 2);
+	close(fd);
+	EXPECT_EQ(write_rel("events/user_events/pl_unen/enable", "0"), 1);
+}
+
+/*
  * The shapes of a vector the writer takes apart: the index split, the
  * index and payload in one piece, empty pieces, more pieces than the
  * writer reads at once (PL_SNAP_IOV, 8): each record whole, in the ring.

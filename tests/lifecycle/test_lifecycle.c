@@ -456,7 +456,7 @@ TEST(stats_file_counts_processes_and_enablers)
 		"processes", "enablers", "pending_writes", "stalled_processes", "parked_enablers",
 		"writer_threads", "faults", "retries", "failed_writes", "late_updates",
 		"dead_processes", "inherited_forks", "unconfirmed_children", "refused_forks", "gone_forks",
-		"shared_vm_children", "proc_events", "proc_forks", "proc_events_lost",
+		"shared_vm_children", "fork_probe_retries", "proc_events", "proc_forks", "proc_events_lost",
 		"proc_sync_timeouts", "proc_passes",
 		"native_sessions", "native_sessions_total", "native_rings", "native_records",
 		"native_dropped_ring_full", "native_invalid", "native_pending_bytes",
