@@ -32,18 +32,22 @@ static int cmp_count(const void *a, const void *b)
 static void summary(struct uet_stream *s, struct uet_drops *d, const char *tracefs)
 {
 	unsigned long long events = 0, bytes = 0, dropped = uet_drops_now(d, tracefs);
+	int w = 32;	/* the names' column: 32, or the longest name (an EventHeader provider's) */
 
 	if (s->ncounts)
 		qsort(s->counts, s->ncounts, sizeof(*s->counts), cmp_count);
-	fprintf(stderr, "\n%s%-32s %12s %12s%s\n", uet_bold(stderr), "EVENT", "EVENTS", "BYTES",
+	for (size_t i = 0; i < s->ncounts; i++)
+		if ((int)strlen(s->counts[i].name) > w)
+			w = (int)strlen(s->counts[i].name);
+	fprintf(stderr, "\n%s%-*s %12s %12s%s\n", uet_bold(stderr), w, "EVENT", "EVENTS", "BYTES",
 		uet_bold_end(stderr));
 	for (size_t i = 0; i < s->ncounts; i++) {
-		fprintf(stderr, "%-32s %12llu %12llu\n", s->counts[i].name, s->counts[i].events,
+		fprintf(stderr, "%-*s %12llu %12llu\n", w, s->counts[i].name, s->counts[i].events,
 			s->counts[i].bytes);
 		events += s->counts[i].events;
 		bytes += s->counts[i].bytes;
 	}
-	fprintf(stderr, "%-32s %12llu %12llu\n", "total", events, bytes);
+	fprintf(stderr, "%-*s %12llu %12llu\n", w, "total", events, bytes);
 	if (d->have)
 		fprintf(stderr,
 			"dropped: %llu (overrun %llu, discarded %llu, native ring full %llu; "
