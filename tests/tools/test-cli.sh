@@ -523,6 +523,17 @@ for f in --fields --json --format=chrome --format=perf-decode --html --stat; do
 	closed_stdout "$work/cp" "$tool" report $f "$work/p.dat"
 	closed_ok "report $f with its reader gone" "$work/cp"
 done
+# The HTML page's summary counts in words that agree with them: "from 1
+# thread", not "from 1 threads" (one thread wrote p.dat's records).
+"$tool" report --html "$work/p.dat" > "$work/p.html" 2> "$work/err" || fail "report --html: exit $?"
+python3 - "$work/p.html" <<'PY' || fail "report --html: the summary's plurals: $(grep -o '<p id="summary">[^<]*' "$work/p.html")"
+import re, sys
+m = re.search(r'<p id="summary">(\d+) (records?) of (\d+) (events?) from (\d+) (threads?) over '
+              r'[0-9.]+ s; <span class="lostsum">(\d+) (records?) lost', open(sys.argv[1]).read())
+assert m and m.group(5) == "1", m and m.groups()
+for n, word in zip(m.groups()[::2], m.groups()[1::2]):
+    assert (n == "1") == (not word.endswith("s")), (n, word)
+PY
 # trace-cmd's defaults: record without -o writes ./trace.dat, report without
 # FILE reads it.
 cd "$work/cwd" || exit 1
