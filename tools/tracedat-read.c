@@ -508,8 +508,9 @@ static const char *what_it_is(const uint8_t *buf, size_t len)
 		return "empty";
 	if (buf[i] == '{' || buf[i] == '[')
 		return "JSON, as stream --json writes";
+	/* Bytes past ASCII are text too: UTF-8 (a string field's). */
 	for (; i < n; i++)
-		if (!isprint(buf[i]) && !isspace(buf[i]))
+		if (buf[i] < 0x80 && !isprint(buf[i]) && !isspace(buf[i]))
 			return "not text either";
 	return "text, as run -o and stream write";
 }

@@ -548,9 +548,14 @@ cmp -s "$work/out" "$work/named" && [ -s "$work/out" ] ||
 # A file report does not read: what it is and how to make one it reads.
 TMPDIR=$runtmp "$tool" run -o "$work/run.txt" -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example" \
 	> /dev/null 2>&1 || fail "run -o for report"
-# stream --json's lines, as one would save them
+# stream --json's lines, as one would save them; an empty file; bytes that
+# are no text; text with UTF-8 in it (a string field's) is text.
 printf '{"name":"user_events:example","pid":1}\n' > "$work/run.json"
-for k in txt:"text, as run -o and stream write" json:"JSON, as stream --json writes"; do
+: > "$work/run.empty"
+printf 'PK\003\004\000\001\002' > "$work/run.bin"
+printf ' sh-1 [000] 1.000000: example: name=caf\303\251\n' > "$work/run.utf8"
+for k in txt:"text, as run -o and stream write" json:"JSON, as stream --json writes" empty:empty \
+	bin:"not text either" utf8:"text, as run -o and stream write"; do
 	expect_rc 1 "report of ${k%%:*}" -- "$tool" report "$work/run.${k%%:*}"
 	grep -qF "report: $work/run.${k%%:*}: not a trace.dat file (${k#*:}); userevents record -o FILE -- CMD makes one report reads (or a perf.data)" \
 		"$work/err" || fail "report of ${k%%:*}: said '$(cat "$work/err")'"
