@@ -10,8 +10,8 @@
 
 #include "rbpage.h"
 
-#define SMALL_DATA_MAX (UE_RB_TYPE_DATA_MAX * 4)
-#define DELTA_MASK ((UINT32_C(1) << UE_RB_TS_SHIFT) - 1)
+#define SMALL_DATA_MAX UE_RB_SMALL_DATA_MAX
+#define DELTA_MASK UE_RB_DELTA_MASK
 
 static void put32(uint8_t *at, uint32_t v)
 {
@@ -39,25 +39,33 @@ void ue_rbpage_init(struct ue_rbpage *p, void *page, size_t size)
 	p->last_ts = 0;
 	p->events = 0;
 	p->reserve = 0;
+	p->pending = 0;
+	p->pending_ts = 0;
 }
 
-int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len)
+uint8_t *ue_rbpage_reserve_slow(struct ue_rbpage *p, uint64_t ts, size_t len, int *err)
 {
 	uint8_t *at = p->page + UE_RB_PAGE_HDR + p->used;
 	size_t room = p->size - UE_RB_PAGE_HDR;
 	uint64_t delta = 0;
 	size_t need;
 
-	if (!len || len > room - 8)
-		return -EINVAL;
+	if (!len || len > room - 8) {
+		*err = -EINVAL;
+		return NULL;
+	}
 	if (p->events) {
-		if (ts < p->last_ts)
-			return -EINVAL;
+		if (ts < p->last_ts) {
+			*err = -EINVAL;
+			return NULL;
+		}
 		delta = ts - p->last_ts;
 	}
 	need = event_size(len) + (delta > DELTA_MASK ? 8 : 0);
-	if (p->used + need + p->reserve > room)
-		return -ENOSPC;
+	if (p->used + need + p->reserve > room) {
+		*err = -ENOSPC;
+		return NULL;
+	}
 	if (!p->events)
 		memcpy(p->page, &ts, 8);
 	if (delta > DELTA_MASK) {
@@ -74,11 +82,23 @@ int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len
 		put32(at, (uint32_t)(align4(len) / 4) | (uint32_t)delta << 5);
 		at += 4;
 	}
+	/* The padding to 4 bytes zeroed first: the caller's @len bytes go over the rest of the word. */
+	if (len & 3)
+		put32(at + align4(len) - 4, 0);
+	p->pending = need;
+	p->pending_ts = ts;
+	return at;
+}
+
+int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len)
+{
+	int err = 0;
+	uint8_t *at = ue_rbpage_reserve(p, ts, len, &err);
+
+	if (!at)
+		return err;
 	memcpy(at, data, len);
-	memset(at + len, 0, align4(len) - len);
-	p->used += need;
-	p->last_ts = ts;
-	p->events++;
+	ue_rbpage_commit(p);
 	return 0;
 }
 

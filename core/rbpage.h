@@ -33,6 +33,8 @@
 #define UE_RB_TS_SHIFT 27
 #define UE_RB_MISSED_EVENTS (UINT64_C(1) << 31)
 #define UE_RB_MISSED_STORED (UINT64_C(1) << 30)
+#define UE_RB_SMALL_DATA_MAX (UE_RB_TYPE_DATA_MAX * 4)	/* larger data has a length word */
+#define UE_RB_DELTA_MASK ((UINT32_C(1) << UE_RB_TS_SHIFT) - 1)
 
 /* A page being filled. */
 struct ue_rbpage {
@@ -42,6 +44,8 @@ struct ue_rbpage {
 	uint64_t last_ts;
 	unsigned int events;
 	size_t reserve;		/* bytes ue_rbpage_add() leaves free at the end (0 after init) */
+	size_t pending;		/* bytes of the event ue_rbpage_reserve() gave room for */
+	uint64_t pending_ts;	/* and its timestamp */
 };
 
 /**
@@ -65,6 +69,55 @@ void ue_rbpage_init(struct ue_rbpage *p, void *page, size_t size);
  * (nothing changes); -EINVAL.
  */
 int ue_rbpage_add(struct ue_rbpage *p, uint64_t ts, const void *data, size_t len);
+
+/* Every case of ue_rbpage_reserve(); the common one is inline. */
+uint8_t *ue_rbpage_reserve_slow(struct ue_rbpage *p, uint64_t ts, size_t len, int *err);
+
+/**
+ * ue_rbpage_reserve - room for one event, to be written in place
+ * @p: the page
+ * @ts: its timestamp (ns); not below the previous event's
+ * @len: its bytes, as for ue_rbpage_add()
+ * @err: set when NULL is returned
+ *
+ * The event's header (and a time extend, when due) is written and the
+ * padding after its @len bytes zeroed; the caller writes the @len bytes
+ * at the address returned and then calls ue_rbpage_commit(), or does not
+ * and the page stays as it was (what was written there is past its end).
+ *
+ * Return: where the event's bytes go; NULL with -ENOSPC (no room, nothing
+ * changes) or -EINVAL in *@err.
+ */
+static inline uint8_t *ue_rbpage_reserve(struct ue_rbpage *p, uint64_t ts, size_t len, int *err)
+{
+	size_t a = (len + 3) & ~(size_t)3;
+	uint64_t delta = ts - p->last_ts;
+
+	/* An event after another, close in time, small, with room: no time extend, no length word. */
+	if (p->events && ts >= p->last_ts && delta <= UE_RB_DELTA_MASK && len &&
+	    len <= UE_RB_SMALL_DATA_MAX &&
+	    p->used + 4 + a + p->reserve <= p->size - UE_RB_PAGE_HDR) {
+		uint8_t *at = p->page + UE_RB_PAGE_HDR + p->used;
+		uint32_t word = (uint32_t)(a / 4) | (uint32_t)delta << 5, zero = 0;
+
+		memcpy(at, &word, 4);
+		if (len & 3)
+			memcpy(at + a, &zero, 4);
+		p->pending = 4 + a;
+		p->pending_ts = ts;
+		return at + 4;
+	}
+	return ue_rbpage_reserve_slow(p, ts, len, err);
+}
+
+/** ue_rbpage_commit - the event of the last ue_rbpage_reserve() is written: it is in the page */
+static inline void ue_rbpage_commit(struct ue_rbpage *p)
+{
+	p->used += p->pending;
+	p->last_ts = p->pending_ts;
+	p->events++;
+	p->pending = 0;
+}
 
 /**
  * ue_rbpage_finish - write the header and zero the tail

@@ -139,6 +139,7 @@ struct ue_daemon {
 	char ctl_name[108];
 	atomic_int upgrade_conn;	/* a successor's connection, -1: none */
 	int taken_procev;		/* the predecessor's proc connector socket, -1: none */
+	struct ue_proc_seen *taken_seen; /* and its children poller's children met, or NULL */
 	uint64_t upgrades;		/* daemons this one's state went through */
 	/*
 	 * The checkpoint kept for a crash (checkpoint.c).  Requests that change

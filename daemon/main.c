@@ -659,8 +659,9 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto fail_errno;
 	sweeping = true;
-	r = ue_proc_events_start_taken(d->enablers, d->taken_procev, &d->procev);
+	r = ue_proc_events_start_taken(d->enablers, d->taken_procev, d->taken_seen, &d->procev);
 	d->taken_procev = -1;
+	d->taken_seen = NULL;
 	if (r < 0)
 		goto fail_errno;
 	/* The native path of libuserevents is an offer: the daemon serves without it. */
@@ -722,6 +723,7 @@ out:
 		ue_proc_events_stop(d->procev);
 		if (d->taken_procev >= 0)
 			close(d->taken_procev);
+		ue_proc_seen_free(d->taken_seen);
 		ue_pipe_stop(d);
 		if (signals)
 			fuse_remove_signal_handlers(d->se);

@@ -458,6 +458,7 @@ int ue_upgrade_snapshot(struct ue_daemon *d, struct ue_snap_w *w, bool checkpoin
 		size_t at = ue_snapw_begin(w, TAG_PROCEV);
 
 		ue_snapw_fd(w, procev);
+		ue_proc_seen_save(d->procev, w);
 		ue_snapw_end(w, at);
 	}
 	return err ? err : w->err;
@@ -721,8 +722,10 @@ int ue_upgrade_restore(struct ue_daemon *d, struct ue_taken *t, const char *moun
 		uint32_t tag;
 
 		/* A predecessor of before this section kept its socket: a new one is opened. */
-		if (ue_snapr_section(&r, &tag, &pev) && tag == TAG_PROCEV)
+		if (ue_snapr_section(&r, &tag, &pev) && tag == TAG_PROCEV) {
 			d->taken_procev = ue_snapr_fd(&pev);
+			d->taken_seen = ue_proc_seen_read(&pev);
+		}
 	}
 	ue_registry_restore_done(d->reg);
 	return err ? err : r.err;

@@ -401,6 +401,37 @@ int ue_buffer_write_many(struct ue_buffer *buf, unsigned int cpu, const struct u
 	return (int)(stored + taken);
 }
 
+bool ue_buffer_direct_begin(struct ue_buffer *buf, unsigned int cpu, struct ue_buffer_direct *d)
+{
+	struct ring *r;
+
+	d->active = false;
+	if (cpu >= buf->ncpus || !atomic_load_explicit(&buf->on, memory_order_relaxed))
+		return false;
+	r = &buf->rings[cpu];
+	ring_lock(r);
+	/* One reader, its CPU's backlog moved: the records go nowhere else. */
+	if (buf->nchans != 1 || r->backlog) {
+		ring_unlock(r);
+		return false;
+	}
+	d->buf = buf;
+	d->ch = buf->chans[0];
+	d->cpu = cpu;
+	d->n = 0;
+	d->active = true;
+	return true;
+}
+
+unsigned int ue_buffer_direct_end(struct ue_buffer_direct *d)
+{
+	if (!d->active)
+		return 0;
+	d->active = false;
+	ring_unlock(&d->buf->rings[d->cpu]);
+	return d->n;
+}
+
 static void fill_rec(struct ue_buffer_rec *rec, const struct slot *s, unsigned int cpu,
 		     uint64_t seq, const void *data)
 {

@@ -72,6 +72,7 @@ struct ue_buffer_stats {
 
 struct ue_buffer;
 struct ue_buffer_snap;
+struct ue_chan;
 
 /**
  * ue_buffer_clock_ns - the buffer clock: CLOCK_MONOTONIC in nanoseconds
@@ -152,6 +153,39 @@ struct ue_buffer_wrec {
 	const void *data;		/* struct trace_entry, then the payload */
 	size_t len;			/* bytes at @data, at least 1 */
 };
+
+/* Records built in place in the one reader's page of a CPU, under the CPU's lock. */
+struct ue_buffer_direct {
+	struct ue_buffer *buf;
+	struct ue_chan *ch;
+	unsigned int cpu;
+	unsigned int n;		/* records taken (lost in the channel included): the writer counts */
+	bool active;		/* between a true ue_buffer_direct_begin() and ue_buffer_direct_end() */
+};
+
+/**
+ * ue_buffer_direct_begin - take @cpu's lock to build records in place
+ * @buf: the buffer
+ * @cpu: the ring
+ * @d: the run, filled in
+ *
+ * For a writer that would copy each record twice (its own copy, checked,
+ * then into the page): when exactly one consumer channel (@d->ch) takes
+ * the records and @cpu's backlog is in it, a record is reserved in the
+ * channel's page (ue_chan_reserve()), written and checked there, and
+ * committed (ue_chan_commit()) or dropped by not committing; the writer
+ * adds each record taken to @d->n, a lost one (NULL) too.
+ * Nothing that takes another lock runs in between: no trigger, no filter
+ * (the writer takes the plain events only, ue_commit_plain()).  At most
+ * UE_BUFFER_WRITE_MANY_MAX records a run, as ue_buffer_write_many().
+ *
+ * Return: true, @cpu's lock held until ue_buffer_direct_end(); false when
+ * the buffer is off or the records go elsewhere (nothing held).
+ */
+bool ue_buffer_direct_begin(struct ue_buffer *buf, unsigned int cpu, struct ue_buffer_direct *d);
+
+/** ue_buffer_direct_end - release the CPU's lock; returns the records taken (0 when not active) */
+unsigned int ue_buffer_direct_end(struct ue_buffer_direct *d);
 
 /**
  * ue_buffer_write_many - append records to one CPU ring, taking its lock once

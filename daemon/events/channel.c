@@ -328,52 +328,61 @@ static void lose(struct ue_chan *ch, unsigned int cpu, struct chan_cpu *c)
 	publish_counts(ch, cpu, c);
 }
 
-bool ue_chan_append(struct ue_chan *ch, unsigned int cpu, uint64_t ts, const struct iovec *iov,
-		    int iovcnt, size_t len)
+uint8_t *ue_chan_reserve(struct ue_chan *ch, unsigned int cpu, uint64_t ts, size_t len)
 {
 	struct chan_cpu *c = &ch->cpus[cpu];
-	const void *data = iov[0].iov_base;
-	uint8_t flat[iovcnt > 1 ? UE_CHAN_SUBBUF : 1];
-	int r;
+	uint8_t *at;
+	int r = 0;
 
-	if (iovcnt > 1) {
-		size_t at = 0;
-
-		if (len > sizeof(flat)) {
-			lose(ch, cpu, c);
-			return false;
-		}
-		for (int i = 0; i < iovcnt; i++) {
-			memcpy(flat + at, iov[i].iov_base, iov[i].iov_len);
-			at += iov[i].iov_len;
-		}
-		data = flat;
-	}
 	if (ts < c->last_ts)
 		ts = c->last_ts;
 	if (!c->open && !open_page(ch, cpu, c, ts)) {
 		lose(ch, cpu, c);
-		return false;
+		return NULL;
 	}
-	r = ue_rbpage_add(&c->page, ts, data, len);
-	if (r == -ENOSPC) {
+	at = ue_rbpage_reserve(&c->page, ts, len, &r);
+	if (!at && r == -ENOSPC) {
 		hand_over(ch, cpu, c);
 		if (!open_page(ch, cpu, c, ts)) {
 			lose(ch, cpu, c);
-			return false;
+			return NULL;
 		}
-		r = ue_rbpage_add(&c->page, ts, data, len);
+		at = ue_rbpage_reserve(&c->page, ts, len, &r);
 	}
-	if (r < 0) {
-		/* Larger than a page can hold with its loss count: lost, and said so. */
+	/* Larger than a page can hold with its loss count: lost, and said so. */
+	if (!at)
 		lose(ch, cpu, c);
-		return false;
-	}
-	c->last_ts = ts;
+	return at;
+}
+
+void ue_chan_commit(struct ue_chan *ch, unsigned int cpu)
+{
+	struct chan_cpu *c = &ch->cpus[cpu];
+
+	ue_rbpage_commit(&c->page);
+	c->last_ts = c->page.last_ts;
 	c->records++;
 	/* The reader's count of records, every 256 (and at each hand-over): no store a record. */
 	if (!(c->records & 255))
 		publish_counts(ch, cpu, c);
+}
+
+bool ue_chan_append(struct ue_chan *ch, unsigned int cpu, uint64_t ts, const struct iovec *iov,
+		    int iovcnt, size_t len)
+{
+	uint8_t *at = ue_chan_reserve(ch, cpu, ts, len);
+	size_t left = len;
+
+	if (!at)
+		return false;
+	for (int i = 0; i < iovcnt && left; i++) {
+		size_t k = iov[i].iov_len < left ? iov[i].iov_len : left;
+
+		memcpy(at, iov[i].iov_base, k);
+		at += k;
+		left -= k;
+	}
+	ue_chan_commit(ch, cpu);
 	return true;
 }
 

@@ -75,6 +75,24 @@ bool ue_chan_append(struct ue_chan *ch, unsigned int cpu, uint64_t ts, const str
 		    int iovcnt, size_t len);
 
 /**
+ * ue_chan_reserve - room for one record of CPU @cpu, to be built in place,
+ * with the CPU's buffer lock held until ue_chan_commit() or the next call
+ * @ch: the channel
+ * @cpu: below its ncpus
+ * @ts: timestamp, ns; raised to the CPU's last when older
+ * @len: the record's bytes (struct trace_entry + payload)
+ *
+ * Return: where its @len bytes go, in the channel's shared page (the
+ * reader sees them only once the page is handed over: they may be checked
+ * there); NULL when lost (counted, marked later).  A reservation not
+ * committed leaves nothing.
+ */
+uint8_t *ue_chan_reserve(struct ue_chan *ch, unsigned int cpu, uint64_t ts, size_t len);
+
+/** ue_chan_commit - the record of the last ue_chan_reserve() on @cpu is written: it counts */
+void ue_chan_commit(struct ue_chan *ch, unsigned int cpu);
+
+/**
  * ue_chan_can_take - whether CPU @cpu has a free sub-buffer besides the one
  * being filled (so the next record cannot be lost), with its buffer lock held
  */

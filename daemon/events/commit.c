@@ -34,6 +34,12 @@ bool ue_commit_begin(struct ue_commit *c, struct ue_revent *ev, struct ue_buffer
 	return c->on;
 }
 
+bool ue_commit_plain(struct ue_revent *ev)
+{
+	return !atomic_load_explicit(&ev->tflags, memory_order_relaxed) &&
+	       !atomic_load_explicit(&ev->filtered, memory_order_relaxed);
+}
+
 /* Whether the event's filter passes @record; the caller saw ev->filtered set. */
 static __attribute__((noinline)) bool filter_match(struct ue_revent *ev, const void *record,
 						   size_t len, const struct ue_filter_ctx *ctx)

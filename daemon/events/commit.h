@@ -47,6 +47,17 @@ struct ue_commit {
 bool ue_commit_begin(struct ue_commit *c, struct ue_revent *ev, struct ue_buffer *buf);
 
 /**
+ * ue_commit_plain - whether a record of @ev, with the buffer on, is simply
+ * stored: no trigger, no soft mode, no filter (two relaxed loads)
+ *
+ * A writer that builds records under the buffer's lock takes this path
+ * instead of ue_commit_begin() and ue_commit_decide(), which may take
+ * other locks; a filter or trigger set a moment later applies from the
+ * next record on, as if this one had been written before it.
+ */
+bool ue_commit_plain(struct ue_revent *ev);
+
+/**
  * ue_commit_decide - the fate of a built and validated record
  * @c: from ue_commit_begin()
  * @record: common header and payload, validated (ue_revent_check())

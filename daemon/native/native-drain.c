@@ -86,6 +86,53 @@ static void counts_flush(struct ue_native_server *nat, struct nsession *s, const
 	}
 }
 
+/* The direct run of @st ends: its records counted as stage_flush() counts them. */
+static void direct_end(struct ue_native_server *nat, struct drain_stage *st,
+		       const struct nsession *s)
+{
+	unsigned int n = ue_buffer_direct_end(&st->direct);
+
+	nat->records += n;
+	if (s->preload)
+		nat->records_preload += n;
+}
+
+/*
+ * Whether @cpu's records can be built in place in the reader's page now:
+ * a run on @cpu goes on, or a new one starts once what is staged and the
+ * run of another CPU are handed over (in their order).  @possible is
+ * cleared when the buffer says no (no reader, or several), for the rest
+ * of the drain.
+ */
+static bool direct_on(struct ue_native_server *nat, struct drain_stage *st,
+		      const struct nsession *s, unsigned int cpu, bool *possible)
+{
+	if (st->direct.active && st->direct.cpu == cpu)
+		return true;
+	direct_end(nat, st, s);
+	if (!*possible)
+		return false;
+	stage_flush(nat, st, s);
+	if (!ue_buffer_direct_begin(nat->buf, cpu, &st->direct))
+		*possible = false;
+	return st->direct.active;
+}
+
+/* The first record of event @id in this drain of @r (counted already): its place in @ids. */
+static void count_first(struct ue_native_server *nat, struct nsession *s, const struct nring *r,
+			struct drain_stage *st, uint32_t id, size_t len, uint32_t *ids,
+			unsigned int *nids)
+{
+	if (*nids == DRAIN_COUNTED) {
+		/* ue_counts_add() takes the counts' lock: not under a CPU's. */
+		direct_end(nat, st, s);
+		counts_flush(nat, s, r, st, ids, nids);
+	}
+	ids[(*nids)++] = id;
+	s->ev[id].run_records = 1;
+	s->ev[id].run_bytes = len;
+}
+
 /* Move up to DRAIN_BATCH records of @r into the trace buffer; returns how many. */
 static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain_stage *st)
 {
@@ -94,6 +141,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 	uint64_t tail = h->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE), now;
 	unsigned int ncpus = ue_buffer_ncpus(nat->buf), n = 0, nids = 0;
 	uint32_t ids[DRAIN_COUNTED];
+	bool direct = true;
 
 	/*
 	 * The producer reads the heartbeat's line and the tail's at every
@@ -159,18 +207,54 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			continue;
 		}
 		ev = &s->ev[hdr.id];
-		if (ue_revent_dead(ev->ev) || !ue_commit_begin(&commit, ev->ev, nat->buf))
+		if (ue_revent_dead(ev->ev))
 			continue;
 		cpu = hdr.cpu < ncpus ? hdr.cpu : hdr.cpu % ncpus;
 		len = UE_ENTRY_HDR_SIZE + hdr.payload_len;
-		if (st->n && st->cpu != cpu)
-			stage_flush(nat, st, s);
-		/* The one read of the payload: checked and stored from this copy only. */
-		rec = st->bytes + st->used;
 		eh.type = ev->type;
 		eh.flags = 0;
 		eh.preempt_count = 0;
 		eh.pid = r->tid;
+		if (ue_commit_plain(ev->ev) && direct_on(nat, st, s, cpu, &direct)) {
+			/*
+			 * The common record, copied once: into the reader's
+			 * page, where it is checked (the producer cannot reach
+			 * it there) and kept by a commit, or left uncommitted.
+			 */
+			rec = ue_chan_reserve(st->direct.ch, cpu, hdr.ts_ns ? hdr.ts_ns : 1, len);
+			st->direct.n++;
+			if (!rec)
+				continue;	/* lost in the channel: counted there */
+			memcpy(rec, &eh, sizeof(eh));
+			memcpy(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
+			if (ue_check_record(ue_revent_check(ev->ev), rec, len) < 0) {
+				nat->invalid++;
+				continue;
+			}
+			ue_chan_commit(st->direct.ch, cpu);
+			r->cpu = cpu;
+			if (ev->run_records++)
+				ev->run_bytes += len;
+			else
+				count_first(nat, s, r, st, hdr.id, len, ids, &nids);
+			if (st->direct.n >= DRAIN_FLUSH) {
+				direct_end(nat, st, s);
+				__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
+				if (ue_buffer_chan_room(nat->buf, ue_buffer_clock_ns())) {
+					nat->blocked = true;
+					break;
+				}
+			}
+			continue;
+		}
+		/* Triggers and filters may take locks: not under a CPU's. */
+		direct_end(nat, st, s);
+		if (!ue_commit_begin(&commit, ev->ev, nat->buf))
+			continue;
+		if (st->n && st->cpu != cpu)
+			stage_flush(nat, st, s);
+		/* The one read of the payload: checked and stored from this copy only. */
+		rec = st->bytes + st->used;
 		memcpy(rec, &eh, sizeof(eh));
 		memcpy(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
 		if (ue_check_record(ue_revent_check(ev->ev), rec, len) < 0) {
@@ -185,13 +269,10 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 				ue_commit_trigger(&commit);
 			continue;
 		}
-		if (!ev->run_records++) {
-			if (nids == DRAIN_COUNTED)
-				counts_flush(nat, s, r, st, ids, &nids);
-			ids[nids++] = hdr.id;
-			ev->run_records = 1;
-		}
-		ev->run_bytes += len;
+		if (ev->run_records++)
+			ev->run_bytes += len;
+		else
+			count_first(nat, s, r, st, hdr.id, len, ids, &nids);
 		w = &st->w[st->n++];
 		w->meta.ts_ns = hdr.ts_ns ? hdr.ts_ns : 1;
 		w->meta.cpu = 0;
@@ -218,6 +299,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			}
 		}
 	}
+	direct_end(nat, st, s);
 	stage_flush(nat, st, s);
 	counts_flush(nat, s, r, st, ids, &nids);
 	if (h->tail != tail)

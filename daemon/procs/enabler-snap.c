@@ -320,12 +320,13 @@ static int restore_fork(struct ue_enablers *set, struct ue_snap_r *r,
 		return err < 0 ? err : 0;
 	}
 	f->seq = ++set->fork_seq;
+	/* Counted as the predecessor counted it: an exec fork too is dropped by fork_drop_locked(). */
+	set->nforks++;
 	if (exec_fork) {
 		/* Kept for its children, forked before its exec (ue_en_exec_forks_end_locked()). */
 		f->next = set->exec_forks;
 		set->exec_forks = f;
 	} else {
-		set->nforks++;
 		*set->forks_tail = f;
 		set->forks_tail = &f->next;
 	}

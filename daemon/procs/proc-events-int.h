@@ -81,6 +81,8 @@ void ue_poller_caller_locked(struct ue_proc_events *pe, pid_t tgid, pid_t ancest
 pid_t ue_poller_known_ancestor(struct ue_proc_events *pe, struct ue_proc *caller);
 /** ue_poller_scan_from - the children of @tgid and theirs, as a pass reads them */
 void ue_poller_scan_from(struct ue_proc_events *pe, pid_t tgid);
+/** ue_poller_seen_adopt - a predecessor's children met (@seen taken; NULL: none) */
+void ue_poller_seen_adopt(struct ue_proc_events *pe, struct ue_proc_seen *seen);
 /* What the poller needs of the kernel, read at start. */
 bool ue_poller_aslr_off(void);
 bool ue_poller_children_listed(void);

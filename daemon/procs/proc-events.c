@@ -412,10 +412,11 @@ static int start_thread(struct ue_proc_events *pe)
 
 int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret)
 {
-	return ue_proc_events_start_taken(set, -1, ret);
+	return ue_proc_events_start_taken(set, -1, NULL, ret);
 }
 
-int ue_proc_events_start_taken(struct ue_enablers *set, int sock, struct ue_proc_events **ret)
+int ue_proc_events_start_taken(struct ue_enablers *set, int sock, struct ue_proc_seen *seen,
+			       struct ue_proc_events **ret)
 {
 	struct ue_proc_events *pe;
 	int r;
@@ -424,6 +425,7 @@ int ue_proc_events_start_taken(struct ue_enablers *set, int sock, struct ue_proc
 	if (!pe) {
 		if (sock >= 0)
 			close(sock);
+		ue_proc_seen_free(seen);
 		return -ENOMEM;
 	}
 	pe->set = set;
@@ -432,6 +434,11 @@ int ue_proc_events_start_taken(struct ue_enablers *set, int sock, struct ue_proc
 	ue_mutex_init(&pe->lock, UE_LOCK_PROC_EVENTS);
 	/* A predecessor's socket holds what it did not read: read on from there. */
 	pe->sock = sock >= 0 ? sock : open_connector();
+	if (pe->sock >= 0 || !ue_poller_children_listed()) {
+		/* No poller here: its predecessor's table is of no use. */
+		ue_proc_seen_free(seen);
+		seen = NULL;
+	}
 	if (pe->sock < 0 && !ue_poller_children_listed()) {
 		fprintf(stderr,
 			"usereventsd: proc connector unavailable (%s) and no "
@@ -455,6 +462,8 @@ int ue_proc_events_start_taken(struct ue_enablers *set, int sock, struct ue_proc
 		ue_enablers_keep_exec_forks(set);
 		pe->aslr_off = ue_poller_aslr_off();
 		pe->pidfs = ue_poller_pidfs();
+		ue_poller_seen_adopt(pe, seen);
+		seen = NULL;
 		if (pe->aslr_off)
 			fprintf(stderr, "usereventsd: proc connector unavailable (%s) and "
 					"kernel.randomize_va_space is 0: fork children do not "

@@ -12,6 +12,10 @@
 #include <sys/types.h>
 
 #include "enabler.h"
+#include "snap.h"
+
+/* The children poller's children already met, carried by an upgrade (proc-poller.c). */
+struct ue_proc_seen;
 
 /* How long a fork child's handle waits for a late exec report (see ue_enablers_confirm()). */
 #define UE_PROC_EVENTS_GRACE_MS 20
@@ -52,11 +56,29 @@ int ue_proc_events_start(struct ue_enablers *set, struct ue_proc_events **ret);
  * @set: the enablers to keep current
  * @sock: the connector socket a predecessor read up to its snapshot (now
  *        ours), or -1 for a new one
+ * @seen: the predecessor's poller's children met (taken; NULL: none)
  * @ret: the listener
  *
  * Return: as ue_proc_events_start().
  */
-int ue_proc_events_start_taken(struct ue_enablers *set, int sock, struct ue_proc_events **ret);
+int ue_proc_events_start_taken(struct ue_enablers *set, int sock, struct ue_proc_seen *seen,
+			       struct ue_proc_events **ret);
+
+/**
+ * ue_proc_seen_save - the children poller's children already met, into @w
+ * @pe: the listener, paused (ue_proc_events_pause()); NULL or the connector:
+ *      none are written
+ *
+ * A successor's poller that took them for new forks would give them back
+ * what they unregistered since.
+ */
+void ue_proc_seen_save(struct ue_proc_events *pe, struct ue_snap_w *w);
+
+/** ue_proc_seen_read - what ue_proc_seen_save() wrote, for ue_proc_events_start_taken(); NULL: none */
+struct ue_proc_seen *ue_proc_seen_read(struct ue_snap_r *r);
+
+/** ue_proc_seen_free - release what ue_proc_seen_read() gave and nobody took (NULL is ignored) */
+void ue_proc_seen_free(struct ue_proc_seen *seen);
 
 /**
  * ue_proc_events_pause - stop the thread, for a snapshot of the enablers

@@ -118,8 +118,10 @@ static bool seen_add(struct ue_proc_events *pe, size_t at, pid_t tgid, uint64_t 
 		size_t ncap = pe->capseen ? pe->capseen * 2 : 64;
 		struct seen_child *n;
 
-		if (ncap > MAX_SEEN_CHILDREN)
+		if (pe->capseen >= MAX_SEEN_CHILDREN)
 			return false;
+		if (ncap > MAX_SEEN_CHILDREN)
+			ncap = MAX_SEEN_CHILDREN;
 		n = realloc(pe->seen, ncap * sizeof(*n));
 		if (!n)
 			return false;
@@ -408,4 +410,65 @@ bool ue_poller_children_listed(void)
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
 	return access(path, R_OK) == 0;
+}
+
+/* ---- the children met, across an upgrade ---- */
+
+struct ue_proc_seen {
+	size_t n;
+	struct seen_child *v;	/* sorted by tgid, as pe->seen */
+};
+
+void ue_proc_seen_save(struct ue_proc_events *pe, struct ue_snap_w *w)
+{
+	size_t n = pe && pe->polling ? pe->nseen : 0;
+
+	ue_snapw_u64(w, n);
+	for (size_t i = 0; i < n; i++) {
+		ue_snapw_u64(w, (uint64_t)(uint32_t)pe->seen[i].tgid);
+		ue_snapw_u64(w, pe->seen[i].ino);
+	}
+}
+
+struct ue_proc_seen *ue_proc_seen_read(struct ue_snap_r *r)
+{
+	uint64_t n = ue_snapr_u64_max(r, MAX_SEEN_CHILDREN);
+	struct ue_proc_seen *seen;
+
+	if (r->err || !n)
+		return NULL;
+	seen = calloc(1, sizeof(*seen));
+	if (!seen || !(seen->v = calloc(n, sizeof(*seen->v)))) {
+		free(seen);
+		return NULL;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		pid_t tgid = (pid_t)(uint32_t)ue_snapr_u64_max(r, INT32_MAX);
+		uint64_t ino = ue_snapr_u64(r);
+
+		/* Sorted and distinct, as they were written: anything else is not taken. */
+		if (r->err || tgid <= 0 || (seen->n && tgid <= seen->v[seen->n - 1].tgid))
+			break;
+		seen->v[seen->n++] = (struct seen_child){ .tgid = tgid, .mark = true, .ino = ino };
+	}
+	return seen;
+}
+
+void ue_proc_seen_free(struct ue_proc_seen *seen)
+{
+	if (!seen)
+		return;
+	free(seen->v);
+	free(seen);
+}
+
+void ue_poller_seen_adopt(struct ue_proc_events *pe, struct ue_proc_seen *seen)
+{
+	if (!seen)
+		return;
+	free(pe->seen);
+	pe->seen = seen->v;
+	pe->nseen = seen->n;
+	pe->capseen = seen->n;
+	free(seen);
 }

@@ -101,6 +101,73 @@ TEST(rbpage_roundtrip)
 	ASSERT_EQ(ue_rbpage_next(&it, &got_ts, &got, &got_len), 0);
 }
 
+/*
+ * In place: the padding after the bytes is zero in a page that held other
+ * bytes before (a channel's sub-buffer is reused), on the inline path (a
+ * small event after another, close in time) and the other one (the first
+ * event, a time extend, a length word); a reservation not committed
+ * leaves the page as it was, and the next event takes its place.
+ */
+TEST(rbpage_reserve)
+{
+	static const struct { size_t len; uint64_t delta; } ev[] = {
+		{ 13, 0 }, { 14, 5 }, { 15, UINT64_C(1) << 28 }, { 113, 1 }, { 1, 2 },
+	};
+	uint8_t page[UE_RB_PAGE_SIZE], other[UE_RB_PAGE_SIZE], data[200];
+	struct ue_rbpage_iter it;
+	struct ue_rbpage p;
+	uint64_t ts = 1000, got_ts;
+	const void *got;
+	size_t got_len;
+	uint8_t *at;
+	int err = 0;
+
+	memset(data, 0x5a, sizeof(data));
+	memset(page, 0xff, sizeof(page));
+	ue_rbpage_init(&p, page, sizeof(page));
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		size_t used = p.used;
+
+		ts += ev[i].delta;
+		/* A reservation dropped: nothing counts, the next one is at the same place. */
+		ASSERT_TRUE((at = ue_rbpage_reserve(&p, ts, ev[i].len, &err)) != NULL);
+		memset(at, 0xee, ev[i].len);
+		ASSERT_EQ(p.used, used);
+		ASSERT_EQ(p.events, (unsigned int)i);
+		ASSERT_TRUE(ue_rbpage_reserve(&p, ts, ev[i].len, &err) == at);
+		memcpy(at, data, ev[i].len);
+		ue_rbpage_commit(&p);
+		for (size_t k = ev[i].len; k < ((ev[i].len + 3) & ~(size_t)3); k++)
+			ASSERT_EQ(at[k], 0);
+	}
+	/* Dropped at the end: the finished page is as if it was never asked for. */
+	ASSERT_TRUE((at = ue_rbpage_reserve(&p, ts + 1, 40, &err)) != NULL);
+	memset(at, 0xee, 40);
+	ue_rbpage_finish(&p, 0);
+	memcpy(other, page, sizeof(page));
+	ASSERT_EQ(ue_rbpage_iter_init(&it, page, sizeof(page)), 0);
+	ts = 1000;
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		ts += ev[i].delta;
+		ASSERT_EQ(ue_rbpage_next(&it, &got_ts, &got, &got_len), 1);
+		ASSERT_EQ(got_ts, ts);
+		ASSERT_EQ(got_len, (ev[i].len + 3) & ~(size_t)3);
+		ASSERT_EQ(memcmp(got, data, ev[i].len), 0);
+	}
+	ASSERT_EQ(ue_rbpage_next(&it, &got_ts, &got, &got_len), 0);
+	for (size_t k = UE_RB_PAGE_HDR + p.used; k < sizeof(page); k++)
+		ASSERT_EQ(other[k], 0);
+	/* No room, and too large: NULL, said why, nothing changed. */
+	ue_rbpage_init(&p, page, sizeof(page));
+	ASSERT_TRUE(ue_rbpage_reserve(&p, 1, UE_RB_PAGE_DATA, &err) == NULL);
+	ASSERT_EQ(err, -EINVAL);
+	ASSERT_TRUE(ue_rbpage_reserve(&p, 1, 4000, &err) != NULL);
+	ue_rbpage_commit(&p);
+	ASSERT_TRUE(ue_rbpage_reserve(&p, 2, 100, &err) == NULL);
+	ASSERT_EQ(err, -ENOSPC);
+	ASSERT_EQ(p.events, 1u);
+}
+
 /* The count steps over small events, decodes the rest: what a reader's loop counts. */
 TEST(rbpage_count)
 {

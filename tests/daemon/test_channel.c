@@ -135,6 +135,70 @@ TEST(pages_losses_and_marks)
 	ue_chan_free(ch);
 }
 
+/*
+ * Built in place (the drain's path): a reservation not committed is not a
+ * record and takes no place; one that finds no page is lost, counted and
+ * marked as an appended one is.
+ */
+TEST(reserve_in_place)
+{
+	struct ue_chan_opts o = { .kib_per_cpu = UE_CHAN_MIN_KIB };
+	unsigned int written = 0, lost = 0, seen = 0;
+	uint64_t ts = 1000, missed = 0;
+	struct ue_chan *ch;
+	struct view v;
+	uint8_t *at;
+	int memfd, evfd;
+
+	ASSERT_EQ(ue_chan_new(1, &o, &ch, &memfd, &evfd), 0);
+	view_open(&v, memfd);
+	while (lost < 3) {
+		/* Every other record dropped after it was written: it must not show. */
+		at = ue_chan_reserve(ch, 0, ts, 1000);
+		if (!at) {
+			lost++;
+			continue;
+		}
+		memset(at, 0xee, 1000);
+		at = ue_chan_reserve(ch, 0, ts++, 1000);
+		ASSERT_TRUE(at != NULL);
+		memset(at, 0xab, 1000);
+		ue_chan_commit(ch, 0);
+		written++;
+	}
+	EXPECT_EQ(vcpu(&v, 0)->produced, 4);
+	EXPECT_EQ(vcpu(&v, 0)->lost, 3);
+	for (uint64_t i = 0; i < 4; i++) {
+		struct ue_rbpage_iter it;
+		const void *data;
+		size_t len;
+		uint64_t t;
+
+		ASSERT_EQ(ue_rbpage_iter_init(&it, vpage(&v, 0, i), UE_CHAN_SUBBUF), 0);
+		while (ue_rbpage_next(&it, &t, &data, &len) == 1) {
+			EXPECT_EQ(len, 1000);
+			EXPECT_EQ(((const uint8_t *)data)[0], 0xab);
+			EXPECT_EQ(((const uint8_t *)data)[999], 0xab);
+			seen++;
+		}
+	}
+	EXPECT_EQ(seen, written);
+	EXPECT_EQ(written, 4 * (65520 / 1008));	/* header and length word: 1008 bytes each */
+	/* Room again: the next page marks the 3 lost. */
+	__atomic_store_n(&vcpu(&v, 0)->consumed, 4, __ATOMIC_RELEASE);
+	ASSERT_TRUE((at = ue_chan_reserve(ch, 0, ts, 8)) != NULL);
+	memset(at, 1, 8);
+	ue_chan_commit(ch, 0);
+	ue_chan_tick(ch, 0, ts, true);
+	EXPECT_EQ(page_records(vpage(&v, 0, 4), &missed), 1);
+	EXPECT_EQ(missed, 3);
+	EXPECT_EQ(vcpu(&v, 0)->records, written + 1);
+	munmap(v.map, v.len);
+	close(memfd);
+	close(evfd);
+	ue_chan_free(ch);
+}
+
 TEST(tick_hands_over_old_pages_and_wakes_a_sleeping_reader)
 {
 	struct ue_chan_opts o = { .kib_per_cpu = UE_CHAN_MIN_KIB, .flush_ms = 50 };
