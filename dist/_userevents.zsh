@@ -29,7 +29,7 @@ _userevents_cmd() {
 	run) _arguments $ev $pv {-o,--output}'[copy of the output]:file:_files' {-q,--quiet}'[summary only]' \
 		{-b,--buffer-size}'[ring buffer KiB per CPU]:KiB:' '--no-preload[CMD without the interposer]' \
 		'(-):command:_command_names -e' '*::args:_normal' ;;
-	record) _arguments $ev $pv $bu $ra {-o,--output}'[trace.dat or perf.data to write]:file:_files' {-q,--quiet}'[no progress]' \
+	record) _arguments $ev $pv $bu $ra {-o,--output}'[trace.dat or perf.data to write (default ./trace.dat)]:file:_files' {-q,--quiet}'[no progress]' \
 		'--format=-[the file: trace-cmd'\''s or perf'\''s]:format:(trace.dat perf)' \
 		'--duration[stop after SECONDS]:seconds:' '--max-size[stop at a file of SIZE (K, M, G)]:size:' \
 		'--no-preload[CMD without the interposer]' \
@@ -59,7 +59,7 @@ _userevents_cmd() {
 		'(--fields --json --html --stat)--format=[output format]:format:(text fields json perf-decode chrome html)' \
 		'(--fields --json --html --format)--stat[counts per event and CPU, lost, first and last time]' \
 		'*--counter[a numeric field as a counter (--format=chrome)]:EVENT.FIELD:' \
-		':trace.dat:_files' ;;
+		'::trace.dat (default ./trace.dat):_files' ;;
 	esac
 }
 

@@ -152,6 +152,13 @@ int uet_autoenable_start(struct uet_autoenable *a, bool warn);
 void uet_autoenable_tick(void *arg);
 
 /**
+ * uet_autoenable_saw - @system:@name had records: the globs that name it matched
+ * (a stream cut short, | head, may end before any scan saw an event that
+ * came and went)
+ */
+void uet_autoenable_saw(struct uet_autoenable *a, const char *system, const char *name);
+
+/**
  * uet_autoenable_unmatched - say which -e GLOBs never named an event
  *
  * Return: their number (the command then exits UET_EXIT_NO_MATCH).

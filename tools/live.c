@@ -325,6 +325,13 @@ int uet_autoenable_start(struct uet_autoenable *a, bool warn)
 	return a->failed;
 }
 
+void uet_autoenable_saw(struct uet_autoenable *a, const char *system, const char *name)
+{
+	for (size_t g = 0; a->matched && g < a->nglobs; g++)
+		if (uet_glob_match(a->globs[g], system, name))
+			a->matched[g] = true;
+}
+
 size_t uet_autoenable_unmatched(const struct uet_autoenable *a)
 {
 	size_t n = 0;

@@ -23,7 +23,7 @@
 #include "tracefs.h"
 #include "util.h"
 
-static const char usage[] = "record -o FILE [--format=trace.dat|perf] [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS] | --no-blocking] [--duration SECONDS] [--max-size SIZE] [--reattach SECONDS] [-q] [--no-preload] [-- CMD [ARGS]]";
+static const char usage[] = "record [-o FILE] [--format=trace.dat|perf] [-e GLOB [-f FILTER]]... [-p PROVIDER[:LEVEL[:KEYWORDS]]]... [-b KiB] [--blocking[=MS] | --no-blocking] [--duration SECONDS] [--max-size SIZE] [--reattach SECONDS] [-q] [--no-preload] [-- CMD [ARGS]]";
 
 /*
  * The file's format: --format, else perf's when the name is perf's
@@ -273,10 +273,9 @@ int uet_cmd_record(const char *tracefs_opt, int argc, char **argv)
 			   usage);
 	if (e >= 0)
 		return e;
-	if (!o.output) {
-		uet_opts_free(&o);
-		return uet_usage_err("record", usage, "no output file (-o FILE)");
-	}
+	/* trace-cmd's default, which report reads when given no file. */
+	if (!o.output)
+		o.output = "trace.dat";
 	if (o.max_size && strcmp(uet_record_format(&o), "perf") == 0) {
 		uet_opts_free(&o);
 		return uet_usage_err("record", usage, "--max-size applies to trace.dat files");

@@ -7,6 +7,7 @@
  * --format=html).  The reading is uet_dat_report().
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 
 static const char usage[] =
 	"report [-e GLOB]... [-p SPEC]... [--pid N] [--fields | --json [--wall-clock] | --html | --format=FMT | --stat] "
-	"[--counter EVENT.FIELD]... FILE";
+	"[--counter EVENT.FIELD]... [FILE]";
 
 /*
  * --wall-clock of a file: this system's offset of the file's clock, right
@@ -54,6 +55,7 @@ int uet_cmd_report(int argc, char **argv)
 	struct uet_opts o;
 	char err[256] = "";
 	bool *matched = NULL;
+	const char *path;
 	int e, exit_code = UET_EXIT_FAIL;
 
 	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_PROVIDER | UET_O_PID | UET_O_FIELDS | UET_O_JSON | UET_O_FORMAT |
@@ -61,20 +63,26 @@ int uet_cmd_report(int argc, char **argv)
 			   usage);
 	if (e >= 0)
 		return e;
-	if (o.rest != argc - 1) {
+	if (o.rest < argc - 1) {
 		uet_opts_free(&o);
 		return uet_usage_err("report", usage, "one FILE");
 	}
+	/* trace-cmd's default: the file record writes when given no -o. */
+	path = o.rest < argc ? argv[o.rest] : "trace.dat";
 	if (o.ncounters && strcmp(o.format, "chrome") != 0) {
 		uet_opts_free(&o);
 		return uet_usage_err("report", usage, "--counter needs --format=chrome");
 	}
-	e = uet_dat_read(argv[o.rest], &d, err, sizeof(err));
+	e = uet_dat_read(path, &d, err, sizeof(err));
 	if (e < 0) {
-		uet_err("report: %s: %s", argv[o.rest], err);
+		if (e == -ENOENT && o.rest == argc)
+			uet_err("report: trace.dat: %s: make one with " UET_PROG " record -- CMD, or name the file",
+				err);
+		else
+			uet_err("report: %s: %s", path, err);
 		goto out;
 	}
-	if (o.wall_clock && !wall_clock_fits(&d, argv[o.rest]))
+	if (o.wall_clock && !wall_clock_fits(&d, path))
 		goto out;
 	e = uet_sinks_add(&sinks, uet_sink_new(o.format, stdout, NULL));
 	for (size_t i = 0; e == 0 && i < o.ncounters; i++)
@@ -82,16 +90,23 @@ int uet_cmd_report(int argc, char **argv)
 	if (e == 0)
 		e = uet_sinks_begin(&sinks, &(struct uet_sink_env){ .who = "report",
 								    .ncpus = d.ncpus,
-								    .source = argv[o.rest],
+								    .source = path,
 								    .wall_clock = o.wall_clock,
 								    .trace_clock = d.clock,
 								    .saved_tgids = d.tgids });
 	if (e < 0)
 		goto out;
 	matched = calloc(o.nglobs + 1, sizeof(*matched));
+	/* A reader that went away (| head): the failed write ends the report, quiet and 0. */
+	signal(SIGPIPE, SIG_IGN);
 	e = matched ? uet_dat_report(&d, &o, &sinks, matched) : -ENOMEM;
+	if (e < 0 && uet_output_gone(stdout)) {
+		exit_code = UET_EXIT_OK;
+		uet_sinks_end(&sinks, false);
+		goto out;
+	}
 	if (e < 0) {
-		uet_err("report: %s: %s", argv[o.rest], strerror(-e));
+		uet_err("report: %s: %s", path, strerror(-e));
 		goto out;
 	}
 	exit_code = UET_EXIT_OK;
@@ -100,11 +115,12 @@ int uet_cmd_report(int argc, char **argv)
 		if (matched[g])
 			continue;
 		uet_err("report: %s: no event matched '%s' (see " UET_PROG " report --stat %s)",
-			argv[o.rest], uet_glob_shown(o.globs[g]), argv[o.rest]);
+			path, uet_glob_shown(o.globs[g]), path);
 		exit_code = UET_EXIT_NO_MATCH;
 	}
 out:
-	if (uet_sinks_end(&sinks, exit_code == UET_EXIT_OK) < 0 && exit_code == UET_EXIT_OK) {
+	if (uet_sinks_end(&sinks, exit_code == UET_EXIT_OK) < 0 && exit_code == UET_EXIT_OK &&
+	    !uet_output_gone(stdout)) {
 		uet_err("report: %s", strerror(EIO));
 		exit_code = UET_EXIT_FAIL;
 	}

@@ -36,18 +36,22 @@ static int cmp_count(const void *a, const void *b)
 static void summary(struct uet_stream *s, struct uet_drops *d, const char *tracefs)
 {
 	unsigned long long events = 0, bytes = 0, dropped = uet_drops_now(d, tracefs);
+	int w = 32;	/* the names' column: 32, or the longest name (an EventHeader provider's) */
 
 	if (s->ncounts)
 		qsort(s->counts, s->ncounts, sizeof(*s->counts), cmp_count);
-	fprintf(stderr, "\n%s%-32s %12s %12s%s\n", uet_bold(stderr), "EVENT", "EVENTS", "BYTES",
+	for (size_t i = 0; i < s->ncounts; i++)
+		if ((int)strlen(s->counts[i].name) > w)
+			w = (int)strlen(s->counts[i].name);
+	fprintf(stderr, "\n%s%-*s %12s %12s%s\n", uet_bold(stderr), w, "EVENT", "EVENTS", "BYTES",
 		uet_bold_end(stderr));
 	for (size_t i = 0; i < s->ncounts; i++) {
-		fprintf(stderr, "%-32s %12llu %12llu\n", s->counts[i].name, s->counts[i].events,
+		fprintf(stderr, "%-*s %12llu %12llu\n", w, s->counts[i].name, s->counts[i].events,
 			s->counts[i].bytes);
 		events += s->counts[i].events;
 		bytes += s->counts[i].bytes;
 	}
-	fprintf(stderr, "%-32s %12llu %12llu\n", "total", events, bytes);
+	fprintf(stderr, "%-*s %12llu %12llu\n", w, "total", events, bytes);
 	if (d->have)
 		fprintf(stderr,
 			"dropped: %llu (overrun %llu, discarded %llu, native ring full %llu; "
@@ -64,7 +68,7 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	struct uet_drops drops;
 	struct run r = { 0 };
 	struct uet_opts o;
-	int e, exit_code = UET_EXIT_RUN_FAIL;
+	int e = 0, exit_code = UET_EXIT_RUN_FAIL;
 
 	e = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_OUTPUT | UET_O_QUIET |
 				   UET_O_NO_PRELOAD | UET_O_PROVIDER | UET_O_BUFFER,
@@ -125,6 +129,8 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 	 */
 	o.block_ms = UET_BLOCK_DEFAULT_MS;
 	e = uet_stream_raw(r.tracefs, &o, &r.ae, &sinks, st.ncpus, &r.child, &s, NULL);
+	if (e < 0 && !o.output && uet_output_gone(stdout))
+		e = -EPIPE;
 	if (r.ae.failed)
 		uet_child_end(&r.child);
 	if (e < 0) {
@@ -150,8 +156,12 @@ int uet_cmd_run(const char *tracefs_opt, int argc, char **argv)
 		goto out;
 	}
 	exit_code = uet_child_exit_code(&r.child, "run");
-	if (e < 0 && exit_code == 0)
+	/* A reader that went away (| head) ended it: CMD's status, as without the pipe. */
+	if (e < 0 && e != -EPIPE && exit_code == 0)
 		exit_code = UET_EXIT_RUN_FAIL;
+	/* The events shown matched, whether or not a scan saw them (| head ends before one). */
+	for (size_t i = 0; i < s.ncounts; i++)
+		uet_autoenable_saw(&r.ae, "user_events", s.counts[i].name);
 	/* Said whatever CMD's exit; its status is kept when it failed. */
 	if (uet_autoenable_unmatched(&r.ae) && exit_code == 0)
 		exit_code = UET_EXIT_NO_MATCH;
@@ -159,7 +169,9 @@ out:
 	uet_child_end(&r.child);
 	uet_private_stop(priv);
 	uet_autoenable_free(&r.ae);
-	if (uet_sinks_end(&sinks, exit_code == 0) < 0 && exit_code == 0)
+	/* Output whose reader went away has nowhere to go: not a failure. */
+	if (uet_sinks_end(&sinks, exit_code == 0 && e != -EPIPE) < 0 && exit_code == 0 &&
+	    e != -EPIPE)
 		exit_code = UET_EXIT_RUN_FAIL;
 	uet_stream_free(&s);
 	uet_opts_free(&o);

@@ -698,6 +698,7 @@ int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 	struct uet_sinks sinks = { 0 };
 	struct uet_buf_stats st;
 	struct uet_opts o;
+	bool closed;
 	int r;
 
 	r = uet_opts_parse(&o, argc, argv, UET_O_EVENT | UET_O_FILTER | UET_O_FIELDS | UET_O_JSON |
@@ -745,6 +746,8 @@ int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 	 */
 	if (r == 0 && (o.format_opt || strcmp(o.format, "fields") != 0)) {
 		r = uet_stream_raw(tracefs, &o, &ae, &sinks, st.ncpus, NULL, NULL, &re);
+		if (r < 0 && uet_output_gone(stdout))
+			r = -EPIPE;
 		if (r < 0 && r != -EPIPE && ferror(stdout))
 			uet_err("stream: output: %s", strerror(-r));
 	} else if (r == 0) {
@@ -754,6 +757,8 @@ int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 		s.tick = stream_tick;
 		s.tick_arg = &ae;
 		r = uet_stream_loop(&s);
+		if (r < 0 && uet_output_gone(stdout))
+			r = -EPIPE;
 		/* A daemon gone for good was said, with the closing words. */
 		if (r < 0 && r != -EPIPE && !re.gone)
 			uet_err("stream: %s/trace_pipe: %s", tracefs, strerror(-r));
@@ -761,10 +766,17 @@ int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 	/* The closing words: the daemon's gaps (where, the lines of each CPU said). */
 	if (*uet_reattach_said(&re, said, sizeof(said)))
 		uet_err("stream: %s", said + 2);
+	/*
+	 * A reader that went away (| head): the end it asked for, quiet and 0,
+	 * as run's; what the sinks still hold has nowhere to go.
+	 */
+	closed = r == -EPIPE;
+	if (closed)
+		r = 0;
 	if (r == 0 && ae.failed)
 		r = ae.failed;
 	uet_autoenable_undo(&ae);
-	if (uet_sinks_end(&sinks, r == 0) < 0 && r == 0)
+	if (uet_sinks_end(&sinks, r == 0 && !closed) < 0 && r == 0 && !closed)
 		r = -EIO;
 	if (r == 0 && uet_autoenable_unmatched(&ae))
 		r = 1;	/* UET_EXIT_NO_MATCH */

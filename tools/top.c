@@ -10,9 +10,11 @@
  * (EventHeader events by their own names, not their tracepoint's), the
  * records come as stream's do (uet_stream_raw(): the consumer channel, not
  * blocking the writers) into a sink that counts them (the reader's
- * thread).  A second thread renders the table and reads the keys.  On a terminal: the alternate screen, plain ANSI escapes, the
- * terminal raw (no echo, no line editing; ^C still a signal); every way
- * out restores it.  Elsewhere: one plain table a refresh (--once: one).
+ * thread).  A second thread renders the table and reads the keys.  On a
+ * terminal: the alternate screen, plain ANSI escapes, the terminal raw (no
+ * echo, no line editing; ^C still a signal); every way out restores it and
+ * leaves the last table on the terminal's own screen, as top(1) leaves its
+ * last screen.  Elsewhere: one plain table a refresh (--once: one).
  * Against the running daemon, or a private one for -- CMD (as run).
  */
 #include <errno.h>
@@ -306,6 +308,7 @@ struct top_ui {
 	enum sortkey sort;
 	double delay;		/* seconds between refreshes */
 	bool tty, once;
+	double secs;		/* the interval of the last table's rates */
 	bool records;		/* --records: count records, not the daemon's counts */
 	const char *what;	/* the tracefs, or the command */
 	struct top_line *lines;
@@ -535,16 +538,40 @@ static const char *human(double v, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * How a table is rendered: on the alternate screen (escapes, the key line),
+ * as a plain table a refresh (not a terminal: a blank line after it), or
+ * the last one, left on the terminal's own screen at the end (plain).
+ */
+enum render { R_SCREEN, R_PLAIN, R_LAST };
+
+/*
+ * A line's name as the table shows it: by process, "PID COMM" with the
+ * pid right-aligned in @pidw columns (under the header's PID).
+ */
+static const char *line_name(const struct top_ui *ui, const char *name, int pidw, char *buf,
+			     size_t len)
+{
+	int n = (int)strcspn(name, " ");
+
+	if (ui->group != G_PROCESS)
+		return name;
+	snprintf(buf, len, "%*.*s%s", pidw, n, name, name + n);
+	return buf;
+}
+
 /* The table on stdout; -EPIPE or another error when it could not be written. */
-static int top_render(struct top_ui *ui, double secs)
+static int top_render(struct top_ui *ui, double secs, enum render how)
 {
 	static const char *const head[G_N] = { "EVENT", "PROVIDER", "PID COMM" };
+	static const char keys[] = "q quit  g group  s sort  e events  b bytes  l lost  n name";
+	bool screen = how == R_SCREEN;
 	double ev = 0, by = 0, lo = 0;
 	unsigned long long total = 0;
 	size_t rows = SIZE_MAX, shown;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], name[216], hd[32];
 	struct winsize ws;
-	int width = 80, namew = 16;
+	int width = 80, namew = 16, pidw = 3;
 	unsigned int gaps;
 	FILE *f = stdout;
 
@@ -558,7 +585,7 @@ static int top_render(struct top_ui *ui, double secs)
 		rows = (size_t)ws.ws_row - 5;
 		width = ws.ws_col;
 	}
-	if (ui->tty)
+	if (screen)
 		fputs("\033[H\033[2J", f);
 	pthread_mutex_lock(&ui->sink->mu);
 	gaps = ui->sink->gaps;
@@ -571,34 +598,58 @@ static int top_render(struct top_ui *ui, double secs)
 			gaps == 1 ? "" : "s");
 	fputc('\n', f);
 	shown = ui->nlines < rows ? ui->nlines : rows;
+	/* By process: the pids' column as wide as the widest shown, PID over it. */
+	for (size_t i = 0; ui->group == G_PROCESS && i < shown; i++)
+		if ((int)strcspn(ui->lines[i].name, " ") > pidw)
+			pidw = (int)strcspn(ui->lines[i].name, " ");
+	snprintf(hd, sizeof(hd), "%*s COMM", pidw, "PID");
 	/* The names' column: the longest shown, within the terminal's width. */
-	for (size_t i = 0; i < shown; i++)
-		if ((int)strlen(ui->lines[i].name) > namew)
-			namew = (int)strlen(ui->lines[i].name);
+	for (size_t i = 0; i < shown; i++) {
+		int n = (int)strlen(line_name(ui, ui->lines[i].name, pidw, name, sizeof(name)));
+
+		if (n > namew)
+			namew = n;
+	}
 	if (ui->tty && namew > width - 46)
 		namew = width - 46 > 10 ? width - 46 : 10;
-	fprintf(f, "%s%-*.*s %10s %10s %8s %12s%s\n", ui->tty ? "\033[7m" : "", namew, namew,
-		head[ui->group], "EVENTS/s", "BYTES/s", "LOST/s", "EVENTS", ui->tty ? "\033[0m" : "");
+	fprintf(f, "%s%-*.*s %10s %10s %8s %12s%s\n", screen ? "\033[7m" : "", namew, namew,
+		ui->group == G_PROCESS ? hd : head[ui->group], "EVENTS/s", "BYTES/s", "LOST/s",
+		"EVENTS", screen ? "\033[0m" : "");
 	for (size_t i = 0; i < shown; i++) {
 		const struct top_line *l = &ui->lines[i];
 
-		fprintf(f, "%-*.*s %10s %10s %8s %12llu\n", namew, namew, l->name,
+		fprintf(f, "%-*.*s %10s %10s %8s %12llu\n", namew, namew,
+			line_name(ui, l->name, pidw, name, sizeof(name)),
 			human(l->events, a, sizeof(a)), human(l->bytes, b, sizeof(b)),
 			human(l->lost, c, sizeof(c)), l->total);
 	}
 	if (shown < ui->nlines)
 		fprintf(f, "... %zu more\n", ui->nlines - shown);
-	fprintf(f, "%s%-*.*s %10s %10s %8s %12llu%s\n", ui->tty ? "\033[1m" : "", namew, namew,
+	fprintf(f, "%s%-*.*s %10s %10s %8s %12llu%s\n", screen ? "\033[1m" : "", namew, namew,
 		"total", human(ev, a, sizeof(a)), human(by, b, sizeof(b)), human(lo, c, sizeof(c)),
-		total, ui->tty ? "\033[0m" : "");
-	if (ui->tty)
-		fputs("q quit  g group (event, provider, process)  s sort (events, bytes, lost, name)",
-		      f);
-	else
+		total, screen ? "\033[0m" : "");
+	/* The keys, as userevents(1) lists them, within the width (no line wrapped). */
+	if (screen)
+		fprintf(f, "%.*s", width > 1 ? width - 1 : 1, keys);
+	else if (how == R_PLAIN)
 		fputc('\n', f);
 	if (fflush(f) == EOF || ferror(f))
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+/*
+ * The last table, left on the terminal's own screen once the alternate one
+ * is gone (as top(1) leaves its last screen): the rates last shown, the
+ * events counted to the end (CMD's last ones too, written since the last
+ * refresh).  The renderer's thread has ended.
+ */
+static void top_last(struct top_ui *ui)
+{
+	if (ui->sink->counts)
+		counts_read(ui->sink);
+	if (top_group(ui) == 0)
+		top_render(ui, ui->secs, R_LAST);
 }
 
 /* ---- the terminal ----------------------------------------------------------------------- */
@@ -678,8 +729,9 @@ static void *top_ui_main(void *arg)
 	double secs = ui->delay;
 	bool measured = false;
 
+	ui->secs = secs;
 	if (ui->tty)
-		top_render(ui, 0);	/* the frame, at once */
+		top_render(ui, secs, R_SCREEN);	/* the frame, at once */
 	while (!ui->quit) {
 		uint64_t now = uet_now_ns(), next = last + (uint64_t)(ui->delay * 1e9);
 		int wait = now >= next ? 0 : (int)((next - now) / 1000000) + 1;
@@ -700,10 +752,11 @@ static void *top_ui_main(void *arg)
 		if (now >= next) {
 			secs = (double)(now - last) / 1e9;
 			top_measure(ui, secs);
+			ui->secs = secs;
 			last = now;
 			measured = redraw = true;
 		}
-		if (redraw && (top_group(ui) < 0 ? (ui->failed = true) : top_render(ui, secs) < 0)) {
+		if (redraw && (top_group(ui) < 0 ? (ui->failed = true) : top_render(ui, secs, ui->tty ? R_SCREEN : R_PLAIN) < 0)) {
 			/*
 			 * Out of memory, or the output gone (| head): the end.  The
 			 * reader's thread is told as q tells it; this thread's
@@ -892,6 +945,8 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	if (ui_on)
 		pthread_join(ui.th, NULL);
 	term_restore();
+	if (ui.tty && ui_on)
+		top_last(&ui);
 	/* The closing words, once the screen is the terminal's again (a crash under a keeper counted too). */
 	re.gaps = ts.gaps;
 	if (*uet_reattach_said(&re, said, sizeof(said)))

@@ -17,6 +17,8 @@
  * writes them, with malformed ones after them, in the layout of
  * LinuxTracepoints' interceptor files (u32 size, name, NUL, event), the
  * input of its decode-dat-utest and of our dat-decode.
+ * $EH_PROVIDER names write's provider (default EhTest): a long one makes
+ * long tracepoint names.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -676,6 +678,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "activities") == 0)
 		return write_activities(argc > 2 ? argv[2] : "/sys/kernel/tracing/user_events_data");
+	if (getenv("EH_PROVIDER") && *getenv("EH_PROVIDER"))
+		prov = getenv("EH_PROVIDER");
 	build_lists();
 	if (strcmp(argv[1], "write") == 0)
 		return write_all(argc > 2 ? argv[2] : "/sys/kernel/tracing/user_events_data");

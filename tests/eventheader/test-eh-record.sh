@@ -9,7 +9,8 @@
 #  - the two plain events print with perf-decode's conventions for
 #    tracepoint fields (our expectation, from its perf.data.linux.json);
 #  - report's trace lines show Provider:Event and fields by name, and
-#    `run -- CMD` prints the same lines;
+#    `run -- CMD` prints the same lines, and a summary whose columns hold
+#    with long names;
 #  - report --json has "eventheader" with the name, fields and header, and
 #    the otlp_metrics buffer in base64;
 #  - live: stream --format=text and --format=perf-decode on a mounted
@@ -108,6 +109,14 @@ grep -aq ' EhTest:Ints: u8=200 i8=-128 u16=60000 ' "$W/run.text" &&
 	diff "$W/text.cut" "$W/run.cut" > "$W/run.diff" &&
 	ok "run prints report's lines (EventHeader decoded)" ||
 	{ no "run's lines differ from report's"; head -5 "$W/run.diff"; }
+# run's summary keeps its columns whatever the names' length: a long
+# provider's tracepoint names (55 characters here) pushed them right.
+EH_PROVIDER=LinuxTracepoints_Sample_Provider "$tool" run -q -- "$provider" write 2> "$W/run.sum" ||
+	{ no "run -- eh-provider write, a long provider"; cat "$W/run.sum"; }
+awk '/^EVENT / { w = length($0); on = 1; next } on && length($0) != w { bad++ } on && /^total / { t = 1; exit }
+     END { exit !(t && !bad) }' "$W/run.sum" && grep -q '^LinuxTracepoints_Sample_ProviderP32_L4Kf123456789abcdef ' "$W/run.sum" &&
+	ok "run's summary: its columns aligned with 55-character names" ||
+	{ no "run's summary: columns not aligned"; cat "$W/run.sum"; }
 
 "$tool" report --json "$W/eh.dat" > "$W/json"
 grep -aq '"event":"EhTest_L5K8","fields":{"eventheader_flags":7,.*"eventheader":{"provider":"EhTest","name":"Structs","level":5,"keyword":"0x8",.*"fields":{"five": 5, "S1;tag=0xBEEF": {' "$W/json" &&

@@ -62,15 +62,20 @@ const written = manifest.filter((m) => m.event);
 const stderr = fs.readFileSync(errFile, 'utf8');
 
 // The exporter's counters: "export: R records, M metrics events; sent S,
-// rejected J, dropped D (why n)...; Q requests, T retried".
+// rejected J, dropped D[: n WHY, n WHY...]; Q requests, T retried".
+const whyWords = { queue_full: 'with the queue full', http: 'refused by the collector',
+	retries: 'still failing after', exit: 'unsent when export exited', too_large: 'larger than' };
 function counters() {
 	const m = /export: (\d+) records, (\d+) metrics events; sent (\d+), rejected (\d+), dropped (\d+)(.*?); (\d+) requests, (\d+) retried/.exec(stderr);
 	if (!m)
 		return null;
 	const c = { records: +m[1], metrics: +m[2], sent: +m[3], rejected: +m[4], dropped: +m[5],
 		requests: +m[7], retried: +m[8], why: {} };
-	for (const w of m[6].matchAll(/\((\w+) (\d+)\)/g))
-		c.why[w[1]] = +w[2];
+	for (const [key, words] of Object.entries(whyWords)) {
+		const w = new RegExp(`(\\d+) ${words}`).exec(m[6]);
+		if (w)
+			c.why[key] = +w[1];
+	}
 	return c;
 }
 

@@ -12,7 +12,8 @@
 # Needs root and /dev/fuse (77 otherwise), node and tests/otlp/node_modules
 # (scripts/install-deps; failing without them).  Last, export as a service:
 # against a mounted usereventsd until SIGTERM, its counters in `userevents
-# stats` while it runs, a clean flush at the signal.
+# stats` while it runs, a clean flush at the signal; and the counters moving
+# in `userevents stats` while the collector is down.
 #
 #   test-export.sh USEREVENTS OTLP_PROVIDER NODE USEREVENTSD
 set -u
@@ -104,6 +105,13 @@ check() {
 	[ -s "$work/$name.check" ] || fail "$name: check.js printed nothing"
 }
 
+# The closing line says why in words, not "(http 10)", which read as a status.
+closing_says() {	# WORDS
+	grep -q "dropped [0-9]*: \([0-9]* [^;]*, \)*[0-9]* $1" "$err" && ! grep -q '(http [0-9]*)\|(exit [0-9]*)' "$err" &&
+		ok "$name: the closing line says: $1" ||
+		fail "$name: the closing line does not say '$1': $(grep 'records,' "$err")"
+}
+
 sel="-e user_events:Otlp* -e user_events:otlp_metrics"
 all="-n 5 -E -m $work/metrics.pb"
 
@@ -146,6 +154,25 @@ export_run $name 3 10 -p OtlpEh:4 -- "$prov" -E -w 500
 stop_receiver
 check mapping --absent EhLevel5 --absent CsEvent
 
+# --otlp as the collector's docs write it, http://HOST:4318/v1/logs: used as
+# is (it posted to /v1/logs/v1/logs, a 404); a path the collector does not
+# serve: the 404 names the URL posted to and what --otlp takes.
+name=full-url
+receiver $name
+base=$url
+url=$base/v1/logs
+export_run $name 0 10 -e user_events:OtlpPlain -- "$prov" -n 20
+stop_receiver
+check delivery --all
+name=wrong-path
+receiver $name
+url=$url/otlp
+export_run $name 5 10 -e user_events:OtlpPlain -- "$prov" -n 20
+stop_receiver
+grep -qF "export: $url/v1/logs: HTTP 404 Not Found: no OTLP receiver at this URL; --otlp takes the collector's base URL (http://HOST:4318) or its .../v1/logs URL (dropped)" "$err" &&
+	ok "$name: the 404 names the URL posted to and what --otlp takes" ||
+	fail "$name: the 404 says: $(grep 404 "$err")"
+
 # ---- faults: plain events, 20 batches of 10 over about a second ----
 load="-n 200 -b 10 -i 50"
 batch="--batch-records 10 --batch-delay 50"
@@ -171,6 +198,7 @@ export_run $name 5 10 -e user_events:OtlpPlain $batch --retry-timeout 2000 --flu
 	-- "$prov" $load
 stop_receiver
 check delivery --dropped-min 1
+closing_says "unsent when export exited (--flush-timeout)"
 
 name=slow
 receiver $name --delay 300
@@ -206,6 +234,7 @@ receiver $name --plan status:400
 export_run $name 5 5 -e user_events:OtlpPlain $batch -- "$prov" $load
 stop_receiver
 check delivery --dropped-min 1
+closing_says "refused by the collector (an HTTP status not retried)"
 
 name=bad-request-partial
 receiver $name --plan 'partial400:2:2 records malformed'
@@ -223,16 +252,21 @@ stop_receiver
 check delivery --dropped-min 200
 
 # ---- as a service: the running daemon, until SIGTERM ----
+# export_service: export against the mount in the background, until
+# SIGTERM; sets $xpid, $err and $man (the provider's manifest).
+export_service() {
+	err=$work/$name.err
+	man=$work/$name.man
+	# shellcheck disable=SC2086
+	"$tool" --tracefs "$mnt" export --otlp "$url" -e user_events:OtlpPlain $batch \
+		--flush-timeout 15000 >/dev/null 2>"$err" &
+	xpid=$!
+	pids="$pids $xpid"
+}
 name=service
 receiver $name --delay 300
 "$daemon" "$mnt" || { echo "FAIL: usereventsd did not mount"; exit 1; }
-err=$work/$name.err
-man=$work/$name.man
-# shellcheck disable=SC2086
-"$tool" --tracefs "$mnt" export --otlp "$url" -e user_events:OtlpPlain $batch --flush-timeout 15000 \
-	>/dev/null 2>"$err" &
-xpid=$!
-pids="$pids $xpid"
+export_service
 i=0
 until [ -e "$USEREVENTS_RUNDIR/export-$xpid.stats" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
 # shellcheck disable=SC2086
@@ -269,6 +303,38 @@ took=$(($(now_ms) - start))
 	fail "$name: export-$xpid.stats left behind"
 stop_receiver
 check delivery --all
+
+# ---- the counters move while the collector is down (issue 34) ----
+# The receiver comes up 8 s after export starts.  Meanwhile the stats file
+# shows every record read and the attempts: records, requests and retried
+# grow between two looks 2.5 s apart (the 5th attempt comes 1.55 to 3.1 s
+# after the first); they froze while one request was being retried.
+name=stats-while-down
+receiver $name --start-after 8
+export_service
+# At once (the stats file comes with the first counts): the provider waits
+# for export to enable its event.
+# shellcheck disable=SC2086
+USEREVENTS_TRACEFS=$mnt "$prov" $load -w 5000 -o "$man" 2>"$work/$name.perr" ||
+	fail "$name: provider: $(cat "$work/$name.perr")"
+counters() {	# records requests retried, as userevents stats shows them
+	"$tool" --tracefs "$mnt" stats | sed -n "s/^export\.$xpid\.\(records\|requests\|retried\): //p" |
+		tr '\n' ' '
+}
+sleep 0.3
+set -- $(counters)
+sleep 2.5
+a="$1 $2 $3"
+set -- $(counters) $a
+[ "$1" = 200 ] && [ "$2" -gt "$5" ] && [ "$3" -gt "$6" ] && [ "$6" -ge 1 ] &&
+	ok "$name: userevents stats moves while the collector is down: records $4 -> $1, requests $5 -> $2, retried $6 -> $3" ||
+	fail "$name: userevents stats while the collector is down: records $4 -> $1 (200 written), requests $5 -> $2, retried $6 -> $3"
+kill -TERM "$xpid"
+wait "$xpid"
+rc=$?
+[ $rc = 0 ] && ok "$name: export exited 0 at SIGTERM" || fail "$name: export exited $rc: $(tail -n 3 "$err" | tr '\n' '|')"
+stop_receiver
+check delivery --all --retried-min 3
 
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -7,7 +7,9 @@
 #    userevents --help in the global completions and the SYNOPSIS;
 #  - every option a completion offers for a command, the summary of
 #    userevents --help gives it, or the README's tool lines show it, is one
-#    the command's --help names (nothing stale);
+#    the command's --help names (nothing stale); and the summary gives every
+#    option of a command's --help but the tuning ones (buffer, blocking,
+#    reattach, preload, export's batches and queue);
 #  - the man pages carry one date and the tool's version.
 #
 #   completions.py USEREVENTS SRCDIR
@@ -109,6 +111,20 @@ for cmd in COMMANDS:
         for o in sorted(offered(text)):
             if o not in takes:
                 fail("%s: the %s offers %s, which %s --help does not name" % (cmd, where, o, cmd))
+# Both ways: the summary of userevents --help names every option of a
+# command's --help (report --format, top --group and --sort were missing)
+# but those that tune how it reads and sends, which the command's --help
+# and userevents(1) give.
+TUNING = {"-b", "--blocking", "--no-blocking", "--reattach", "--no-preload", "--batch-records",
+          "--batch-bytes", "--batch-delay", "--queue-bytes", "--drop", "--timeout",
+          "--retry-timeout", "--flush-timeout"}
+for cmd in COMMANDS:
+    if cmd in ("enable", "disable"):
+        continue
+    m = re.search(r"^  %s\b(.*?)(?=^  [a-z]+\b|^\n)" % cmd, summary, re.S | re.M)
+    said = offered(m.group(1) if m else "")
+    for o in sorted({LONG.get(o, o) for o in options(helps[cmd])} - TUNING - said):
+        fail("%s %s: not in the summary of userevents --help" % (cmd, o))
 for line in re.findall(r"^    userevents ([a-z]+)(.*)$", readme, re.M):
     cmd, rest = line
     rest = rest.split("#")[0]

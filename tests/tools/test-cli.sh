@@ -51,6 +51,25 @@ expect_rc() {
 	fi
 }
 
+# closed_stdout PREFIX COMMAND...: COMMAND with its standard output a pipe
+# whose reader is gone before it starts (| head that has all it wanted; the
+# default SIGPIPE restored, as a shell leaves it); its status in PREFIX.rc
+# (-N: killed by signal N), its standard error in PREFIX.err.
+closed_stdout() {
+	python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[2:], stdout=w, stderr=open(sys.argv[1] + ".err", "w"), timeout=60)
+open(sys.argv[1] + ".rc", "w").write("%d\n" % p.returncode)' "$@"
+}
+# closed_ok DESCRIPTION PREFIX [GREP-V]: ended quietly with status 0 (GREP-V:
+# lines of standard error that are not a complaint, e.g. run's summary)
+closed_ok() {
+	err=$(grep -v "${3:-^$}" "$2.err")
+	[ "$(cat "$2.rc")" = 0 ] && [ -z "$err" ] && ok "$1: quiet, exit 0" ||
+		fail "$1: exit $(cat "$2.rc"), said: $err"
+}
+
 unset USEREVENTS_TRACEFS
 norm=$(dirname "$0")/records-norm.py	# trace lines and JSON records in one form
 
@@ -73,7 +92,13 @@ expect_rc 2 "run without a command" -- "$tool" run
 expect_rc 2 "enable without a glob" -- "$tool" --tracefs "$mnt" enable
 expect_rc 0 "stream --help" -- "$tool" stream --help
 grep -q '^usage: userevents stream .*--json' "$work/out" || fail "stream --help: no --json"
-expect_rc 2 "report without a file" -- "$tool" report
+# No FILE: trace-cmd's ./trace.dat; none there: said, with how to make one.
+mkdir "$work/cwd"
+cd "$work/cwd" || exit 1
+expect_rc 1 "report without a file and no ./trace.dat" -- "$tool" report
+cd - > /dev/null || exit 1
+grep -q "^userevents: report: trace.dat: No such file or directory: make one with userevents record -- CMD, or name the file$" \
+	"$work/err" || fail "report without a file: message '$(cat "$work/err")'"
 expect_rc 1 "report of a missing file" -- "$tool" report "$work/none.dat"
 grep -q "^userevents: report: $work/none.dat: No such file or directory" "$work/err" ||
 	fail "report of a missing file: message"
@@ -109,7 +134,6 @@ expect_usage - "--color bogus: not auto, always or never" -- --color=bogus list
 expect_usage - "unknown command 'frobnicate' (see userevents --help)" -- frobnicate
 expect_usage run "no command (-- CMD)" --
 expect_usage run "--blocking and --no-blocking apply to record, stream and export" -- --blocking -- true
-expect_usage record "no output file (-o FILE)" -- -e x
 expect_usage stream "unexpected argument 'x'" -- x
 expect_usage stats "unexpected argument 'x'" -- x
 expect_usage list "unknown option '--bogus'" -- --bogus
@@ -347,6 +371,19 @@ PY
 else
 	fail "stream --json --wall-clock: exit $rc"; head -3 "$work/json" "$work/err"
 fi
+# A reader gone (stream | head -2 once it has its lines): the end, quiet and 0.
+closed_stdout "$work/cs" "$tool" --tracefs "$mnt" stream -e 'user_events:example_*' &
+cpid=$!
+sleep 0.5
+"$example" "$mnt" 1 > /dev/null
+wait $cpid
+closed_ok "stream with its reader gone" "$work/cs"
+closed_stdout "$work/cs" "$tool" --tracefs "$mnt" stream --json -e 'user_events:example_*' &
+cpid=$!
+sleep 0.5
+"$example" "$mnt" 1 > /dev/null
+wait $cpid
+closed_ok "stream --json with its reader gone" "$work/cs"
 echo 0 > "$mnt/events/user_events/enable"
 umount "$mnt"
 
@@ -473,6 +510,56 @@ TMPDIR=$runtmp LD_PRELOAD= expect_rc 0 "run --no-preload" -- \
 	"$tool" run -q --no-preload -- sh -c 'echo "preload=$LD_PRELOAD" >&2'
 grep -q '^preload=$' "$work/err" || fail "run --no-preload: LD_PRELOAD set"
 
+# A reader gone: run ends its output quietly, CMD's status is the exit (it
+# was 125); CMD is sent SIGTERM (nobody reads its trace): this one ignores it.
+TMPDIR=$runtmp closed_stdout "$work/cr" "$tool" run -e 'user_events:*' -- \
+	sh -c 'trap "" TERM; exec "$0" "$USEREVENTS_TRACEFS" 1 > /dev/null' "$example"
+closed_ok "run with its reader gone" "$work/cr" \
+	'^EVENT \|^example_\|^total \|^dropped: \|command exited with status 0$\|^$'
+# And report, in each format (it was killed by SIGPIPE, or said an I/O error).
+TMPDIR=$runtmp "$tool" record -q -o "$work/p.dat" -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example" \
+	> /dev/null 2>&1 || fail "record for report's closed output"
+for f in --fields --json --format=chrome --format=perf-decode --html --stat; do
+	closed_stdout "$work/cp" "$tool" report $f "$work/p.dat"
+	closed_ok "report $f with its reader gone" "$work/cp"
+done
+# The HTML page's summary counts in words that agree with them: "from 1
+# thread", not "from 1 threads" (one thread wrote p.dat's records).
+"$tool" report --html "$work/p.dat" > "$work/p.html" 2> "$work/err" || fail "report --html: exit $?"
+python3 - "$work/p.html" <<'PY' || fail "report --html: the summary's plurals: $(grep -o '<p id="summary">[^<]*' "$work/p.html")"
+import re, sys
+m = re.search(r'<p id="summary">(\d+) (records?) of (\d+) (events?) from (\d+) (threads?) over '
+              r'[0-9.]+ s; <span class="lostsum">(\d+) (records?) lost', open(sys.argv[1]).read())
+assert m and m.group(5) == "1", m and m.groups()
+for n, word in zip(m.groups()[::2], m.groups()[1::2]):
+    assert (n == "1") == (not word.endswith("s")), (n, word)
+PY
+# trace-cmd's defaults: record without -o writes ./trace.dat, report without
+# FILE reads it.
+cd "$work/cwd" || exit 1
+TMPDIR=$runtmp expect_rc 0 "record without -o" -- "$tool" record -q -- \
+	sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example"
+[ -s trace.dat ] || fail "record without -o: no ./trace.dat"
+expect_rc 0 "report without a file" -- "$tool" report
+cd - > /dev/null || exit 1
+"$tool" report "$work/cwd/trace.dat" > "$work/named" 2>&1
+cmp -s "$work/out" "$work/named" && [ -s "$work/out" ] ||
+	fail "report without a file: not ./trace.dat's records"
+# A file report does not read: what it is and how to make one it reads.
+TMPDIR=$runtmp "$tool" run -o "$work/run.txt" -- sh -c 'exec "$0" "$USEREVENTS_TRACEFS" 1' "$example" \
+	> /dev/null 2>&1 || fail "run -o for report"
+# stream --json's lines, as one would save them; an empty file; bytes that
+# are no text; text with UTF-8 in it (a string field's) is text.
+printf '{"name":"user_events:example","pid":1}\n' > "$work/run.json"
+: > "$work/run.empty"
+printf 'PK\003\004\000\001\002' > "$work/run.bin"
+printf ' sh-1 [000] 1.000000: example: name=caf\303\251\n' > "$work/run.utf8"
+for k in txt:"text, as run -o and stream write" json:"JSON, as stream --json writes" empty:empty \
+	bin:"not text either" utf8:"text, as run -o and stream write"; do
+	expect_rc 1 "report of ${k%%:*}" -- "$tool" report "$work/run.${k%%:*}"
+	grep -qF "report: $work/run.${k%%:*}: not a trace.dat file (${k#*:}); userevents record -o FILE -- CMD makes one report reads (or a perf.data)" \
+		"$work/err" || fail "report of ${k%%:*}: said '$(cat "$work/err")'"
+done
 expect_rc 3 "run returns the command's status" -- "$tool" run -- sh -c 'exit 3'
 expect_rc 127 "run of a missing command" -- "$tool" run -- "$work/nosuch"
 expect_rc 137 "run of a killed command" -- "$tool" run -- sh -c 'kill -9 $$'

@@ -10,9 +10,14 @@
 #    two-thread producer as one process (--group process: its pid);
 #  - from usereventsd_counts, no consumer channel open; --records counts
 #    records (a channel) at the same rate;
+#  - --group process: PID right-aligned under its header, COMM over the
+#    comms, whatever the pids' digits;
 #  - under tmux: the full screen shows the producer's rate within 20 %,
-#    g regroups (PID COMM), q quits: the shell's prompt is back, the
-#    alternate screen left, the terminal sane (echo on); SIGTERM the same.
+#    g regroups (PID COMM), b, l, n and e sort (the key line names them);
+#    q quits: the shell's prompt is back, the alternate screen left, the
+#    last table left on the terminal (as top(1) leaves its last screen),
+#    the terminal sane (echo on); SIGTERM the same; top -- CMD that ends
+#    leaves its last table too, with every event CMD wrote counted.
 # Needs root and /dev/fuse (exit 77 otherwise); tmux for the screen cases.
 # Usage: test-top.sh USEREVENTS USEREVENTSD RATE_PRODUCER
 set -u
@@ -97,11 +102,23 @@ rc=$?
 w=$(written rate_tick)
 r=$(awk -v p="$ppid" '$1 == p { v = $3; m = 1; if (v ~ /K$/) m = 1000; sub(/[KM]$/, "", v);
 	printf "%d\n", v * m }' "$W/live")
-if [ $rc = 0 ] && [ -n "$r" ] && within "$r" "$w" && grep -q "^PID COMM" "$W/live"; then
+if [ $rc = 0 ] && [ -n "$r" ] && within "$r" "$w" && grep -q "^ *PID COMM" "$W/live"; then
 	ok "top --tracefs --group process: pid $ppid at $r/s (written $w/s)"
 else
 	no "top --tracefs (exit $rc, rate '$r', written $w/s)"; cat "$W/live" "$W/live.err"
 fi
+# pid_columns FILE: the PID COMM header over its columns, each pid
+# right-aligned under PID, each comm under COMM, whatever the pids' digits
+# (COMM was at column 5 over pids of 4 and 5 digits).
+pid_columns() {
+	awk '/PID COMM/ { c = index($0, "COMM"); e = index($0, "PID") + 2; next }
+	     c && /^total / { exit }
+	     c && NF { n++; if (substr($0, c - 1, 1) != " " || substr($0, c, 1) == " " ||
+	                         substr($0, e, 1) !~ /[0-9]/ || substr($0, e + 1, 1) != " ") bad++ }
+	     END { exit !(c && n && !bad) }' "$1"
+}
+pid_columns "$W/live" && ok "--group process: PID and COMM over their columns (pid $ppid)" ||
+	{ no "--group process: PID COMM not over the pids and comms"; cat "$W/live"; }
 # Two threads of one process, RATE / 2 each: one line, its process id, their sum.
 USEREVENTS_TRACEFS="$W/mnt" "$producer" $((RATE / 2)) 0 rate_mt 0 2 > /dev/null &
 mpid=$!
@@ -113,7 +130,7 @@ rc=$?
 w=$(written rate_mt)
 r=$(awk -v p="$mpid" '$1 == p { v = $3; m = 1; if (v ~ /K$/) m = 1000; sub(/[KM]$/, "", v);
 	printf "%d\n", v * m }' "$W/mt")
-n=$(grep -cv -e '^userevents top - ' -e '^PID COMM' -e '^total ' -e '^$' "$W/mt")
+n=$(grep -cv -e '^userevents top - ' -e '^ *PID COMM' -e '^total ' -e '^$' "$W/mt")
 if [ $rc = 0 ] && [ -n "$r" ] && within "$r" "$w" && [ "$n" = 1 ]; then
 	ok "top --group process: two threads as their process $mpid at $r/s (written $w/s)"
 else
@@ -187,7 +204,7 @@ w=$(written rate_tick)
 tmux -S "$sock" capture-pane -p > "$W/screen"
 r=$(rate_of "$W/screen" rate_tick)
 if within "$r" "$w" && grep -q '^userevents top - ' "$W/screen" && grep -q '^total ' "$W/screen" &&
-	grep -q 'q quit' "$W/screen" && ! grep -q 'PROMPT>' "$W/screen"; then
+	! grep -q 'PROMPT>' "$W/screen"; then
 	ok "the screen: rate_tick at $r/s, written $w/s (alternate screen: no prompt)"
 else
 	no "the screen (rate '$r', written $w/s)"; cat "$W/screen"
@@ -200,30 +217,56 @@ grep -q '^PROVIDER ' "$W/screen.g" && grep -q "^user_events " "$W/screen.g" &&
 tmux -S "$sock" send-keys g
 sleep 0.5
 tmux -S "$sock" capture-pane -p > "$W/screen.g"
-grep -q 'PID COMM' "$W/screen.g" && grep -q "^$ppid rate_producer" "$W/screen.g" &&
-	ok "g g: grouped by process" || { no "g g: process"; cat "$W/screen.g"; }
+grep -q 'PID COMM' "$W/screen.g" && grep -q "^ *$ppid rate_producer" "$W/screen.g" && pid_columns "$W/screen.g" &&
+	ok "g g: grouped by process, PID and COMM over their columns" || { no "g g: process"; cat "$W/screen.g"; }
+# The key line names every key userevents(1) lists (it named neither e, b, l nor n).
+keys=$(grep 'q quit' "$W/screen")
+good=0
+for k in "q quit" "g group" "s sort" "e events" "b bytes" "l lost" "n name"; do
+	case $keys in *"$k"*) good=$((good + 1)) ;; *) no "the key line: no '$k': $keys" ;; esac
+done
+[ $good = 7 ] && ok "the key line names q, g, s, e, b, l and n"
+# The keys the key line names (every key userevents(1) lists) do what it says.
+good=0
+for k in b:bytes l:lost n:name e:events; do
+	tmux -S "$sock" send-keys "${k%%:*}"
+	sleep 0.5
+	tmux -S "$sock" capture-pane -p > "$W/screen.k"
+	grep -q "sorted by ${k#*:}\$" "$W/screen.k" && good=$((good + 1)) ||
+		{ no "key ${k%%:*}: not sorted by ${k#*:}"; head -1 "$W/screen.k"; }
+done
+[ $good = 4 ] && ok "keys b, l, n, e: sorted by bytes, lost, name, events"
+# q: the screen is the terminal's again, and the last table stays on it
+# (as top(1) leaves its last screen), the prompt under it.
 tmux -S "$sock" send-keys q
 sleep 1
 tmux -S "$sock" send-keys "stty -a > $W/stty.after; echo back-\$((6*7))" Enter
 sleep 0.5
 tmux -S "$sock" capture-pane -p > "$W/screen.q"
-if grep -q 'PROMPT>' "$W/screen.q" && grep -q '^back-42' "$W/screen.q" &&
-	! grep -q 'EVENTS/s' "$W/screen.q" && cmp -s "$W/stty.before" "$W/stty.after"; then
-	ok "q: the prompt back, the table gone, the terminal as it was"
+# last_table FILE LINE: the table before LINE, plain, grouped as it was last shown (by process)
+last_table() {
+	awk -v end="$2" -v p="$ppid" '/^userevents top - .* by process, sorted by events$/ { h = 1 }
+		h && /PID COMM .*EVENTS\/s/ { c = 1 } c && $1 == p && $2 == "rate_producer" { r = 1 }
+		r && /^total / { t = 1 } $0 ~ end { done = 1; exit } END { exit !(done && t) }' "$1" &&
+		! grep -q 'q quit' "$1"
+}
+if grep -q 'PROMPT>' "$W/screen.q" && grep -q '^back-42' "$W/screen.q" && last_table "$W/screen.q" '^back-42' &&
+	cmp -s "$W/stty.before" "$W/stty.after"; then
+	ok "q: the prompt back under the last table, the terminal as it was"
 else
 	no "q"; cat "$W/screen.q"; diff "$W/stty.before" "$W/stty.after"
 fi
 # SIGTERM: the same way out.
-tmux -S "$sock" send-keys "clear; $tool --tracefs $W/mnt top -d 1" Enter
+tmux -S "$sock" send-keys "clear; $tool --tracefs $W/mnt top -d 1 --group process" Enter
 sleep 2
-kill -TERM $(pgrep -f -x "$tool --tracefs $W/mnt top -d 1") 2>/dev/null
+kill -TERM $(pgrep -f -x "$tool --tracefs $W/mnt top -d 1 --group process") 2>/dev/null
 sleep 1
 tmux -S "$sock" send-keys "stty -a > $W/stty.term; echo term-\$((6*7))" Enter
 sleep 0.5
 tmux -S "$sock" capture-pane -p > "$W/screen.t"
-if grep -q '^term-42' "$W/screen.t" && ! grep -q 'EVENTS/s' "$W/screen.t" &&
+if grep -q '^term-42' "$W/screen.t" && last_table "$W/screen.t" '^term-42' &&
 	cmp -s "$W/stty.before" "$W/stty.term"; then
-	ok "SIGTERM: the terminal restored"
+	ok "SIGTERM: the terminal restored, the last table on it"
 else
 	no "SIGTERM"; cat "$W/screen.t"
 fi
@@ -241,5 +284,22 @@ w=$(( ${w:-0} * 1000000000 / (t1 - $(cat "$W/screen.t" 2>/dev/null || echo $t1) 
 tmux -S "$sock" capture-pane -p > "$W/screen.cq"
 within "$r" "$w" && grep -q '^rc-0' "$W/screen.cq" && ok "top -- CMD on the screen: $r/s (written $w/s), q exits 0" ||
 	{ no "top -- CMD on the screen ($r, written $w/s)"; cat "$W/screen.c" "$W/screen.cq"; }
+# top -- CMD that ends by itself: its last table stays, with every event
+# CMD wrote in its EVENTS column (counted to the end, not to the last refresh).
+tmux -S "$sock" send-keys "clear; $tool top -d 1 -- sh -c 'exec $producer 1000 2 rate_last > $W/last.p'; echo rc-\$?" Enter
+i=0
+while [ $i -lt 100 ] && ! grep -q '^rc-' "$W/screen.l" 2>/dev/null; do
+	sleep 0.1
+	tmux -S "$sock" capture-pane -p > "$W/screen.l"
+	i=$((i + 1))
+done
+w=$(sed -n 's/^wrote \([0-9]*\).*/\1/p' "$W/last.p")
+n=$(awk '$1 == "rate_last" { print $5 }' "$W/screen.l")
+if grep -q '^rc-0' "$W/screen.l" && grep -q '^userevents top - ' "$W/screen.l" && grep -q '^total ' "$W/screen.l" &&
+	[ -n "$w" ] && [ "$n" = "$w" ]; then
+	ok "top -- CMD ended by itself: its last table stays, rate_last's $n events of $w written"
+else
+	no "top -- CMD ended by itself: the last table (rate_last's events '$n', written '$w')"; cat "$W/screen.l"
+fi
 
 [ "$fails" = 0 ]

@@ -53,7 +53,7 @@ struct uet_otlp_sender {
 	struct curl_slist *headers;	/* of logs requests */
 	struct curl_slist *mheaders;	/* of metrics: their body is protobuf as it came */
 	char stats_path[4200];
-	char why[128];			/* the last attempt's failure */
+	char why[256];			/* the last attempt's failure */
 	bool failing;			/* said; "delivering again" is said once it passes */
 	uint64_t stats_at;
 	struct uet_otlp_stats stats_written;	/* what the file says */
@@ -84,6 +84,15 @@ static const char *const drop_names[UET_DROP_NREASONS] = {
 	"queue_full", "http", "retries", "exit", "too_large",
 };
 
+/* The reasons in the closing line, in words (drop_names are the stats file's keys). */
+static const char *const drop_words[UET_DROP_NREASONS] = {
+	"with the queue full (--queue-bytes)",
+	"refused by the collector (an HTTP status not retried)",
+	"still failing after --retry-timeout",
+	"unsent when export exited (--flush-timeout)",
+	"larger than --batch-bytes",
+};
+
 static void write_stats(struct uet_otlp_sender *s, const struct uet_otlp_stats *st)
 {
 	char tmp[4300];
@@ -112,6 +121,28 @@ static void write_stats(struct uet_otlp_sender *s, const struct uet_otlp_stats *
 		rename(tmp, s->stats_path);
 	else
 		unlink(tmp);
+}
+
+/*
+ * The sending thread's (the one writer of the file): the counters into the
+ * file when they moved and it is STATS_EVERY_NS old.  Called between
+ * requests and while one is retried or in flight, so that the reader's
+ * records and the retries show while the collector is down.
+ */
+static void stats_tick(struct uet_otlp_sender *s)
+{
+	struct uet_otlp_stats st;
+
+	if (uet_now_ns() - s->stats_at < STATS_EVERY_NS)
+		return;
+	pthread_mutex_lock(&s->lock);
+	st = s->st;
+	pthread_mutex_unlock(&s->lock);
+	if (memcmp(&st, &s->stats_written, sizeof(st)) == 0)
+		return;
+	write_stats(s, &st);
+	s->stats_written = st;
+	s->stats_at = uet_now_ns();
 }
 
 static void req_free(struct req *r)
@@ -306,7 +337,10 @@ static int post(struct uet_otlp_sender *s, CURL *c, const struct req *r, const u
 		return SENT_RETRY;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	snprintf(s->why, sizeof(s->why), "HTTP %ld", code);
+	/* Not found: most likely a URL with a path the collector does not serve. */
+	snprintf(s->why, sizeof(s->why), "HTTP %ld%s", code,
+		 code == 404 ? " Not Found: no OTLP receiver at this URL; --otlp takes the "
+			       "collector's base URL (http://HOST:4318) or its .../v1/logs URL" : "");
 	if (code >= 200 && code < 300) {
 		/* Metrics bodies are ours only to forward: their answer is protobuf unless JSON. */
 		if (uo_partial_success(a->body, a->len, s->o.json && !r->metrics, rejected, msg,
@@ -331,6 +365,7 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t d, curl_off_t ut, cu
 	pthread_mutex_lock(&s->lock);
 	late = s->stopping && uet_now_ns() >= s->deadline_ns;
 	pthread_mutex_unlock(&s->lock);
+	stats_tick(s);
 	return late;
 }
 
@@ -357,7 +392,10 @@ static bool wait_ms(struct uet_otlp_sender *s, uint64_t ms)
 		pthread_mutex_unlock(&s->lock);
 		if (now >= end)
 			return now < until ? false : true;
+		/* In steps of the stats file's period: the counters move meanwhile. */
+		end = end - now > STATS_EVERY_NS ? now + STATS_EVERY_NS : end;
 		uet_sleep_ms((long)((end - now) / 1000000ull) + 1);
+		stats_tick(s);
 	}
 }
 
@@ -392,6 +430,7 @@ static void deliver(struct uet_otlp_sender *s, CURL *c, struct req *r)
 		s->st.requests++;
 		s->st.retried += attempt > 0;
 		pthread_mutex_unlock(&s->lock);
+		stats_tick(s);
 		how = post(s, c, r, body, len, timeout, &a, &rejected);
 		/* Said once when delivery starts failing, once when it works again. */
 		if (how != SENT_OK && !s->failing && !s->o.quiet)
@@ -447,7 +486,6 @@ static void *sender(void *arg)
 	}
 	for (;;) {
 		struct req *r;
-		struct uet_otlp_stats st;
 
 		pthread_mutex_lock(&s->lock);
 		while (!s->head && !s->stopping) {
@@ -474,14 +512,8 @@ static void *sender(void *arg)
 			if (!s->head)
 				s->tail = NULL;
 		}
-		st = s->st;
 		pthread_mutex_unlock(&s->lock);
-		if (uet_now_ns() - s->stats_at >= STATS_EVERY_NS &&
-		    memcmp(&st, &s->stats_written, sizeof(st)) != 0) {
-			write_stats(s, &st);
-			s->stats_written = st;
-			s->stats_at = uet_now_ns();
-		}
+		stats_tick(s);
 		if (!r)
 			continue;
 		if (c) {
@@ -527,6 +559,20 @@ struct uet_otlp_sender *uet_otlp_sender_start(const struct uet_otlp_opts *o)
 	s->o = *o;
 	while (ul && o->url[ul - 1] == '/')
 		ul--;
+	/*
+	 * The collector's docs write the logs endpoint in full
+	 * (http://HOST:4318/v1/logs), as OTEL_EXPORTER_OTLP_LOGS_ENDPOINT takes
+	 * it: such a URL names the signal's path, the base is what precedes it.
+	 */
+	for (size_t i = 0; i < 2; i++) {
+		static const char *const sig[] = { "/v1/logs", "/v1/metrics" };
+		size_t n = strlen(sig[i]);
+
+		if (ul >= n && strncmp(o->url + ul - n, sig[i], n) == 0) {
+			ul -= n;
+			break;
+		}
+	}
 	snprintf(s->logs_url, sizeof(s->logs_url), "%.*s/v1/logs", (int)ul, o->url);
 	snprintf(s->metrics_url, sizeof(s->metrics_url), "%.*s/v1/metrics", (int)ul, o->url);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
@@ -573,9 +619,10 @@ void uet_otlp_sender_stop(struct uet_otlp_sender *s, bool quiet, struct uet_otlp
 			UET_PROG ": export: %" PRIu64 " records, %" PRIu64 " metrics events; sent %"
 			PRIu64 ", rejected %" PRIu64 ", dropped %" PRIu64,
 			st.records, st.metrics, st.sent, st.rejected, uet_otlp_dropped(&st) - st.rejected);
-		for (int i = 0; i < UET_DROP_NREASONS; i++)
+		for (int i = 0, n = 0; i < UET_DROP_NREASONS; i++)
 			if (st.dropped[i])
-				fprintf(stderr, " (%s %" PRIu64 ")", drop_names[i], st.dropped[i]);
+				fprintf(stderr, "%s%" PRIu64 " %s", n++ ? ", " : ": ", st.dropped[i],
+					drop_words[i]);
 		fprintf(stderr, "; %" PRIu64 " requests, %" PRIu64 " retried", st.requests,
 			st.retried);
 		/* Lost before export read them: the trace's marks, the daemon's absences. */

@@ -360,9 +360,12 @@ static void page(struct html_sink *h, FILE *f)
 	      "margin-right:.3em}table{border-collapse:collapse;font:12px monospace}"
 	      "td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}</style>\n</head><body>\n"
 	      "<h1>userevents report</h1>\n", f);
-	fprintf(f, "<p id=\"summary\">%zu records of %zu events from %zu threads over %.6f s; "
-		   "<span class=\"lostsum\">%" PRIu64 "%s records lost</span></p>\n",
-		h->nrecs, h->nevs, h->nthr, (double)(t1 - t0) / 1e9, lost, some ? "+" : "");
+	/* Each count with its noun in the number it takes: "1 thread", "2 threads". */
+	fprintf(f, "<p id=\"summary\">%zu record%s of %zu event%s from %zu thread%s over %.6f s; "
+		   "<span class=\"lostsum\">%" PRIu64 "%s record%s lost</span></p>\n",
+		h->nrecs, h->nrecs == 1 ? "" : "s", h->nevs, h->nevs == 1 ? "" : "s", h->nthr,
+		h->nthr == 1 ? "" : "s", (double)(t1 - t0) / 1e9, lost, some ? "+" : "",
+		lost == 1 && !some ? "" : "s");
 	plot(h, f, t0, t1);
 	timeline(h, f, t0, t1);
 	fprintf(f, "<h2>Records</h2>\n<p>the first %zu of %zu</p>\n<table id=\"records\">\n"

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "formats.h"
 #include "rbpage.h"
 #include "sink.h"
@@ -36,6 +37,9 @@ struct dat_pending {
 	uint8_t *page;		/* DAT_PAGE bytes, allocated on first use */
 	struct ue_rbpage p;
 	uint64_t missed;	/* records lost before this page's first */
+	/* What the file holds of the CPU, for its stats (trace-cmd report --stat). */
+	uint64_t records, lost;	/* records in the file; those lost (counted ones) */
+	uint64_t first_ts, last_ts;	/* its first and last record's time */
 };
 
 struct dat_sink {
@@ -119,6 +123,51 @@ static int dat_format_seen(struct uet_sink *s, const struct uet_format *f)
 	return e;
 }
 
+/* The type id of ftrace:print in the file ("ID: 5" in its format); -1: none. */
+static int print_id(const struct uet_dat_meta *m)
+{
+	const char *id = m->nftrace ? strstr(m->ftrace[0].text, "\nID: ") : NULL;
+
+	return id ? atoi(id + 5) : -1;
+}
+
+/*
+ * The last loss of @cpu, no record of its own after it: trace-cmd reads a
+ * loss from the page of the record that follows it (its record's
+ * missed_events, "[N EVENTS DROPPED]") and says nothing of a page without
+ * one.  An ftrace:print record, what a write to trace_marker makes, stamped
+ * with the CPU's last time, carries it; our report renders user events
+ * only, so it still tells the loss alone.
+ */
+static void loss_record(struct dat_sink *d, struct dat_pending *q, unsigned int cpu)
+{
+	uint8_t rec[UE_MARKER_MAX_RECORD];
+	int id = print_id(&d->m), len;
+	uint64_t ts = q->last_ts;
+	char text[160];
+	size_t taken;
+	uint16_t type;
+
+	if (id < 0 || id > UINT16_MAX)
+		return;
+	if (q->missed == UINT64_MAX)
+		snprintf(text, sizeof(text), "userevents record: CPU %u lost events after its last record",
+			 cpu);
+	else
+		snprintf(text, sizeof(text),
+			 "userevents record: CPU %u lost %llu events after its last record", cpu,
+			 (unsigned long long)q->missed);
+	len = ue_print_record(text, strlen(text), (int32_t)getpid(), 0, rec, sizeof(rec), &taken);
+	if (len < 0)
+		return;
+	type = (uint16_t)id;
+	memcpy(rec, &type, sizeof(type));
+	/* A CPU that recorded nothing: the time of the recording's last record. */
+	for (unsigned int c = 0; !ts && c < d->m.ncpus; c++)
+		ts = d->pend[c].last_ts > ts ? d->pend[c].last_ts : ts;
+	ue_rbpage_add(&q->p, ts, rec, (size_t)len);
+}
+
 /* The CPU's page being filled, if it holds anything, into the file. */
 static int pending_out(struct dat_sink *d, unsigned int cpu)
 {
@@ -128,10 +177,12 @@ static int pending_out(struct dat_sink *d, unsigned int cpu)
 	/*
 	 * A page of no record but a loss mark waits for the CPU's next record
 	 * (trace-cmd tells a loss with the record after it); at the end it goes
-	 * out as it is (our report tells a loss no record followed).
+	 * out with a record of its own that says it.
 	 */
 	if (!q->page || (!q->p.events && (!q->missed || !d->ending)))
 		return 0;
+	if (!q->p.events)
+		loss_record(d, q, cpu);
 	ue_rbpage_finish(&q->p, q->missed);
 	e = uet_dat_writer_page(d->w, cpu, q->page, DAT_PAGE);
 	ue_rbpage_init(&q->p, q->page, DAT_PAGE);
@@ -171,6 +222,27 @@ static uint64_t dat_size(struct dat_sink *d)
 	return d->fixed + pages * DAT_PAGE;
 }
 
+static void count_record(struct dat_pending *q, uint64_t ts)
+{
+	if (!q->records++)
+		q->first_ts = ts;
+	q->last_ts = ts;
+}
+
+/* The records of a page going into the file as it is (@it at its start; a copy walks it). */
+static void count_page(struct dat_pending *q, const struct ue_rbpage_iter *it)
+{
+	struct ue_rbpage_iter w = *it;
+	const void *data;
+	size_t dlen;
+	uint64_t ts;
+
+	if (w.missed != UINT64_MAX)
+		q->lost += w.missed;
+	while (ue_rbpage_next(&w, &ts, &data, &dlen) == 1)
+		count_record(q, ts);
+}
+
 static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, size_t len)
 {
 	struct dat_sink *d = (struct dat_sink *)s;
@@ -204,7 +276,10 @@ static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, s
 	 */
 	if (len == DAT_PAGE && it.size && !q->missed) {
 		e = pending_out(d, cpu);
-		return e < 0 ? e : uet_dat_writer_page(d->w, cpu, page, DAT_PAGE);
+		if (e < 0)
+			return e;
+		count_page(q, &it);
+		return uet_dat_writer_page(d->w, cpu, page, DAT_PAGE);
 	}
 	/* Records lost before this page: a page of their own follows the loss. */
 	if (it.missed) {
@@ -214,6 +289,8 @@ static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, s
 		/* UINT64_MAX: some, count unknown (as the page read said, or too many) */
 		q->missed = it.missed == UINT64_MAX || q->missed + it.missed < q->missed
 				    ? UINT64_MAX : q->missed + it.missed;
+		if (it.missed != UINT64_MAX)
+			q->lost += it.missed;
 		/* The count is stored after the page's records: room kept for it. */
 		q->p.reserve = 8;
 	}
@@ -227,6 +304,7 @@ static int dat_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, s
 		}
 		if (e < 0)
 			return 0;	/* time going backwards in a page read: the rest is left out */
+		count_record(q, ts);
 	}
 	return 0;
 }
@@ -314,6 +392,51 @@ static int dat_flush(struct uet_sink *s)
 	return 0;
 }
 
+/* Seconds and microseconds of @ns as the kernel's stats print a time ("%5llu.%06llu"). */
+#define STATS_TS(ns) (unsigned long long)(((ns) + 500) / 1000 / 1000000), \
+		     (unsigned long long)(((ns) + 500) / 1000 % 1000000)
+
+/*
+ * Each CPU's stats, as trace-cmd record saves per_cpu/cpuN/stats at its end,
+ * with the counts of this recording: nothing left unread (entries, bytes,
+ * overrun 0), the records lost on their way to the file as dropped events
+ * (those a loss mark counted), the records in the file as read events,
+ * the first of them as the oldest event and the recording's last as now.
+ */
+static int cpustats_to_meta(struct dat_sink *d)
+{
+	uint64_t now = 0;
+
+	d->m.cpustats = calloc(d->m.ncpus ? d->m.ncpus : 1, sizeof(*d->m.cpustats));
+	if (!d->m.cpustats)
+		return -ENOMEM;
+	for (unsigned int c = 0; c < d->m.ncpus; c++)
+		now = d->pend[c].last_ts > now ? d->pend[c].last_ts : now;
+	for (unsigned int c = 0; c < d->m.ncpus; c++) {
+		const struct dat_pending *q = &d->pend[c];
+		struct uet_dat_text *t = &d->m.cpustats[c];
+		int n = asprintf(&t->text,
+				 "CPU: %u\n"
+				 "entries: 0\n"
+				 "overrun: 0\n"
+				 "commit overrun: 0\n"
+				 "bytes: 0\n"
+				 "oldest event ts: %5llu.%06llu\n"
+				 "now ts: %5llu.%06llu\n"
+				 "dropped events: %llu\n"
+				 "read events: %llu\n",
+				 c, STATS_TS(q->first_ts), STATS_TS(now),
+				 (unsigned long long)q->lost, (unsigned long long)q->records);
+
+		if (n < 0) {
+			t->text = NULL;
+			return -ENOMEM;
+		}
+		t->len = (size_t)n;
+	}
+	return 0;
+}
+
 /* The compact copy of the file, put in its place. */
 static int compact(struct dat_sink *d)
 {
@@ -349,6 +472,9 @@ static int dat_end(struct uet_sink *s, bool ok)
 	if (d->w && ok) {
 		/* Formats and task names while the events are still enabled, so still there. */
 		e = dat_flush(s);
+		/* Without memory for them, the file has no stats: its records are all there. */
+		if (e == 0)
+			cpustats_to_meta(d);
 		/* Without its compact copy (a directory we cannot write) the file is still whole. */
 		if (e == 0 && (e = compact(d)) < 0) {
 			uet_err("%s: warning: %s: no compact copy (%s): kept as written, with room to grow",

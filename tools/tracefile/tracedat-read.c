@@ -6,6 +6,7 @@
  * buffer), zstd-compressed sections and CPU data when built with libzstd.
  * Every size and offset a file claims is checked before use.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -493,6 +494,27 @@ static int read_options(struct uet_dat *d, uint64_t off, char *err, size_t errle
 	return 0;
 }
 
+/*
+ * What a file that is no trace.dat holds, said in the refusal: most often
+ * run -o's or stream's output, text or JSON lines, taken for a recording.
+ */
+static const char *what_it_is(const uint8_t *buf, size_t len)
+{
+	size_t i, n = len < 4096 ? len : 4096;
+
+	for (i = 0; i < n && isspace(buf[i]); i++)
+		;
+	if (i == n)
+		return "empty";
+	if (buf[i] == '{' || buf[i] == '[')
+		return "JSON, as stream --json writes";
+	/* Bytes past ASCII are text too: UTF-8 (a string field's). */
+	for (; i < n; i++)
+		if (buf[i] < 0x80 && !isprint(buf[i]) && !isspace(buf[i]))
+			return "not text either";
+	return "text, as run -o and stream write";
+}
+
 /* Index the file in @d->buf; on failure the caller frees @d. */
 static int parse(struct uet_dat *d, char *err, size_t errlen)
 {
@@ -503,7 +525,9 @@ static int parse(struct uet_dat *d, char *err, size_t errlen)
 		err[0] = '\0';
 	if (d->len < UET_DAT_MAGIC_LEN ||
 	    memcmp(take(&c, UET_DAT_MAGIC_LEN), UET_DAT_MAGIC, UET_DAT_MAGIC_LEN)) {
-		snprintf(err, errlen, "not a trace.dat file");
+		snprintf(err, errlen, "not a trace.dat file (%s); "
+			 "userevents record -o FILE -- CMD makes one report reads (or a perf.data)",
+			 what_it_is(d->buf, d->len));
 		return -EINVAL;
 	}
 	if (strcmp(getstr(&c), "7") != 0) {

@@ -297,6 +297,11 @@ static void put_options(struct bytes *b, const struct offsets *o, const struct u
 	}
 	option(b, UET_DAT_OPT_VERSION, "userevents", sizeof("userevents"));
 	option(b, UET_DAT_OPT_CPUCOUNT, &ncpus, 4);
+	/* Each CPU's text with its NUL, as trace-cmd record writes them. */
+	for (uint32_t c = 0; m->cpustats && c < ncpus; c++)
+		if (m->cpustats[c].text)
+			option(b, UET_DAT_OPT_CPUSTAT, m->cpustats[c].text,
+			       (uint32_t)m->cpustats[c].len + 1);
 	put_buffer_option(b, o->fly, m, page_size, cpus);
 	option64(b, UET_DAT_OPT_DONE, 0);
 	set64(b, start + 8, b->len - (start + 16));

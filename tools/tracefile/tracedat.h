@@ -31,6 +31,12 @@ struct uet_dat_meta {
 	struct uet_dat_text *formats;	/* grouped by system, in order */
 	size_t nformats;
 	unsigned int ncpus;
+	/*
+	 * Per CPU, "CPU: N\n" and its per_cpu/cpuN/stats text, as trace-cmd
+	 * record saves them (trace-cmd report --stat shows them); or NULL.  Not
+	 * in the live file (its options have a fixed size): only in the compact one.
+	 */
+	struct uet_dat_text *cpustats;
 };
 
 /* The file's magic, and the section and option ids of trace-cmd.dat.v7(5). */
@@ -39,6 +45,7 @@ struct uet_dat_meta {
 enum {
 	UET_DAT_SEC_FL_COMPRESSED = 1,	/* a section's flag */
 	UET_DAT_OPT_DONE = 0,
+	UET_DAT_OPT_CPUSTAT = 2,
 	UET_DAT_OPT_BUFFER = 3,
 	UET_DAT_OPT_TRACECLOCK = 4,
 	UET_DAT_OPT_CPUCOUNT = 8,

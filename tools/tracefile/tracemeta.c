@@ -20,6 +20,9 @@ void uet_meta_free(struct uet_dat_meta *m)
 		free(m->ftrace[0].text);
 	free(m->ftrace);
 	free(m->formats);
+	for (unsigned int c = 0; m->cpustats && c < m->ncpus; c++)
+		free(m->cpustats[c].text);
+	free(m->cpustats);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -4,6 +4,7 @@
  * written whole, clocks, signals, sleep, colour.
  */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -187,6 +188,14 @@ void uet_catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	/* A reader that went away (| head): end as on SIGTERM, undoing what we set. */
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+bool uet_output_gone(FILE *f)
+{
+	/* The write end of a pipe whose read end is closed polls as an error. */
+	struct pollfd p = { .fd = fileno(f), .events = POLLOUT };
+
+	return p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
 }
 
 void uet_sleep_ms(long ms)

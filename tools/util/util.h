@@ -79,6 +79,12 @@ extern volatile sig_atomic_t uet_signal;
 /** uet_catch_signals - SIGINT, SIGTERM, SIGHUP, SIGPIPE set uet_signal (and interrupt reads) */
 void uet_catch_signals(void);
 
+/**
+ * uet_output_gone - whether @f writes to a pipe or socket whose reader went
+ * away (| head): the end of a command's output, not an error to report
+ */
+bool uet_output_gone(FILE *f);
+
 /** uet_sleep_ms - sleep @ms milliseconds (a signal may cut it short) */
 void uet_sleep_ms(long ms);
 
