@@ -89,6 +89,8 @@ struct top_sink {
 	char tracefs[4096];
 	/* Records stamped before this (the trace clock) were in the buffer already: not counted. */
 	uint64_t start_ns;
+	/* And when that was by uet_now_ns(): the first refresh's rates are over the time since. */
+	uint64_t start_now;
 	/* Counting from usereventsd_counts (not from records): the events shown. */
 	bool counts;
 	/* Which daemon the counts were read from last: its mount, its state's upgrades and crashes (-1: not known). */
@@ -182,6 +184,7 @@ static int top_begin(struct uet_sink *s, const struct uet_sink_env *env)
 	 * before top started, it is no rate of now.
 	 */
 	t->start_ns = env->tracefs ? (uint64_t)uet_clock_ns(uet_trace_clockid(env->tracefs)) : 0;
+	t->start_now = uet_now_ns();
 	return 0;
 }
 
@@ -725,7 +728,12 @@ static bool top_key(struct top_ui *ui, char c)
 static void *top_ui_main(void *arg)
 {
 	struct top_ui *ui = arg;
-	uint64_t last = uet_now_ns();
+	/*
+	 * Records count from the sink's start, which may be long before this
+	 * thread's (a slow start, a private daemon): the first rates are over
+	 * the time since, not one delay.
+	 */
+	uint64_t last = ui->records && ui->sink->start_now ? ui->sink->start_now : uet_now_ns();
 	double secs = ui->delay;
 	bool measured = false;
 
