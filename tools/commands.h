@@ -159,11 +159,12 @@ void uet_autoenable_tick(void *arg);
 void uet_autoenable_saw(struct uet_autoenable *a, const char *system, const char *name);
 
 /**
- * uet_autoenable_unmatched - say which -e GLOBs never named an event
+ * uet_autoenable_unmatched - say which -e GLOBs never named an event (without
+ * CMD, the tracefs's events are looked at once more first)
  *
  * Return: their number (the command then exits UET_EXIT_NO_MATCH).
  */
-size_t uet_autoenable_unmatched(const struct uet_autoenable *a);
+size_t uet_autoenable_unmatched(struct uet_autoenable *a);
 
 /**
  * uet_autoenable_say_failed - after a refused filter (a->failed): the command
@@ -272,7 +273,7 @@ int uet_live_start(const char *who, const char *usage, const char *tracefs_opt,
  * a refused arming (said; @cmd ended), else @cmd's status (0 when @ours: we ended it) or ours
  * (0, 1 when @e < 0, 4 when a glob matched nothing)
  */
-int uet_live_status(const char *who, const struct uet_autoenable *a, struct uet_child *cmd,
+int uet_live_status(const char *who, struct uet_autoenable *a, struct uet_child *cmd,
 		    int e, bool ours);
 
 /** uet_live_end - @cmd ended, @sinks ended (not begun: released), @a freed, @priv stopped */

@@ -332,9 +332,33 @@ void uet_autoenable_saw(struct uet_autoenable *a, const char *system, const char
 			a->matched[g] = true;
 }
 
-size_t uet_autoenable_unmatched(const struct uet_autoenable *a)
+/*
+ * The tracefs's events as they are now, for globs no scan matched: the last
+ * scan may be up to a second old (armed in usereventsd), and a reader cut
+ * short (| head) ends before the next one saw an event whose records it
+ * showed.  Marks only: nothing is enabled.
+ */
+static void autoenable_match_now(struct uet_autoenable *a)
+{
+	struct uet_events evs;
+	size_t g;
+
+	for (g = 0; g < a->nglobs && a->matched[g]; g++)
+		;
+	if (g == a->nglobs || !a->tracefs || uet_events_load(a->tracefs, &evs) < 0)
+		return;
+	for (size_t i = 0; i < evs.n; i++)
+		uet_autoenable_saw(a, evs.v[i].system, evs.v[i].name);
+	uet_events_free(&evs);
+}
+
+size_t uet_autoenable_unmatched(struct uet_autoenable *a)
 {
 	size_t n = 0;
+
+	/* CMD's daemon is gone with it: what its scans saw is all there is. */
+	if (a->matched && !a->default_globs && !a->with_cmd)
+		autoenable_match_now(a);
 
 	for (size_t g = 0; a->matched && !a->default_globs && g < a->nglobs; g++) {
 		if (a->matched[g])
@@ -463,7 +487,7 @@ int uet_live_start(const char *who, const char *usage, const char *tracefs_opt,
 	return 0;
 }
 
-int uet_live_status(const char *who, const struct uet_autoenable *a, struct uet_child *cmd,
+int uet_live_status(const char *who, struct uet_autoenable *a, struct uet_child *cmd,
 		    int e, bool ours)
 {
 	int code;
