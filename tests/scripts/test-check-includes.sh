@@ -42,6 +42,12 @@ refused daemon/native/native.c daemon.h "native/ does not see the daemon's conte
 refused daemon/lock/lock.c buffer.h "lock/ is below every module"
 refused daemon/fs/fs-data.c enabler-int.h "a private header of procs/"
 refused tools/source/format-table.c filter-int.h "a private header of core/"
+# The tools' folders, one way down: commands, otlp/, sinks/, tracefile/,
+# source/ (beside launch/), util/.
+refused tools/source/tracefs.c sink.h "source/ is below sinks/: no upward include"
+refused tools/sinks/sink.c otlp-export.h "sinks/ is below otlp/"
+refused tools/tracefile/tracedat-read.c launch.h "tracefile/ and launch/ are side by side: neither includes the other"
+refused tools/util/util.c ../commands.h "util/ is below the commands, even by path"
 
 # A header of tools/ named as one of core/: refused (the include path's
 # order, not the file, would decide which one an include finds).
