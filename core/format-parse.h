@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * format-parse: the reader's side of core/format.c — an event's format file
+ * format-parse: the reader's side of core/format-print.c — an event's format file
  * back into a struct ue_event.  Pure (libc only); the tools and the fuzzers use it.
  */
 #ifndef UE_CORE_FORMAT_PARSE_H

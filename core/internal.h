@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * core/ private helpers: the kernel's notion of white space and the word
- * splitter its matching uses (parse.c, match.c, dynevent.c), and the check
- * of a caller's event the printers make (format.c, render.c).  Not part of
+ * splitter its matching uses (name-args-parse.c, match.c, dynevent.c), and the check
+ * of a caller's event the printers make (format-print.c, render.c).  Not part of
  * the API; nothing here leaves libuecore.
  */
 #ifndef UE_CORE_INTERNAL_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private to core/: an output buffer with snprintf's contract, shared by the
- * text renderers (format.c, render.c).  Appends past the end are counted but
+ * text renderers (format-print.c, render.c).  Appends past the end are counted but
  * not stored, so one pass both sizes and fills.
  */
 #ifndef UE_CORE_OUTBUF_H

@@ -294,6 +294,7 @@ static int top_end(struct uet_sink *s, bool ok)
 static const struct uet_sink_ops top_ops = {
 	.name = "top",
 	.needs = UET_SINK_RECORDS,
+	.output = UET_SINK_OUT_NONE,	/* the screen: the renderer thread's */
 	.begin = top_begin,
 	.format_seen = top_format_seen,
 	.record = top_record,
@@ -883,8 +884,7 @@ static int top_opts(struct top_ui *ui, int argc, char **argv, char **rest, int *
 int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 {
 	struct top_ui ui = { .delay = 1, .group = G_EVENT, .sort = S_EVENTS };
-	struct top_sink ts = { .s.ops = &top_ops, .mu = PTHREAD_MUTEX_INITIALIZER,
-			       .upgrades = -1, .restarts = -1 };
+	struct top_sink *ts;
 	struct uet_autoenable ae = { 0 };
 	struct uet_private *priv = NULL;
 	struct uet_child child = { 0 };
@@ -898,8 +898,14 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	sigset_t all, old;
 
 	rest = calloc((size_t)argc + 1, sizeof(*rest));
-	if (!rest)
+	ts = uet_sink_make(sizeof(*ts), &top_ops, NULL, NULL);
+	if (!rest || !ts) {
+		free(rest);
+		free(ts);
 		return UET_EXIT_FAIL;
+	}
+	pthread_mutex_init(&ts->mu, NULL);
+	ts->upgrades = ts->restarts = -1;	/* not known */
 	e = top_opts(&ui, argc, argv, rest, &nrest);
 	if (e < 0)
 		e = uet_opts_parse(&o, nrest, rest,
@@ -908,28 +914,29 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 				   usage);
 	if (e >= 0) {
 		free(rest);
+		free(ts);
 		return e;
 	}
 	with_cmd = o.rest < nrest;
 	uet_child_init(&child, "top", with_cmd ? rest + o.rest : NULL, o.no_preload);
 	exit_code = with_cmd ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
 	uet_opts_all_user_events(&o);
-	ui.sink = &ts;
+	ui.sink = ts;
 	/* --once: a table that stays, not a screen that goes. */
 	ui.tty = !ui.once && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 	ui.what = with_cmd ? rest[o.rest] : tracefs;
-	uet_sinks_add(&sinks, &ts.s);
+	uet_sinks_add(&sinks, &ts->s);
 	uet_catch_signals();
 	e = uet_live_start("top", usage, tracefs_opt, &o, &child, &sinks, &ae, &priv, tracefs,
 			   sizeof(tracefs), &ncpus);
 	if (e > 0 && (exit_code = e))
 		goto out;
 	/* usereventsd counts for us; a kernel does not (nor does --records). */
-	snprintf(ts.tracefs, sizeof(ts.tracefs), "%s", tracefs);
-	ts.globs = o.globs;
-	ts.nglobs = o.nglobs;
+	snprintf(ts->tracefs, sizeof(ts->tracefs), "%s", tracefs);
+	ts->globs = o.globs;
+	ts->nglobs = o.nglobs;
 	snprintf(path, sizeof(path), "%s/usereventsd_counts", tracefs);
-	ts.counts = !ui.records && access(path, R_OK) == 0;
+	ts->counts = !ui.records && access(path, R_OK) == 0;
 	if (ui.tty && term_raw() < 0)
 		ui.tty = false;
 	/* Signals are the reader's: they cut its waits short. */
@@ -940,8 +947,8 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	/* A private daemon for CMD is ours: none comes back for it. */
 	re = (struct uet_reattach){ .tracefs = tracefs, .who = "top",
 				    .wait_ms = priv ? 0 : o.reattach_ms, .ae = &ae };
-	if (ts.counts)
-		e = top_wait(&ts, &ae, with_cmd ? &child : NULL, &re);
+	if (ts->counts)
+		e = top_wait(ts, &ae, with_cmd ? &child : NULL, &re);
 	else
 		e = uet_stream_raw(tracefs, &o, &ae, &sinks, ncpus, with_cmd ? &child : NULL, NULL,
 				   &re);
@@ -956,7 +963,7 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	if (ui.tty && ui_on)
 		top_last(&ui);
 	/* The closing words, once the screen is the terminal's again (a crash under a keeper counted too). */
-	re.gaps = ts.gaps;
+	re.gaps = ts->gaps;
 	if (*uet_reattach_said(&re, said, sizeof(said)))
 		uet_err("top: %s", said + 2);
 	uet_autoenable_undo(&ae);
@@ -971,10 +978,11 @@ out:
 	uet_live_end(&child, &sinks, &ae, priv);
 	uet_opts_free(&o);
 	free(rest);
-	free(ts.rows);
-	free(ts.ix);
-	uet_tgids_free(ts.tgids);
-	free(ts.lost_cpu);
+	free(ts->rows);
+	free(ts->ix);
+	uet_tgids_free(ts->tgids);
+	free(ts->lost_cpu);
 	free(ui.lines);
+	free(ts);
 	return exit_code;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Tests of core/format.c: print fmt (every case of the kernel self-test
+ * Tests of core/format-print.c: print fmt (every case of the kernel self-test
  * ftrace_test.c), whole format files, dynamic_events and user_events_status
  * lines, byte for byte as the reference kernel printed them.
  */

@@ -31,7 +31,7 @@ refused() {
 	mv "$work/saved" "$work/$1"
 }
 
-refused core/parse.c registry.h "core/ includes nothing of the daemon"
+refused core/name-args-parse.c registry.h "core/ includes nothing of the daemon"
 refused lib/provider.c buffer.h "lib/ is not the daemon's"
 refused tools/main.c ../daemon/daemon.h "tools/ is not the daemon's, even by path"
 refused daemon/fs/fs.c sink.h "the daemon is not the tools'"
@@ -41,7 +41,13 @@ refused daemon/procs/enabler.c registry.h "procs/ does not call events/: one way
 refused daemon/native/native.c daemon.h "native/ does not see the daemon's context"
 refused daemon/lock/lock.c buffer.h "lock/ is below every module"
 refused daemon/fs/fs-data.c enabler-int.h "a private header of procs/"
-refused tools/source/formats.c filter-int.h "a private header of core/"
+refused tools/source/format-table.c filter-int.h "a private header of core/"
+# The tools' folders, one way down: commands, otlp/, sinks/, tracefile/,
+# source/ (beside launch/), util/.
+refused tools/source/tracefs.c sink.h "source/ is below sinks/: no upward include"
+refused tools/sinks/sink.c otlp-export.h "sinks/ is below otlp/"
+refused tools/tracefile/tracedat-read.c launch.h "tracefile/ and launch/ are side by side: neither includes the other"
+refused tools/util/util.c ../commands.h "util/ is below the commands, even by path"
 
 # A header of tools/ named as one of core/: refused (the include path's
 # order, not the file, would decide which one an include finds).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Tests of the formats a raw stream renders records with (tools/formats.c,
+ * Tests of the formats a raw stream renders records with (tools/source/format-table.c,
  * uet_formats_lookup): the events of the tracefs are read again, once per
  * batch of records, for a type not known, and a type known from an earlier
  * reading (the autoenable tick's) does not use that reading up; a kept type

@@ -858,6 +858,8 @@ static int otlp_gap(struct uet_sink *s, unsigned int ncpus, bool back)
 static const struct uet_sink_ops otlp_ops = {
 	.name = "otlp",
 	.needs = UET_SINK_RECORDS,
+	.output = UET_SINK_OUT_NONE,	/* the collector: otlp-send.c */
+	.what = "export",
 	.begin = otlp_begin,
 	.format_seen = otlp_format_seen,
 	.record = otlp_record,
@@ -869,23 +871,20 @@ static const struct uet_sink_ops otlp_ops = {
 
 struct uet_sink *uet_sink_otlp_new(const struct uet_otlp_opts *opts)
 {
-	struct otlp_sink *o = calloc(1, sizeof(*o));
+	struct otlp_sink *o = uet_sink_make(sizeof(*o), &otlp_ops, NULL, NULL);
 
-	if (o) {
-		o->o = *opts;
-		o->batch = malloc(opts->batch_bytes);
-		o->mbatch = malloc(opts->batch_bytes);
-	}
-	if (!o || !o->batch || !o->mbatch) {
+	if (!o)
+		return NULL;
+	o->o = *opts;
+	o->batch = malloc(opts->batch_bytes);
+	o->mbatch = malloc(opts->batch_bytes);
+	if (!o->batch || !o->mbatch) {
 		uet_err("export: %s", strerror(ENOMEM));
-		if (o) {
-			free(o->batch);
-			free(o->mbatch);
-		}
+		free(o->batch);
+		free(o->mbatch);
 		free(o);
 		return NULL;
 	}
-	o->s.ops = &otlp_ops;
 	if (gethostname(o->host, sizeof(o->host) - 1) < 0)
 		snprintf(o->host, sizeof(o->host), "localhost");
 	return &o->s;

@@ -579,17 +579,10 @@ int uet_sink_chrome_counter(struct uet_sink *s, const char *spec)
 
 struct uet_sink *uet_sink_chrome_new(FILE *out, const char *path)
 {
-	struct chrome_sink *c = calloc(1, sizeof(*c));
+	struct chrome_sink *c = uet_sink_make(sizeof(*c), &chrome_ops, out, path);
 
-	if (!c) {
-		uet_err("%s", strerror(ENOMEM));
+	if (!c)
 		return NULL;
-	}
-	c->s.ops = &chrome_ops;
 	c->who = "";
-	if (uet_sink_stream_open(&c->s, out, path) < 0) {
-		free(c);
-		return NULL;
-	}
 	return &c->s;
 }

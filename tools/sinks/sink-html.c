@@ -408,16 +408,5 @@ static const struct uet_sink_ops html_ops = {
 
 struct uet_sink *uet_sink_html_new(FILE *out, const char *path)
 {
-	struct html_sink *h = calloc(1, sizeof(*h));
-
-	if (!h) {
-		uet_err("%s", strerror(ENOMEM));
-		return NULL;
-	}
-	h->s.ops = &html_ops;
-	if (uet_sink_stream_open(&h->s, out, path) < 0) {
-		free(h);
-		return NULL;
-	}
-	return &h->s;
+	return uet_sink_make(sizeof(struct html_sink), &html_ops, out, path);
 }

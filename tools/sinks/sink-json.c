@@ -91,17 +91,10 @@ static const struct uet_sink_ops json_ops = {
 
 struct uet_sink *uet_sink_json_new(FILE *out, const char *path)
 {
-	struct json_sink *j = calloc(1, sizeof(*j));
+	struct json_sink *j = uet_sink_make(sizeof(*j), &json_ops, out, path);
 
-	if (!j) {
-		uet_err("%s", strerror(ENOMEM));
+	if (!j)
 		return NULL;
-	}
-	j->s.ops = &json_ops;
 	j->who = "";
-	if (uet_sink_stream_open(&j->s, out, path) < 0) {
-		free(j);
-		return NULL;
-	}
 	return &j->s;
 }

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,7 +28,6 @@
 
 struct perf_sink {
 	struct uet_sink s;
-	int fd;
 	const char *who, *tracefs;
 	struct uet_dat_meta m;
 	struct uet_meta_formats fmts;
@@ -53,7 +51,7 @@ static int perf_begin(struct uet_sink *s, const struct uet_sink_env *env)
 	if (e < 0)
 		return e;
 	p->tgids = uet_tgids_new(env->tracefs);
-	e = uet_perf_writer_open(&p->w, p->fd, argv);
+	e = uet_perf_writer_open(&p->w, s->fd, argv);
 	if (e < 0)
 		uet_err("%s: writing %s: %s", p->who, s->path, strerror(-e));
 	p->began = e == 0;
@@ -155,7 +153,7 @@ static int perf_end(struct uet_sink *s, bool ok)
 	} else {
 		unlink(s->path);	/* nothing recorded: no file */
 	}
-	if (close(p->fd) < 0 && e == 0)
+	if (close(s->fd) < 0 && e == 0)
 		e = -errno;
 	uet_perf_writer_free(p->w);
 	uet_meta_formats_free(&p->fmts);
@@ -168,6 +166,8 @@ static int perf_end(struct uet_sink *s, bool ok)
 static const struct uet_sink_ops perf_ops = {
 	.name = "perf",
 	.needs = UET_SINK_PAGES,
+	.output = UET_SINK_OUT_FILE,
+	.what = "perf.data",
 	.begin = perf_begin,
 	.format_seen = perf_format_seen,
 	.page = perf_page,
@@ -177,23 +177,5 @@ static const struct uet_sink_ops perf_ops = {
 
 struct uet_sink *uet_sink_perf_new(FILE *out, const char *path)
 {
-	struct perf_sink *p = calloc(1, sizeof(*p));
-	struct stat st = { 0 };
-
-	if (!p || out || !path) {
-		uet_err("perf.data: %s", p ? "needs a file" : strerror(ENOMEM));
-		free(p);
-		return NULL;
-	}
-	p->s.ops = &perf_ops;
-	p->s.path = path;
-	p->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (p->fd < 0 || fstat(p->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		uet_err("%s: %s", path, p->fd < 0 || !st.st_mode ? strerror(errno) : "not a regular file");
-		if (p->fd >= 0)
-			close(p->fd);
-		free(p);
-		return NULL;
-	}
-	return &p->s;
+	return uet_sink_make(sizeof(struct perf_sink), &perf_ops, out, path);
 }

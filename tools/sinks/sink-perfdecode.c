@@ -348,17 +348,10 @@ static const struct uet_sink_ops pd_ops = {
 
 struct uet_sink *uet_sink_perfdecode_new(FILE *out, const char *path)
 {
-	struct pd_sink *p = calloc(1, sizeof(*p));
+	struct pd_sink *p = uet_sink_make(sizeof(*p), &pd_ops, out, path);
 
-	if (!p) {
-		uet_err("%s", strerror(ENOMEM));
+	if (!p)
 		return NULL;
-	}
-	p->s.ops = &pd_ops;
 	p->who = "";
-	if (uet_sink_stream_open(&p->s, out, path) < 0) {
-		free(p);
-		return NULL;
-	}
 	return &p->s;
 }

@@ -163,16 +163,5 @@ static const struct uet_sink_ops stat_ops = {
 
 struct uet_sink *uet_sink_stat_new(FILE *out, const char *path)
 {
-	struct stat_sink *st = calloc(1, sizeof(*st));
-
-	if (!st) {
-		uet_err("%s", strerror(ENOMEM));
-		return NULL;
-	}
-	st->s.ops = &stat_ops;
-	if (uet_sink_stream_open(&st->s, out, path) < 0) {
-		free(st);
-		return NULL;
-	}
-	return &st->s;
+	return uet_sink_make(sizeof(struct stat_sink), &stat_ops, out, path);
 }

@@ -107,19 +107,12 @@ static const struct uet_sink_ops text_ops = {
 
 static struct uet_sink *make(FILE *out, const char *path, bool fields)
 {
-	struct text_sink *t = calloc(1, sizeof(*t));
+	struct text_sink *t = uet_sink_make(sizeof(*t), &text_ops, out, path);
 
-	if (!t) {
-		uet_err("%s", strerror(ENOMEM));
+	if (!t)
 		return NULL;
-	}
-	t->s.ops = &text_ops;
 	t->fields = fields;
 	t->who = "";
-	if (uet_sink_stream_open(&t->s, out, path) < 0) {
-		free(t);
-		return NULL;
-	}
 	return &t->s;
 }
 

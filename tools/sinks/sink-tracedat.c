@@ -45,7 +45,6 @@ struct dat_pending {
 struct dat_sink {
 	struct uet_sink s;
 	char real[PATH_MAX];		/* the file, symbolic links resolved */
-	int fd;
 	const char *who, *tracefs;
 	struct uet_dat_meta m;
 	struct uet_meta_formats fmts;
@@ -105,7 +104,7 @@ static int dat_begin(struct uet_sink *s, const struct uet_sink_env *env)
 	if (!d->pend)
 		return -ENOMEM;
 	header_page_size(&m->header_page, DAT_PAGE - UE_RB_PAGE_HDR);
-	e = uet_dat_writer_open(&d->w, d->fd, m, DAT_PAGE);
+	e = uet_dat_writer_open(&d->w, d->s.fd, m, DAT_PAGE);
 	if (e < 0)
 		uet_err("%s: writing %s: %s", d->who, d->s.path, strerror(-e));
 	d->fixed_stale = true;
@@ -449,7 +448,7 @@ static int compact(struct dat_sink *d)
 	if (fd < 0)
 		return -errno;
 	/* The mode the file was given (umask, or an existing file's). */
-	if (fstat(d->fd, &st) == 0)
+	if (fstat(d->s.fd, &st) == 0)
 		fchmod(fd, st.st_mode & 07777);
 	e = uet_dat_writer_compact(d->w, &d->m, fd);
 	if (close(fd) < 0 && e == 0)
@@ -491,7 +490,7 @@ static int dat_end(struct uet_sink *s, bool ok)
 	} else {
 		unlink(d->real);	/* nothing begun: no file */
 	}
-	if (close(d->fd) < 0 && e == 0)
+	if (close(d->s.fd) < 0 && e == 0)
 		e = -errno;
 	uet_dat_writer_free(d->w);
 	uet_meta_formats_free(&d->fmts);
@@ -523,6 +522,8 @@ static int dat_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)
 static const struct uet_sink_ops dat_ops = {
 	.name = "trace.dat",
 	.needs = UET_SINK_PAGES,
+	.output = UET_SINK_OUT_FILE,
+	.what = "trace.dat",
 	.begin = dat_begin,
 	.format_seen = dat_format_seen,
 	.page = dat_page,	/* the pages hold the records: no .record */
@@ -546,26 +547,14 @@ uint64_t uet_sink_tracedat_size(struct uet_sink *s)
 
 struct uet_sink *uet_sink_tracedat_new(FILE *out, const char *path)
 {
-	struct dat_sink *d = calloc(1, sizeof(*d));
-	struct stat st = { 0 };
+	struct dat_sink *d = uet_sink_make(sizeof(*d), &dat_ops, out, path);
 
-	if (!d || out || !path) {
-		uet_err("trace.dat: %s", d ? "needs a file" : strerror(ENOMEM));
-		free(d);
+	if (!d)
 		return NULL;
-	}
-	d->s.ops = &dat_ops;
-	d->s.path = path;
-	d->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (d->fd < 0) {
+	/* Written in place (a plain file), then replaced by its compact copy: where it really is. */
+	if (!realpath(path, d->real)) {
 		uet_err("%s: %s", path, strerror(errno));
-		free(d);
-		return NULL;
-	}
-	/* Written in place, then replaced by its compact copy: a plain file only. */
-	if (fstat(d->fd, &st) < 0 || !S_ISREG(st.st_mode) || !realpath(path, d->real)) {
-		uet_err("%s: %s", path, S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
-		close(d->fd);
+		close(d->s.fd);
 		free(d);
 		return NULL;
 	}

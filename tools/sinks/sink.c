@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The output formats by name, and a command's set of sinks: each call goes
- * to every sink in turn; the helpers the stream sinks (text, fields, json)
- * share to flush and close their FILE.
+ * to every sink in turn; every sink made by one constructor (uet_sink_make());
+ * the helpers the stream sinks (text, fields, json) share to flush and
+ * close their FILE.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats.h"
@@ -208,8 +211,8 @@ static void stream_buffer(struct uet_sink *s)
 	}
 }
 
-/* Shared by the stream sinks' constructors: @out, or @path opened for writing. */
-int uet_sink_stream_open(struct uet_sink *s, FILE *out, const char *path)
+/* A stream sink's FILE: @out, or @path opened for writing; 0 or -errno (said). */
+static int stream_open(struct uet_sink *s, FILE *out, const char *path)
 {
 	s->out = out;
 	s->path = NULL;
@@ -237,4 +240,62 @@ int uet_sink_put(struct uet_sink *s, int w, const char *text, const struct uet_f
 	else
 		fwrite_unlocked(text, 1, (size_t)w, s->out);	/* one thread writes a sink */
 	return 0;
+}
+
+/* A file sink's @path created read-write, as s->fd: a regular file only; 0 or -1 (said). */
+static int file_open(struct uet_sink *s, const char *path)
+{
+	struct stat st = { 0 };
+
+	s->path = path;
+	s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (s->fd < 0 || fstat(s->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		uet_err("%s: %s", path, s->fd < 0 || !st.st_mode ? strerror(errno) : "not a regular file");
+		if (s->fd >= 0)
+			close(s->fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* A constructor's refusal, with the sink's prefix ("perf.data: needs a file"). */
+static void refuse(const struct uet_sink_ops *ops, const char *why)
+{
+	if (ops->what)
+		uet_err("%s: %s", ops->what, why);
+	else
+		uet_err("%s", why);
+}
+
+void *uet_sink_make(size_t size, const struct uet_sink_ops *ops, FILE *out, const char *path)
+{
+	struct uet_sink *s = calloc(1, size);
+	int e = 0;
+
+	if (!s) {
+		refuse(ops, strerror(ENOMEM));
+		return NULL;
+	}
+	s->ops = ops;
+	s->fd = -1;
+	switch (ops->output) {
+	case UET_SINK_OUT_STREAM:
+		e = stream_open(s, out, path);
+		break;
+	case UET_SINK_OUT_FILE:
+		if (out || !path) {
+			refuse(ops, "needs a file");
+			e = -EINVAL;
+		} else {
+			e = file_open(s, path);
+		}
+		break;
+	case UET_SINK_OUT_NONE:
+		break;
+	}
+	if (e < 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }

@@ -45,13 +45,22 @@ struct uet_sink_env {
 	const char *saved_tgids;	/* report: the file's saved_tgids text (NUL-terminated), or NULL */
 };
 
+/* Where a sink writes: what uet_sink_make() opens for it (uet_sink_ops.output). */
+enum uet_sink_output {
+	UET_SINK_OUT_STREAM,	/* a FILE: the @out given (stdout), or @path created */
+	UET_SINK_OUT_FILE,	/* @path created read-write, a regular file (s->fd); no @out */
+	UET_SINK_OUT_NONE,	/* nothing: its output is its own (export's collector, top's screen) */
+};
+
 /*
  * The operations of a sink.  Each returns 0 or -errno; after an error the
  * command stops and calls end().  Only begin and end are required.
  */
 struct uet_sink_ops {
 	const char *name;
-	unsigned int needs;		/* UET_SINK_* */
+	unsigned int needs;		/* UET_SINK_RECORDS, UET_SINK_PAGES */
+	enum uet_sink_output output;	/* what uet_sink_make() opens */
+	const char *what;		/* its messages' prefix ("trace.dat: needs a file"), or NULL */
 	/* Before anything is read (and before run's or record's CMD starts). */
 	int (*begin)(struct uet_sink *s, const struct uet_sink_env *env);
 	/* An event format met for the first time, or with a new text. */
@@ -79,6 +88,7 @@ struct uet_sink {
 	const struct uet_sink_ops *ops;
 	FILE *out;			/* stream sinks: where they write */
 	const char *path;		/* file sinks: the file */
+	int fd;				/* UET_SINK_OUT_FILE: @path, read-write (-1: none) */
 	char *outbuf;			/* @out's buffer, when ours to free */
 };
 
@@ -139,6 +149,17 @@ int uet_sinks_gap(struct uet_sinks *ss, unsigned int ncpus, bool back);
  */
 int uet_sinks_end(struct uet_sinks *ss, bool ok);
 
+/**
+ * uet_sink_make - what every sink's constructor does: a sink of @size bytes
+ * (its own struct, struct uet_sink first), zeroed, with @ops, and its output
+ * opened as @ops->output says (an unwritable one fails here, before
+ * anything starts): a stream's @out, or @path created (a FILE, buffered);
+ * a file sink's @path created, a regular file (s->fd; @out refused); nothing
+ * Return: the sink (free() it on a later failure of the constructor), or
+ * NULL with a message printed.
+ */
+void *uet_sink_make(size_t size, const struct uet_sink_ops *ops, FILE *out, const char *path);
+
 /* The sinks, one file each: constructors for uet_sink_types[]. */
 struct uet_sink *uet_sink_text_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_fields_new(FILE *out, const char *path);
@@ -164,9 +185,6 @@ struct uet_sink *uet_sink_chrome_new(FILE *out, const char *path);
 struct uet_sink *uet_sink_html_new(FILE *out, const char *path);
 /** uet_sink_chrome_counter - --counter EVENT.FIELD (kept, not copied); 0, -EINVAL (not chrome) or -ENOMEM */
 int uet_sink_chrome_counter(struct uet_sink *s, const char *spec);
-
-/** uet_sink_stream_open - a stream sink's FILE: @out, or @path created; 0 or -errno (said) */
-int uet_sink_stream_open(struct uet_sink *s, FILE *out, const char *path);
 
 /**
  * uet_sink_put - write what uet_render_line() or uet_render_json() returned

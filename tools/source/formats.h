@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tools/source: what a record means: event formats by type id, task names,
- * one record rendered as a line or as JSON (formats.c), EventHeader events
- * read and rendered, globs matched per record (eh-render.c).
+ * tools/source: what a record means: event formats by type id
+ * (format-table.c), task names and one record rendered as a line or as
+ * JSON (record-render.c), EventHeader events read and rendered, globs
+ * matched per record (eh-render.c).
  */
 #ifndef UE_TOOLS_FORMATS_H
 #define UE_TOOLS_FORMATS_H
@@ -25,7 +26,7 @@ bool uet_glob_per_record(const char *glob, const struct uet_format *f);
 /** uet_glob_match_rec - whether @glob names the record @rec (@len bytes) of @f: by its EventHeader name too */
 bool uet_glob_match_rec(const char *glob, const struct uet_format *f, const void *rec, size_t len);
 
-/* formats.c: binary records, from trace_pipe_raw or a trace.dat. */
+/* format-table.c: the formats of binary records, from trace_pipe_raw or a trace.dat. */
 
 /* The format of one event type. */
 struct uet_format {
@@ -44,7 +45,7 @@ struct uet_format {
 struct uet_formats {
 	struct uet_format *v;
 	size_t n, cap;
-	size_t *by_text, *by_id;	/* indexes of v (formats.c) */
+	size_t *by_text, *by_id;	/* indexes of v (format-table.c) */
 	size_t ix_cap, ix_used;
 	/* If set: told of each format added or replaced (a negative return is returned) */
 	int (*on_new)(void *arg, const struct uet_format *f);

@@ -4,22 +4,20 @@
  * bounds-checked cursors over the file in memory, the options sections and
  * the sections they point at (event formats, cmdlines, the flyrecord
  * buffer), zstd-compressed sections and CPU data when built with libzstd.
- * Every size and offset a file claims is checked before use.
+ * Every size and offset a file claims is checked before use.  Which kind
+ * a file is, trace.dat or perf.data, recording-read.c says, above this
+ * reader and perfdata-read.c.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #ifdef HAVE_ZSTD
 #include <zstd.h>
 #endif
 
-#include "perfdata.h"
 #include "tracedat.h"
 
 /* Reading: bounds-checked cursors over the file in memory. */
@@ -516,7 +514,7 @@ static const char *what_it_is(const uint8_t *buf, size_t len)
 }
 
 /* Index the file in @d->buf; on failure the caller frees @d. */
-static int parse(struct uet_dat *d, char *err, size_t errlen)
+int uet_dat_parse(struct uet_dat *d, char *err, size_t errlen)
 {
 	struct cur c = { d->buf, d->len, 0, false };
 	int e;
@@ -559,78 +557,6 @@ static int parse(struct uet_dat *d, char *err, size_t errlen)
 		snprintf(err, errlen, "truncated header");
 		return -EINVAL;
 	}
-	return 0;
-}
-
-int uet_dat_read_mem(const void *buf, size_t len, struct uet_dat *ret, char *err, size_t errlen)
-{
-	struct uet_dat d = { 0 };
-	int e;
-
-	/* perf's file: its samples as this file's pages would hold them. */
-	if (uet_perf_is(buf, len))
-		return uet_perf_read_mem(buf, len, ret, err, errlen);
-	d.buf = malloc(len ? len : 1);
-	if (!d.buf) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	if (len)
-		memcpy(d.buf, buf, len);
-	d.len = len;
-	e = parse(&d, err, errlen);
-	if (e < 0) {
-		uet_dat_free(&d);
-		return e;
-	}
-	*ret = d;
-	return 0;
-}
-
-int uet_dat_read(const char *path, struct uet_dat *ret, char *err, size_t errlen)
-{
-	struct uet_dat d = { 0 };
-	struct stat st;
-	size_t got = 0;
-	int fd, e;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		e = -errno;
-		snprintf(err, errlen, "%s", strerror(errno));
-		return e;
-	}
-	if (fstat(fd, &st) < 0 || !(d.buf = malloc((size_t)st.st_size + 1))) {
-		e = -errno;
-		snprintf(err, errlen, "%s", strerror(errno));
-		close(fd);
-		return e;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, d.buf + got, (size_t)st.st_size - got);
-
-		if (n <= 0) {
-			e = n < 0 ? -errno : -EIO;
-			snprintf(err, errlen, "read: %s", strerror(-e));
-			close(fd);
-			free(d.buf);
-			return e;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	d.len = got;
-	if (uet_perf_is(d.buf, got)) {
-		e = uet_dat_read_mem(d.buf, got, ret, err, errlen);
-		free(d.buf);
-		return e;
-	}
-	e = parse(&d, err, errlen);
-	if (e < 0) {
-		uet_dat_free(&d);
-		return e;
-	}
-	*ret = d;
 	return 0;
 }
 

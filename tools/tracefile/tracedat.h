@@ -6,6 +6,7 @@
  * uncompressed, keeping the file valid while it grows; the reader
  * (tracedat-read.c) finds the same pieces in files written by us or by
  * trace-cmd, zstd-compressed ones included when built with libzstd.
+ * uet_dat_read() (recording-read.c) reads a perf.data too (perfdata.h).
  */
 #ifndef UE_TOOLS_TRACEDAT_H
 #define UE_TOOLS_TRACEDAT_H
@@ -184,6 +185,14 @@ int uet_dat_read(const char *path, struct uet_dat *ret, char *err, size_t errlen
  * Return: as uet_dat_read().
  */
 int uet_dat_read_mem(const void *buf, size_t len, struct uet_dat *ret, char *err, size_t errlen);
+
+/**
+ * uet_dat_parse - index the trace.dat v7 that @d->buf holds (@d->len
+ * bytes, @d's own): uet_dat_read()'s part for a trace.dat (tracedat-read.c)
+ * Return: as uet_dat_read(); on failure @d holds what was read so far
+ * (uet_dat_free()).
+ */
+int uet_dat_parse(struct uet_dat *d, char *err, size_t errlen);
 
 /** uet_dat_free - release what uet_dat_read() returned */
 void uet_dat_free(struct uet_dat *d);
