@@ -222,21 +222,25 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			 * it there) and kept by a commit, or left uncommitted.
 			 */
 			rec = ue_chan_reserve(st->direct.ch, cpu, hdr.ts_ns ? hdr.ts_ns : 1, len);
-			st->direct.n++;
-			if (!rec)
-				continue;	/* lost in the channel: counted there */
-			memcpy(rec, &eh, sizeof(eh));
-			memcpy(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
-			if (ue_check_record(ue_revent_check(ev->ev), rec, len) < 0) {
-				nat->invalid++;
-				continue;
+			if (!rec) {
+				/* Lost in the channel (counted there): taken, as ue_buffer_write_many() takes it. */
+				st->direct.n++;
+			} else {
+				memcpy(rec, &eh, sizeof(eh));
+				memcpy(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
+				if (ue_check_record(ue_revent_check(ev->ev), rec, len) < 0) {
+					nat->invalid++;	/* left uncommitted: not in the page */
+				} else {
+					ue_chan_commit(st->direct.ch, cpu);
+					st->direct.n++;
+					r->cpu = cpu;
+					if (ev->run_records++)
+						ev->run_bytes += len;
+					else
+						count_first(nat, s, r, st, hdr.id, len, ids, &nids);
+				}
 			}
-			ue_chan_commit(st->direct.ch, cpu);
-			r->cpu = cpu;
-			if (ev->run_records++)
-				ev->run_bytes += len;
-			else
-				count_first(nat, s, r, st, hdr.id, len, ids, &nids);
+			/* A run holds the CPU's lock: at most DRAIN_FLUSH records, lost ones too. */
 			if (st->direct.n >= DRAIN_FLUSH) {
 				direct_end(nat, st, s);
 				__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
