@@ -133,6 +133,19 @@ static void count_first(struct ue_native_server *nat, struct nsession *s, const 
 	s->ev[id].run_bytes = len;
 }
 
+/* One more record of event @id in this drain: its counts, a table place for its first. */
+static inline void count_record(struct ue_native_server *nat, struct nsession *s,
+				const struct nring *r, struct drain_stage *st, uint32_t id,
+				size_t len, uint32_t *ids, unsigned int *nids)
+{
+	struct nevent *ev = &s->ev[id];
+
+	if (ev->run_records++)
+		ev->run_bytes += len;
+	else
+		count_first(nat, s, r, st, id, len, ids, nids);
+}
+
 /* Move up to DRAIN_BATCH records of @r into the trace buffer; returns how many. */
 static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain_stage *st)
 {
@@ -234,10 +247,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 					ue_chan_commit(st->direct.ch, cpu);
 					st->direct.n++;
 					r->cpu = cpu;
-					if (ev->run_records++)
-						ev->run_bytes += len;
-					else
-						count_first(nat, s, r, st, hdr.id, len, ids, &nids);
+					count_record(nat, s, r, st, hdr.id, len, ids, &nids);
 				}
 			}
 			/* A run holds the CPU's lock: at most DRAIN_FLUSH records, lost ones too. */
@@ -273,10 +283,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 				ue_commit_trigger(&commit);
 			continue;
 		}
-		if (ev->run_records++)
-			ev->run_bytes += len;
-		else
-			count_first(nat, s, r, st, hdr.id, len, ids, &nids);
+		count_record(nat, s, r, st, hdr.id, len, ids, &nids);
 		w = &st->w[st->n++];
 		w->meta.ts_ns = hdr.ts_ns ? hdr.ts_ns : 1;
 		w->meta.cpu = 0;
