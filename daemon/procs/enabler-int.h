@@ -130,6 +130,7 @@ struct ue_enablers {
 	unsigned int npending;		      /* handles with pending set */
 	uint64_t fork_seq;		      /* the last fork_rec.seq given */
 	bool reports;			      /* a connector reports execs and exits */
+	uint64_t read_until_ns;		      /* every report sent before it was read */
 	/*
 	 * The children poller: records of children that exec'd before their
 	 * proof, kept until their own children, forked before that exec, are
@@ -161,7 +162,12 @@ struct ue_proc {
 	struct proc *p;		/* a reference, or NULL before the first lookup */
 };
 
-/* How long a dead handle waits in the graveyard for its exec or exit report. */
+/*
+ * How long a dead handle waits in the graveyard for its exec or exit report,
+ * in the reader's time: until every report sent this long after the handle
+ * was found dead has been read (ue_enablers_read_until()).  A death is seen
+ * a moment before its report is sent (the memory goes first).
+ */
 #define UNREPORTED_MAX_NS (2 * 1000000000ull)
 
 /* enabler.c: process handles.  Each *_locked function is called with set->lock held. */

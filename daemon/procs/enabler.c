@@ -155,8 +155,11 @@ int ue_en_release_graveyard(struct ue_enablers *set)
 	list = NULL;
 	for (p = set->graveyard; p; p = next) {
 		next = p->next;
-		/* Kept for forks read before its exec or exit; bounded in case no report comes. */
-		if (p->unreported && ue_enablers_clock_ns() - p->dead_ns < UNREPORTED_MAX_NS)
+		/*
+		 * Kept for forks read before its exec or exit; bounded by the
+		 * reader's progress in case no report comes.
+		 */
+		if (p->unreported && set->read_until_ns < p->dead_ns + UNREPORTED_MAX_NS)
 			continue;
 		proc_list_del(p);
 		p->next = list;
@@ -794,6 +797,21 @@ void ue_enablers_track_reports(struct ue_enablers *set)
 	ue_mutex_lock(&set->lock);
 	set->reports = true;
 	ue_mutex_unlock(&set->lock);
+}
+
+void ue_enablers_read_until(struct ue_enablers *set, uint64_t ns)
+{
+	bool later;
+
+	if (!set)
+		return;
+	ue_mutex_lock(&set->lock);
+	later = ns > set->read_until_ns;
+	if (later)
+		set->read_until_ns = ns;
+	ue_mutex_unlock(&set->lock);
+	if (later)
+		ue_en_release_graveyard(set);
 }
 
 void ue_enablers_stats(struct ue_enablers *set, struct ue_enablers_stats *ret_stats)

@@ -424,11 +424,25 @@ bool ue_enablers_knows_caller(struct ue_enablers *set, struct ue_proc *caller);
  * @set: the set
  *
  * From then on a handle found dead stays in the graveyard, with its
- * enablers, until ue_enablers_drop_process() reports its exec or exit (at
- * most 2 s): a fork read before that report is of the dead memory, made
- * before it died, and the child inherits its enablers.
+ * enablers, until ue_enablers_drop_process() reports its exec or exit: a
+ * fork read before that report is of the dead memory, made before it died,
+ * and the child inherits its enablers.  A report that never comes (lost in
+ * an overrun) ends the wait once the reader has read every report sent
+ * until UNREPORTED_MAX_NS after the death was seen (ue_enablers_read_until()).
  */
 void ue_enablers_track_reports(struct ue_enablers *set);
+
+/**
+ * ue_enablers_read_until - every report sent before @ns has been read and applied
+ * @set: the set (ue_enablers_track_reports() on)
+ * @ns: ue_enablers_clock_ns() when the reader's last read began
+ *
+ * The graveyard's wait is measured in the reader's progress, not in time:
+ * on a loaded machine (or across an upgrade, when nothing reads) the reader
+ * may lag seconds behind, and a dead handle let go before its report would
+ * leave a child forked before that death without its inherited enablers.
+ */
+void ue_enablers_read_until(struct ue_enablers *set, uint64_t ns);
 
 /** ue_enablers_clock_ns - the clock of ue_enablers_confirm() (CLOCK_MONOTONIC, ns) */
 static inline uint64_t ue_enablers_clock_ns(void)

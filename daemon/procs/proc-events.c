@@ -208,6 +208,8 @@ static uint64_t read_locked(struct ue_proc_events *pe, bool request)
 		ue_enablers_refuse_unconfirmed(pe->set);
 		ue_enablers_sweep(pe->set);
 	}
+	/* The kernel queues a report as it happens: all sent before the read began are in. */
+	ue_enablers_read_until(pe->set, start);
 	return start;
 }
 
@@ -341,12 +343,20 @@ static void listener_pass(struct ue_proc_events *pe)
 {
 	uint64_t start;
 
+	/*
+	 * A handle of a process that exec'd is not scanned as the new
+	 * program.  Not under pe->lock: the sweep reads every process's
+	 * memory, slow on a loaded machine, and a request waiting for the
+	 * lock would see no progress (lock_bounded()) and go without its sync.
+	 */
+	if (pe->polling)
+		ue_enablers_sweep(pe->set);
 	ue_mutex_lock(&pe->lock);
 	if (pe->polling) {
-		/* A handle of a process that exec'd is not scanned as the new program. */
-		ue_enablers_sweep(pe->set);
 		start = ue_enablers_clock_ns();
 		ue_poller_pass_locked(pe);
+		/* The pass reported every process found dead before it began. */
+		ue_enablers_read_until(pe->set, start);
 	} else {
 		start = read_locked(pe, false);
 	}

@@ -67,6 +67,62 @@ long proc_fd_count(pid_t pid)
 	return n - 2;	/* . and .. */
 }
 
+/* The lines of @path, each after @prefix, as TAP comments. */
+static void print_lines(const char *path, const char *prefix)
+{
+	char line[512];
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("# %s%s%s", prefix, line, strchr(line, '\n') ? "" : "\n");
+	fclose(f);
+}
+
+void proc_dump_threads(pid_t pid)
+{
+	char p[320], comm[64], state[128], cmd[160];
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
+	dir = opendir(p);
+	if (!dir)
+		return;
+	printf("# threads of %d:\n", (int)pid);
+	while ((de = readdir(dir))) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		comm[0] = state[0] = '\0';
+		snprintf(p, sizeof(p), "/proc/%d/task/%s/comm", (int)pid, de->d_name);
+		if ((f = fopen(p, "re"))) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		snprintf(p, sizeof(p), "/proc/%d/task/%s/wchan", (int)pid, de->d_name);
+		if ((f = fopen(p, "re"))) {
+			if (fgets(state, sizeof(state), f))
+				state[strcspn(state, "\n")] = '\0';
+			fclose(f);
+		}
+		printf("#  %s %s waits in %s\n", de->d_name, comm, state[0] ? state : "?");
+		snprintf(p, sizeof(p), "/proc/%d/task/%s/stack", (int)pid, de->d_name);
+		print_lines(p, "     ");
+	}
+	closedir(dir);
+	fflush(stdout);
+	if (access("/usr/bin/gdb", X_OK) == 0) {
+		snprintf(cmd, sizeof(cmd),
+			 "/usr/bin/gdb -batch -nx -p %d -ex 'thread apply all bt' 2>&1 | sed 's/^/#   /'",
+			 (int)pid);
+		(void)!system(cmd);
+	}
+}
+
 bool next_pid_is(pid_t pid)
 {
 	char buf[32];

@@ -40,6 +40,16 @@ long proc_status_kb(pid_t pid, const char *key);
 long proc_fd_count(pid_t pid);
 
 /**
+ * proc_dump_threads - say where every thread of @pid waits, as TAP comments
+ * @pid: the process (a daemon that stopped answering, say)
+ *
+ * Each thread's name, state and kernel stack (/proc/@pid/task/TID, root
+ * only), then its user-space stacks when gdb is installed.  For a test's
+ * failure message: nothing depends on it.
+ */
+void proc_dump_threads(pid_t pid);
+
+/**
  * next_pid_is - make the next fork of this pid namespace take @pid
  * @pid: the pid wanted
  *

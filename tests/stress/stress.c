@@ -66,7 +66,10 @@ static unsigned int upgrade_ms, upgrades;
 
 static void unexpected_at(int err, int line)
 {
-	atomic_fetch_add(&sh->unexpected, 1);
+	/* The first few each said where, with the process: a daemon's log names pids. */
+	if (atomic_fetch_add(&sh->unexpected, 1) < 10)
+		dprintf(1, "# unexpected in pid %d (parent %d) at line %d: %s\n", (int)getpid(),
+		       (int)getppid(), line, strerror(err));
 	atomic_store(&sh->unexpected_errno, err);
 	atomic_store(&sh->unexpected_line, line);
 }
@@ -536,7 +539,16 @@ static void upgrade_daemon(void)
 			break;
 		if (now_ms() > until) {
 			printf("# the old daemon %d did not hand over in 30 s\n", (int)old);
+			proc_dump_threads(old);
+			proc_dump_threads(nw);
+			/*
+			 * Both go: nothing holds the FUSE connection then, and
+			 * every process waiting on it gets an error instead of
+			 * waiting for ever (and the next test with it).
+			 */
+			kill(old, SIGKILL);
 			kill(nw, SIGKILL);
+			kill(0 - group, SIGKILL);
 			ASSERT_TRUE(false);
 		}
 		usleep(2000);
@@ -625,7 +637,7 @@ static void run_round(unsigned int secs, unsigned int procs, unsigned int toggle
 			checked++;
 			if (r->words[s] == want)
 				continue;
-			if (mismatches++ < 5)
+			if (mismatches++ < 40)
 				printf("# pid %d slot %d (stress_e%d, %s): word 0x%llx, want 0x%llx\n",
 				       (int)r->pid, s, slot_event(s),
 				       r->mask & (1u << s) ? "registered" : "unregistered",
