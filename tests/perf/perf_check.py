@@ -18,7 +18,9 @@ import json
 import re
 import sys
 
-LINE = re.compile(r'^\s*(?P<comm>.*?)\s+(?P<tid>-?\d+) \[(?P<cpu>\d+)\] '
+# perf pads the seconds to five digits: two spaces before a time under
+# 10,000 s (a machine up for less than three hours).
+LINE = re.compile(r'^\s*(?P<comm>.*?)\s+(?P<tid>-?\d+) \[(?P<cpu>\d+)\]\s+'
                   r'(?P<s>\d+)\.(?P<ns>\d{9}):\s+(?P<sys>[^:\s]+):(?P<ev>[^:\s]+):(?P<rest>.*)$')
 
 
