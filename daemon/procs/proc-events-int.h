@@ -26,6 +26,8 @@
 #define RECV_BYTES 8192
 /* Without the connector: how often the children of known processes are read. */
 #define POLL_MS 50
+/* How often the reader reads while dead handles wait for their reports. */
+#define PARKED_READ_MS 500
 /* Most children the poller remembers at a time; more inherit nothing. */
 #define MAX_SEEN_CHILDREN 65536
 /* How far up a caller's ancestors the poller looks for a known process. */

@@ -388,6 +388,13 @@ static void *listen_thread(void *arg)
 		ue_enablers_stats(pe->set, &st);
 		timeout = st.unconfirmed ? UE_PROC_EVENTS_GRACE_MS : -1;
 		/*
+		 * A dead handle waits for its report in the reader's time
+		 * (ue_enablers_read_until()): on a quiet machine, where no
+		 * event wakes the reader, a read of nothing moves that time on.
+		 */
+		if (timeout < 0 && st.parked)
+			timeout = PARKED_READ_MS;
+		/*
 		 * Polling: all the time (a process that registers now may fork
 		 * at once; a pass with nothing known reads nothing).
 		 */
