@@ -133,6 +133,13 @@ struct uet_autoenable {
 	bool with_cmd;			/* CMD's own daemon (start()'s !warn): gone at the end */
 	char *seen;			/* with_cmd: "SYSTEM:NAME, ..." of the user events met */
 	size_t nseen;			/* its length */
+	/*
+	 * Armed by uet_stream_raw() once its channel is open, not before: a
+	 * channel takes records from its opening on, and the events the arming
+	 * enables may be written at once (another reader's channel would
+	 * have them, this one not).
+	 */
+	bool arm_in_reader;
 };
 
 /**
@@ -257,7 +264,8 @@ struct uet_sinks;
  * its tracefs (a private usereventsd for @cmd when it has argv, --tracefs
  * @tracefs_opt refused then; else @tracefs_opt or the one found) and its
  * CPUs (@ncpus), @sinks begun, @a armed for @o's globs (warned of without
- * @cmd), @cmd started
+ * @cmd; without @cmd and with @arm_in_reader, left to uet_stream_raw(),
+ * after its channel opens), @cmd started
  * @usage: the command's, for a usage error (--tracefs with CMD)
  * @priv: the private daemon started, for uet_private_stop()
  *
@@ -265,8 +273,8 @@ struct uet_sinks;
  */
 int uet_live_start(const char *who, const char *usage, const char *tracefs_opt,
 		   const struct uet_opts *o, struct uet_child *cmd, struct uet_sinks *sinks,
-		   struct uet_autoenable *a, struct uet_private **priv, char *tracefs, size_t len,
-		   unsigned int *ncpus);
+		   struct uet_autoenable *a, bool arm_in_reader, struct uet_private **priv,
+		   char *tracefs, size_t len, unsigned int *ncpus);
 
 /**
  * uet_live_status - a live command's exit code once its reading returned @e:

@@ -224,8 +224,8 @@ int uet_cmd_export(const char *tracefs_opt, int argc, char **argv)
 	if (uet_sinks_add(&sinks, uet_sink_otlp_new(&x)) < 0)
 		goto out;
 	uet_catch_signals();
-	e = uet_live_start("export", usage, tracefs_opt, &o, &child, &sinks, &ae, &priv, tracefs,
-			   sizeof(tracefs), &ncpus);
+	e = uet_live_start("export", usage, tracefs_opt, &o, &child, &sinks, &ae, true, &priv,
+			   tracefs, sizeof(tracefs), &ncpus);
 	if (e > 0 && (exit_code = e))
 		goto out;
 	/* A private daemon for CMD is ours: none comes back for it. */

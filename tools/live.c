@@ -453,8 +453,8 @@ void uet_autoenable_free(struct uet_autoenable *a)
 
 int uet_live_start(const char *who, const char *usage, const char *tracefs_opt,
 		   const struct uet_opts *o, struct uet_child *cmd, struct uet_sinks *sinks,
-		   struct uet_autoenable *a, struct uet_private **priv, char *tracefs, size_t len,
-		   unsigned int *ncpus)
+		   struct uet_autoenable *a, bool arm_in_reader, struct uet_private **priv,
+		   char *tracefs, size_t len, unsigned int *ncpus)
 {
 	int fail = cmd->argv ? UET_EXIT_RUN_FAIL : UET_EXIT_FAIL;
 	struct uet_buf_stats bs;
@@ -479,9 +479,10 @@ int uet_live_start(const char *who, const char *usage, const char *tracefs_opt,
 		return fail;
 	*a = (struct uet_autoenable){ .tracefs = tracefs, .who = who, .globs = o->globs,
 				      .filters = o->filters, .nglobs = o->nglobs,
-				      .default_globs = o->default_globs };
+				      .default_globs = o->default_globs,
+				      .arm_in_reader = arm_in_reader && !cmd->argv };
 	/* Armed before CMD starts: its first write is kept. */
-	if (uet_autoenable_start(a, !cmd->argv) < 0 ||
+	if ((!a->arm_in_reader && uet_autoenable_start(a, !cmd->argv) < 0) ||
 	    (cmd->argv && uet_child_start(cmd, tracefs) < 0))
 		return fail;
 	return 0;

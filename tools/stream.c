@@ -580,6 +580,16 @@ int uet_stream_raw(const char *tracefs, const struct uet_opts *o, struct uet_aut
 	if (r < 0)
 		return r;
 	ae->formats = &rs.formats;
+	if (ae->arm_in_reader) {
+		/* The channel is open: what the arming enables is this reader's too. */
+		ae->arm_in_reader = false;
+		r = uet_autoenable_start(ae, true);
+		if (r < 0 || ae->failed) {
+			uet_raw_close(&raw);
+			/* A refused filter was said; the caller's status says it (ae->failed). */
+			return ae->failed ? 0 : r;
+		}
+	}
 	slow_scan = raw.chan && ae->session >= 0 && !child;
 	for (uint64_t last_tick = 0;;) {
 		/* Decided before the pass: a pass that then reads nothing ends it. */
@@ -739,12 +749,14 @@ int uet_cmd_stream(const char *tracefs_opt, int argc, char **argv)
 	ae.nglobs = o.nglobs;
 	ae.who = "stream";
 	ae.default_globs = o.default_globs;
-	r = uet_autoenable_start(&ae, true);
 	/*
 	 * Every format but --fields renders binary records (trace lines with
-	 * EventHeader events decoded); --fields copies the tracefs's own text.
+	 * EventHeader events decoded), armed once their channel is open;
+	 * --fields copies the tracefs's own text.
 	 */
-	if (r == 0 && (o.format_opt || strcmp(o.format, "fields") != 0)) {
+	ae.arm_in_reader = o.format_opt || strcmp(o.format, "fields") != 0;
+	r = ae.arm_in_reader ? 0 : uet_autoenable_start(&ae, true);
+	if (r == 0 && ae.arm_in_reader) {
 		r = uet_stream_raw(tracefs, &o, &ae, &sinks, st.ncpus, NULL, NULL, &re);
 		if (r < 0 && uet_output_gone(stdout))
 			r = -EPIPE;

@@ -927,8 +927,9 @@ int uet_cmd_top(const char *tracefs_opt, int argc, char **argv)
 	ui.what = with_cmd ? rest[o.rest] : tracefs;
 	uet_sinks_add(&sinks, &ts->s);
 	uet_catch_signals();
-	e = uet_live_start("top", usage, tracefs_opt, &o, &child, &sinks, &ae, &priv, tracefs,
-			   sizeof(tracefs), &ncpus);
+	/* usereventsd's counts (no channel, top_wait()) want the arming at once. */
+	e = uet_live_start("top", usage, tracefs_opt, &o, &child, &sinks, &ae, ui.records, &priv,
+			   tracefs, sizeof(tracefs), &ncpus);
 	if (e > 0 && (exit_code = e))
 		goto out;
 	/* usereventsd counts for us; a kernel does not (nor does --records). */
