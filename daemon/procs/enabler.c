@@ -801,16 +801,17 @@ void ue_enablers_track_reports(struct ue_enablers *set)
 
 void ue_enablers_read_until(struct ue_enablers *set, uint64_t ns)
 {
-	bool later;
+	bool release;
 
 	if (!set)
 		return;
 	ue_mutex_lock(&set->lock);
-	later = ns > set->read_until_ns;
-	if (later)
+	/* Called at every read of the connector: the graveyard is walked only when it holds any. */
+	release = ns > set->read_until_ns && set->graveyard;
+	if (ns > set->read_until_ns)
 		set->read_until_ns = ns;
 	ue_mutex_unlock(&set->lock);
-	if (later)
+	if (release)
 		ue_en_release_graveyard(set);
 }
 

@@ -570,22 +570,36 @@ TEST(exited_process_releases_references)
  * still put its references and free it: it once stayed there, leaked (seen
  * by LeakSanitizer at a daemon's stop).
  */
+/*
+ * A set tracking reports with one process on @a's enabler at @shm that
+ * exited and was found dead by the update's worker, with no exit report
+ * read: parked in the graveyard.
+ */
+static struct ue_enablers *set_with_one_parked(uint8_t *shm, struct fake_event *a)
+{
+	struct ue_enablers *set;
+	struct target t;
+
+	if (ue_enablers_new(&plain_ops, &set) != 0)
+		return NULL;
+	ue_enablers_track_reports(set);
+	EXPECT_EQ(target_start(&t), 0);
+	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm, 0, 4, a, false), 0);
+	target_exit(&t, 1);
+	EXPECT_EQ(ue_enablers_update_event(set, a, true), 0);
+	EXPECT_EQ(stats_of(set).parked, 1);
+	return set;
+}
+
 TEST(free_releases_processes_awaiting_their_report)
 {
 	uint8_t *shm = target_shm(page_size());
 	struct fake_event a = { 0, false };
 	struct ue_enablers *set;
-	struct target t;
 
 	ASSERT_TRUE(shm != NULL);
-	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
-	ue_enablers_track_reports(set);
-	ASSERT_EQ(target_start(&t), 0);
-	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm, 0, 4, &a, false), 0);
-	target_exit(&t, 1);
-	/* Found dead by the update's worker, with no exit report read: parked. */
-	EXPECT_EQ(ue_enablers_update_event(set, &a, true), 0);
-	EXPECT_EQ(stats_of(set).parked, 1);
+	set = set_with_one_parked(shm, &a);
+	ASSERT_TRUE(set != NULL);
 	EXPECT_EQ(ue_enablers_sweep(set), 0);
 	EXPECT_EQ(ev_refs(&a), 1);
 	ue_enablers_free(set);
@@ -605,18 +619,12 @@ TEST(graveyard_waits_for_the_reader_not_the_clock)
 	uint8_t *shm = target_shm(page_size());
 	struct fake_event a = { 0, false };
 	struct ue_enablers *set;
-	struct target t;
 	uint64_t seen;
 
 	ASSERT_TRUE(shm != NULL);
-	ASSERT_EQ(ue_enablers_new(&plain_ops, &set), 0);
-	ue_enablers_track_reports(set);
-	ASSERT_EQ(target_start(&t), 0);
-	EXPECT_EQ(add_of(set, t.pid, (uintptr_t)shm, 0, 4, &a, false), 0);
-	target_exit(&t, 1);
-	EXPECT_EQ(ue_enablers_update_event(set, &a, true), 0);
+	set = set_with_one_parked(shm, &a);
+	ASSERT_TRUE(set != NULL);
 	seen = ue_enablers_clock_ns();
-	EXPECT_EQ(stats_of(set).parked, 1);
 	/* Read up to now (and even a second on): the report may still come. */
 	ue_enablers_read_until(set, seen + 1000000000ull);
 	EXPECT_EQ(ue_enablers_sweep(set), 0);
