@@ -64,7 +64,8 @@ struct ue_native_msg {
 	uint16_t minor;
 	uint32_t cmd;
 	int32_t status;
-	uint32_t id;		/* ADD_EVENT reply: the event's slot (1..) */
+	uint32_t id;		/* ADD_EVENT reply: the event's slot (1..); NEW_RING:
+				 * UE_NATIVE_RING_CAN_* the producer can write */
 	uint32_t write_index;	/* ADD_EVENT: the library's index; HELLO: its descriptor */
 	int32_t tid;		/* NEW_RING: the writing thread */
 	uint32_t ring_bytes;	/* NEW_RING reply: bytes of the ring's data area */
@@ -79,6 +80,18 @@ struct ue_native_msg {
 	};
 };
 _Static_assert(sizeof(struct ue_native_msg) == 544, "ue_native_msg is wire format");
+
+/*
+ * The records' clock (ue_native_ring.clock).  A producer that can read the
+ * CPU's time-stamp counter says so in NEW_RING's id (UE_NATIVE_RING_CAN_TSC);
+ * the daemon answers with a ring whose clock is UE_RING_CLOCK_TSC when the
+ * kernel keeps time with that counter (clocksource "tsc"), and turns the
+ * ticks into CLOCK_MONOTONIC as it drains (core/tscclock.h).  A daemon that
+ * knows nothing of it leaves 0: CLOCK_MONOTONIC nanoseconds, as before.
+ */
+#define UE_NATIVE_RING_CAN_TSC 1u
+#define UE_RING_CLOCK_MONO 0
+#define UE_RING_CLOCK_TSC 1
 
 /* Ring states (ue_native_ring.state). */
 #define UE_RING_LIVE 1
@@ -101,7 +114,11 @@ struct ue_native_ring {
 	uint64_t heartbeat_ns;	/* the daemon's clock at its last drain pass */
 	uint64_t full_wait_ns;	/* the daemon: how long a write that finds the ring full
 				 * waits for the drain to make room before it gives up */
-	uint8_t pad1[64 - 40];
+	uint32_t clock;		/* UE_RING_CLOCK_*: what the records' ts_ns hold (the daemon,
+				 * at the ring's making; the counter only if asked) */
+	uint32_t tsc_per_ms;	/* UE_RING_CLOCK_TSC: the counter's ticks in a millisecond */
+	uint64_t heartbeat_tsc;	/* UE_RING_CLOCK_TSC: the counter at heartbeat_ns */
+	uint8_t pad1[64 - 56];
 	uint64_t head;		/* producer: bytes committed */
 	uint64_t dropped;	/* producer: records refused as the ring was full */
 	uint8_t pad2[64 - 16];
@@ -119,7 +136,8 @@ _Static_assert(sizeof(struct ue_native_ring) == 192, "ue_native_ring is shared l
 struct ue_native_rec {
 	uint32_t len;		/* bytes of this record, header included, multiple of 8 */
 	uint32_t id;		/* event slot; 0: padding */
-	uint64_t ts_ns;		/* CLOCK_MONOTONIC at the write */
+	uint64_t ts_ns;		/* CLOCK_MONOTONIC at the write, or the counter's ticks
+				 * (UE_RING_CLOCK_TSC) */
 	uint32_t cpu;
 	uint32_t payload_len;	/* bytes after the entry header */
 	uint8_t entry[8];	/* struct trace_entry, filled in by the daemon */

@@ -23,6 +23,7 @@
 #include "lib.h"
 #include "native-msg.h"
 #include "native-proto.h"
+#include "tscclock.h"
 
 #define MAX_EVENTS 4096
 #define TLS_SLOTS 4
@@ -36,6 +37,8 @@ struct ring {
 	uint32_t mask;
 	pid_t tid;
 	size_t map_len;
+	bool tsc;		/* stamped with the counter (UE_RING_CLOCK_TSC) */
+	uint64_t stale;		/* STALE_NS in the stamps' unit */
 };
 
 struct ue_native {
@@ -308,6 +311,7 @@ static struct ring *new_ring(struct ue_native *n)
 	memset(&m, 0, sizeof(m));
 	m.cmd = UE_NATIVE_NEW_RING;
 	m.tid = gettid();
+	m.id = UE_TSC_AVAILABLE ? UE_NATIVE_RING_CAN_TSC : 0;
 	pthread_mutex_lock(&n->lock);
 	err = n->dead ? -EPIPE : xchg(n, &m, &fd);
 	if (err == -EPIPE)
@@ -328,6 +332,8 @@ static struct ring *new_ring(struct ue_native *n)
 	r->data = (unsigned char *)r->hdr + UE_NATIVE_RING_HDR;
 	r->mask = m.ring_bytes - 1;
 	r->tid = m.tid;
+	r->tsc = UE_TSC_AVAILABLE && r->hdr->clock == UE_RING_CLOCK_TSC && r->hdr->tsc_per_ms;
+	r->stale = r->tsc ? (uint64_t)r->hdr->tsc_per_ms * (STALE_NS / 1000000) : STALE_NS;
 	r->next = n->rings;
 	n->rings = r;
 	pthread_mutex_unlock(&n->lock);
@@ -387,8 +393,8 @@ int ue__native_write(struct ue_native *n, uint32_t id, struct ue_tracepoint *tp,
 	struct ue_native_rec *rec;
 	struct ring *r;
 	uint64_t head, tail, pos, room, need;
-	struct timespec ts;
 	unsigned char *dst;
+	uint64_t now, beat;
 	int err;
 
 	if (__builtin_expect(n->forked, 0))
@@ -409,13 +415,19 @@ int ue__native_write(struct ue_native *n, uint32_t id, struct ue_tracepoint *tp,
 	r = thread_ring(n);
 	if (!r)
 		return -EOPNOTSUPP;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	/* The stamp: the counter when the daemon turns it into the clock (core/tscclock.h). */
+	if (r->tsc) {
+		now = ue_tsc_read();
+		beat = __atomic_load_n(&r->hdr->heartbeat_tsc, __ATOMIC_RELAXED);
+	} else {
+		struct timespec ts;
 
-	if (__builtin_expect(now - __atomic_load_n(&r->hdr->heartbeat_ns, __ATOMIC_RELAXED) >
-				     STALE_NS,
-			     0) &&
-	    daemon_gone(n, r)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		beat = __atomic_load_n(&r->hdr->heartbeat_ns, __ATOMIC_RELAXED);
+	}
+	/* Signed: another CPU's counter may be a little behind the daemon's. */
+	if (__builtin_expect((int64_t)(now - beat) > (int64_t)r->stale, 0) && daemon_gone(n, r)) {
 		__atomic_store_n(&n->dead, true, __ATOMIC_RELAXED);
 		return -EPIPE;
 	}

@@ -23,6 +23,7 @@
 
 #include "native-msg.h"
 #include "native-proto.h"
+#include "tscclock.h"
 #include "preload.h"
 #include "userevents/userevents.h"
 
@@ -262,6 +263,7 @@ static bool ring_new(struct pl_thread *t)
 	memset(&m, 0, sizeof(m));
 	m.cmd = UE_NATIVE_NEW_RING;
 	m.tid = gettid();
+	m.id = UE_TSC_AVAILABLE ? UE_NATIVE_RING_CAN_TSC : 0;
 	if (xchg(&m, &fd) < 0 || fd < 0 || m.ring_bytes < 4096 ||
 	    (m.ring_bytes & (m.ring_bytes - 1))) {
 		if (fd >= 0)
@@ -277,6 +279,8 @@ static bool ring_new(struct pl_thread *t)
 	t->data = (unsigned char *)p + UE_NATIVE_RING_HDR;
 	t->mask = m.ring_bytes - 1;
 	t->tail = __atomic_load_n(&t->hdr->tail, __ATOMIC_ACQUIRE);
+	t->tsc = UE_TSC_AVAILABLE && t->hdr->clock == UE_RING_CLOCK_TSC && t->hdr->tsc_per_ms;
+	t->stale = t->tsc ? (uint64_t)t->hdr->tsc_per_ms * (PL_STALE_NS / 1000000) : PL_STALE_NS;
 	t->map_len = UE_NATIVE_RING_HDR + (size_t)m.ring_bytes;
 	t->gen = S.gen;
 	S.rings[S.nrings].hdr = p;
@@ -647,7 +651,7 @@ static __attribute__((noinline)) ssize_t write_in(struct pl_thread *t, pl_jmp_bu
 	const struct ue_check *check;
 	struct pl_index *x;
 	struct timespec ts;
-	uint64_t total, head, pos, need, pad, now, size;
+	uint64_t total, head, pos, need, pad, now, beat, size;
 	size_t payload, off;
 	ssize_t ret;
 	int32_t idx;
@@ -707,10 +711,17 @@ static __attribute__((noinline)) ssize_t write_in(struct pl_thread *t, pl_jmp_bu
 		ret = -ENOSYS;
 		goto out;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	if (__builtin_expect(now - __atomic_load_n(&t->hdr->heartbeat_ns, __ATOMIC_RELAXED) >
-				     PL_STALE_NS, 0) && daemon_gone(t)) {
+	/* The stamp: the counter when the daemon turns it into the clock (core/tscclock.h). */
+	if (t->tsc) {
+		now = ue_tsc_read();
+		beat = __atomic_load_n(&t->hdr->heartbeat_tsc, __ATOMIC_RELAXED);
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		beat = __atomic_load_n(&t->hdr->heartbeat_ns, __ATOMIC_RELAXED);
+	}
+	/* Signed: another CPU's counter may be a little behind the daemon's. */
+	if (__builtin_expect((int64_t)(now - beat) > (int64_t)t->stale, 0) && daemon_gone(t)) {
 		S.dead = true;
 		ret = -ENOSYS;
 		goto out;

@@ -81,6 +81,8 @@ struct pl_thread {
 	uint32_t mask;
 	uint32_t gen;			/* the ring is of this process generation */
 	uint64_t tail;			/* the daemon's tail as last read (it only grows) */
+	uint64_t stale;			/* PL_STALE_NS in the stamps' unit */
+	bool tsc;			/* stamped with the counter (UE_RING_CLOCK_TSC) */
 	size_t map_len;
 	int busy;			/* in a write: a signal handler's write takes the system call */
 	int holds;			/* holds the process lock */

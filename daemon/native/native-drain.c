@@ -162,8 +162,11 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 	 * written when it would not change (or, the heartbeat, not by much).
 	 */
 	now = ue_buffer_clock_ns();
-	if (now - h->heartbeat_ns >= HEARTBEAT_EVERY_NS)
+	if (now - h->heartbeat_ns >= HEARTBEAT_EVERY_NS) {
+		if (r->tsc)
+			h->heartbeat_tsc = ue_tsc_read();
 		h->heartbeat_ns = now;
+	}
 	if (h->full_wait_ns != nat->full_wait_ns)
 		h->full_wait_ns = nat->full_wait_ns;
 	ring_note_dropped(nat, s, r);
@@ -222,6 +225,8 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		ev = &s->ev[hdr.id];
 		if (ue_revent_dead(ev->ev))
 			continue;
+		if (r->tsc)
+			hdr.ts_ns = ue_tsc_clock_ns(&nat->tsc, hdr.ts_ns);
 		cpu = hdr.cpu < ncpus ? hdr.cpu : hdr.cpu % ncpus;
 		len = UE_ENTRY_HDR_SIZE + hdr.payload_len;
 		eh.type = ev->type;
@@ -388,6 +393,9 @@ void *ue_native_drain_main(void *arg)
 		bool blocked;
 
 		ue_mutex_lock(&nat->lock);
+		/* Every pass, idle ones too: a record lies between the anchors before and after it. */
+		if (nat->tsc.ready)
+			ue_native_tsc_anchor(nat);
 		nat->blocked = false;
 		nat->full_wait_ns = block > FULL_WAIT_NS ? block : FULL_WAIT_NS;
 		for (struct nsession **ps = &nat->sessions; *ps;) {
@@ -469,6 +477,8 @@ void ue_native_sync(struct ue_native_server *nat)
 	    !__atomic_load_n(&nat->nsessions, __ATOMIC_RELAXED))
 		return;
 	ue_mutex_lock(&nat->lock);
+	if (nat->tsc.ready)
+		ue_native_tsc_anchor(nat);
 	for (struct nsession *s = nat->sessions; s; s = s->next) {
 		for (struct nring *r = s->rings; r; r = r->next) {
 			uint64_t head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);

@@ -19,6 +19,7 @@
 #include "lock.h"
 #include "native.h"
 #include "native-proto.h"
+#include "tscclock.h"
 
 #define MAX_SESSIONS 1024
 #define MAX_EVENTS 4096		/* per session */
@@ -53,6 +54,7 @@ struct nring {
 	char comm[16];
 	size_t map_len;
 	int fd;			/* its memfd, kept for a successor (upgrade) */
+	bool tsc;		/* its records are stamped with the counter (UE_RING_CLOCK_TSC) */
 };
 
 struct nevent {
@@ -123,6 +125,13 @@ struct ue_native_server {
 	bool woken;
 	bool blocked;			/* a pass stopped for a blocking channel (under lock) */
 	bool paused;			/* ue_native_pause(): no thread runs */
+	/*
+	 * The counter's conversion: anchored by the drain (its thread only,
+	 * once started); tsc_offer, the ticks in a millisecond told to new
+	 * rings, or 0: the counter is not offered (ue_native_tsc_init()).
+	 */
+	struct ue_tsc_clock tsc;
+	uint32_t tsc_offer;
 	int pause_fd;			/* an eventfd: readable while session threads are to return */
 };
 
@@ -135,6 +144,32 @@ void *ue_native_session_main(void *arg);
 void *ue_native_drain_main(void *arg);
 void ue_native_drain_wake(struct ue_native_server *nat);
 void ue_native_session_free(struct nsession *s);
+/*
+ * native.c: the counter measured (at most ~1 ms, once); @offer: new rings
+ * may be stamped with it (the kernel keeps time with it and
+ * USEREVENTSD_TSC is not 0).  Before any thread starts.
+ */
+void ue_native_tsc_init(struct ue_native_server *nat, bool offer);
+/*
+ * An anchor of the counter's conversion, taken now (core/tscclock.h): the
+ * narrowest of three brackets of the clock between two counter readings.
+ * Under nat->lock once the threads run (the drain's passes, a sync).
+ */
+static inline void ue_native_tsc_anchor(struct ue_native_server *nat)
+{
+	uint64_t b0 = 0, bns = 0, b1 = UINT64_MAX;
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t t0 = ue_tsc_read(), ns = ue_buffer_clock_ns(), t1 = ue_tsc_read();
+
+		if (t1 - t0 < b1 - b0) {
+			b0 = t0;
+			bns = ns;
+			b1 = t1;
+		}
+	}
+	ue_tsc_clock_anchor(&nat->tsc, b0, bns, b1);
+}
 /* native.c: a server with no socket, session or thread yet (free: ue_native_free()). */
 struct ue_native_server *ue_native_alloc(const struct ue_native_deps *deps);
 void ue_native_free(struct ue_native_server *nat);

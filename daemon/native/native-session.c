@@ -358,7 +358,18 @@ static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 	r->hdr->minor = UE_NATIVE_MINOR;
 	r->hdr->size = RING_BYTES;
 	r->hdr->tid = r->tid;
-	r->hdr->heartbeat_ns = ue_buffer_clock_ns();
+	if ((m->id & UE_NATIVE_RING_CAN_TSC) && nat->tsc_offer) {
+		/* Stamped with the counter: the drain turns it into the clock (core/tscclock.h). */
+		uint64_t t0 = ue_tsc_read();
+
+		r->hdr->heartbeat_ns = ue_buffer_clock_ns();
+		r->hdr->heartbeat_tsc = t0;
+		r->hdr->tsc_per_ms = nat->tsc_offer;
+		r->hdr->clock = UE_RING_CLOCK_TSC;
+		r->tsc = true;
+	} else {
+		r->hdr->heartbeat_ns = ue_buffer_clock_ns();
+	}
 	/* From its first write: the drain may sleep 20 ms before it sees the ring. */
 	r->hdr->full_wait_ns = FULL_WAIT_NS;
 	r->hdr->state = UE_RING_LIVE;

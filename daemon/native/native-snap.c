@@ -136,6 +136,12 @@ static int restore_ring(struct nsession *s, struct ue_snap_r *r)
 		ring_free(g);
 		return -EINVAL;
 	}
+	/*
+	 * The clock its maker chose, read back from the shared header: a
+	 * producer that changed it only misdates its own records, which it
+	 * stamps anyway.
+	 */
+	g->tsc = g->hdr->clock == UE_RING_CLOCK_TSC && s->nat->tsc.ready;
 	g->next = s->rings;
 	s->rings = g;
 	s->nrings++;

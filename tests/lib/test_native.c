@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -309,6 +310,91 @@ TEST(full_ring_drops_never_blocks)
 	EXPECT_EQ(stat_value("native_dropped_ring_full") - dropped, full);
 	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "0", O_TRUNC), 1);
 	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ue_provider_close(p);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Every native record is stamped with CLOCK_MONOTONIC as the trace clock
+ * says (mono), whether the producer read the clock or the CPU's counter
+ * (native_rings_tsc, where the kernel keeps time with it; lib-native-mono
+ * runs this file again with USEREVENTSD_TSC=0): record i's time lies
+ * between the clock read before write i and the one before write i + 1,
+ * to the microsecond the trace shows (rounded, as the kernel's ns2usecs()).
+ */
+#define STAMPS 3000
+TEST(stamps_are_the_monotonic_clock)
+{
+	static uint64_t before[STAMPS + 1];
+	struct ue_provider *p = open_p(0);
+	const char *env = getenv("USEREVENTSD_TSC");
+	char *t, *l, cs[16] = "";
+	int seen = 0, bad = 0;
+	long long tsc_rings;
+	FILE *f;
+
+	ASSERT_TRUE(p != NULL);
+	ASSERT_EQ(ue_nt_ev_register(p), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "1", O_TRUNC), 1);
+	for (int i = 0; i < STAMPS; i++) {
+		before[i] = mono_ns();
+		ASSERT_EQ(ue_nt_ev_write((uint32_t)i, 0, 0, 0, "ts"), 0);
+	}
+	before[STAMPS] = mono_ns();
+	ASSERT_EQ(trace_wait("s=ts\n", STAMPS), STAMPS);
+	/* The counter is what the daemon offers where the kernel's clocksource is it. */
+	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+	if (f) {
+		if (!fgets(cs, sizeof(cs), f))
+			cs[0] = 0;
+		fclose(f);
+	}
+	tsc_rings = stat_value("native_rings_tsc");
+#if defined(__x86_64__)
+	if (!strcmp(cs, "tsc\n") && !(env && !strcmp(env, "0")))
+		EXPECT_TRUE(tsc_rings >= 1);
+	else
+		EXPECT_EQ(tsc_rings, 0);
+#else
+	EXPECT_EQ(tsc_rings, 0);
+#endif
+	printf("# clocksource %.*s, native_rings_tsc %lld\n", (int)strcspn(cs, "\n"), cs, tsc_rings);
+	t = read_rel_alloc("trace");
+	ASSERT_TRUE(t != NULL);
+	for (l = t; (l = strstr(l, ": nt_ev: a=")); l++) {
+		const char *ts = l;
+		unsigned long long sec, usec, us;
+		unsigned int i;
+		const char *a = strchr(l, '(');
+
+		while (ts > t && ts[-1] != ' ')
+			ts--;
+		if (sscanf(ts, "%llu.%6llu:", &sec, &usec) != 2 || !a || sscanf(a, "(%u)", &i) != 1 ||
+		    i >= STAMPS) {
+			bad++;
+			continue;
+		}
+		us = sec * 1000000ull + usec;
+		/* The trace shows microseconds, rounded: the record's within [before, next before]. */
+		if (us < (before[i] + 500) / 1000 || us > (before[i + 1] + 500) / 1000) {
+			if (bad++ < 5)
+				printf("# record %u at %llu us, written between %llu and %llu ns\n", i, us,
+				     (unsigned long long)before[i], (unsigned long long)before[i + 1]);
+		}
+		seen++;
+	}
+	free(t);
+	EXPECT_EQ(seen, STAMPS);
+	EXPECT_EQ(bad, 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "0", O_TRUNC), 1);
 	ue_provider_close(p);
 }
 

@@ -458,7 +458,7 @@ TEST(stats_file_counts_processes_and_enablers)
 		"dead_processes", "inherited_forks", "unconfirmed_children", "refused_forks", "gone_forks",
 		"shared_vm_children", "fork_probe_retries", "proc_events", "proc_forks", "proc_events_lost",
 		"proc_sync_timeouts", "proc_passes",
-		"native_sessions", "native_sessions_total", "native_rings", "native_records",
+		"native_sessions", "native_sessions_total", "native_rings", "native_rings_tsc", "native_records",
 		"native_dropped_ring_full", "native_invalid", "native_pending_bytes",
 		"native_records_interposed", "native_lost_reconnect", "consumer_channels", "consumer_channel_bytes", "fuse_writes",
 		"upgrades", "restarts", "checkpoints", "checkpoint_bytes", "checkpoint_max_us",
