@@ -67,7 +67,14 @@ static int rec_page(void *arg, unsigned int cpu, const uint8_t *page, size_t len
 
 	if (n < 0)
 		return n;
-	n = uet_page_records(page, len, &r->missed, NULL, NULL);
+	if (r->sinks.page_records >= 0) {
+		/* perf.data's writer stepped over each record already. */
+		n = (int)r->sinks.page_records;
+		if (r->sinks.page_missed && r->sinks.page_missed != UINT64_MAX)
+			r->missed += r->sinks.page_missed;
+	} else {
+		n = uet_page_records(page, len, &r->missed, NULL, NULL);
+	}
 	if (n > 0)
 		r->events += (unsigned long long)n;
 	return 0;

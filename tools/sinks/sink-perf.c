@@ -118,10 +118,13 @@ static int perf_page(struct uet_sink *s, unsigned int cpu, const uint8_t *page, 
 	int e;
 
 	p->cmdlines_fresh = false;
-	e = uet_perf_writer_page(p->w, cpu, page, len, &th, &p->last_ts);
-	if (e < 0)
+	e = uet_perf_writer_page(p->w, cpu, page, len, &th, &p->last_ts, &s->page_missed);
+	if (e < 0) {
 		uet_err("%s: writing %s: %s", p->who, s->path, strerror(-e));
-	return e;
+		return e;
+	}
+	s->page_records = e;
+	return 0;
 }
 
 static int perf_lost(struct uet_sink *s, unsigned int cpu, uint64_t n)

@@ -89,11 +89,19 @@ int uet_sinks_format_seen(struct uet_sinks *ss, const struct uet_format *f)
 
 int uet_sinks_page(struct uet_sinks *ss, unsigned int cpu, const uint8_t *page, size_t len)
 {
+	ss->page_records = -1;
 	for (size_t i = 0; i < ss->n; i++) {
-		int e = ss->v[i]->ops->page ? ss->v[i]->ops->page(ss->v[i], cpu, page, len) : 0;
+		struct uet_sink *s = ss->v[i];
+		int e;
 
+		s->page_records = -1;
+		e = s->ops->page ? s->ops->page(s, cpu, page, len) : 0;
 		if (e < 0)
 			return e;
+		if (s->page_records >= 0 && ss->page_records < 0) {
+			ss->page_records = s->page_records;
+			ss->page_missed = s->page_missed;
+		}
 	}
 	return 0;
 }

@@ -90,6 +90,13 @@ struct uet_sink {
 	const char *path;		/* file sinks: the file */
 	int fd;				/* UET_SINK_OUT_FILE: @path, read-write (-1: none) */
 	char *outbuf;			/* @out's buffer, when ours to free */
+	/*
+	 * Set by a page() that stepped over each record of its page anyway:
+	 * their count and the page's loss mark (ue_rbpage_count()'s), so
+	 * record need not count them again; -1: not counted.
+	 */
+	long long page_records;
+	uint64_t page_missed;
 };
 
 /* The sinks a command writes to, in order (run: the terminal and -o FILE). */
@@ -99,6 +106,8 @@ struct uet_sinks {
 	size_t n;
 	unsigned int needs;		/* the union of their needs */
 	bool begun;
+	long long page_records;		/* uet_sinks_page(): the last page's records, or -1 */
+	uint64_t page_missed;		/* ... and its loss mark */
 };
 
 /**
@@ -128,7 +137,15 @@ int uet_sinks_begin(struct uet_sinks *ss, const struct uet_sink_env *env);
 /** uet_sinks_format_seen - tell every sink of @f; 0 or the first error */
 int uet_sinks_format_seen(struct uet_sinks *ss, const struct uet_format *f);
 
-/** uet_sinks_page - hand a raw page to the sinks that take pages */
+/**
+ * uet_sinks_page - hand a raw page to the sinks that take pages
+ *
+ * After it, @ss->page_records holds the page's records when a sink counted
+ * them as it went (as ue_rbpage_count() would; -1: none did) and
+ * @ss->page_missed its loss mark.
+ *
+ * Return: 0 or the first error.
+ */
 int uet_sinks_page(struct uet_sinks *ss, unsigned int cpu, const uint8_t *page, size_t len);
 
 /** uet_sinks_record - hand @r to every sink */

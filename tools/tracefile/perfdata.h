@@ -74,14 +74,17 @@ struct uet_perf_threads {
  * @page: the page as read, @len bytes (its loss mark a LOST record first)
  * @th: the threads' processes and names
  * @ret_last_ts: the time of its last record (untouched without one)
+ * @ret_missed: the page's loss mark (0: none; UINT64_MAX: some)
  *
  * A record too large for a perf record (over 65535 bytes with its
  * sample's fields) is written as a loss of 1 where it was.
  *
- * Return: 0 or -errno.
+ * Return: the page's data records, as ue_rbpage_count() counts them
+ * (record's count needs no second pass), or -errno.
  */
 int uet_perf_writer_page(struct uet_perf_writer *w, unsigned int cpu, const uint8_t *page,
-			 size_t len, const struct uet_perf_threads *th, uint64_t *ret_last_ts);
+			 size_t len, const struct uet_perf_threads *th, uint64_t *ret_last_ts,
+			 uint64_t *ret_missed);
 
 /** uet_perf_writer_lost - @n records of @cpu lost at @ts (UINT64_MAX: some: counted as 1); 0 or -errno */
 int uet_perf_writer_lost(struct uet_perf_writer *w, unsigned int cpu, uint64_t ts, uint64_t n);
