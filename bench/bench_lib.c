@@ -5,9 +5,10 @@
  * native path and a bare write(2) to /dev/null; then two producer threads
  * into a 64 MiB-per-CPU discard buffer; then enable propagation to 1, 100
  * and 1,000 registered processes.  Prints "bench: NAME NS_PER_EVENT" lines.
- *   bench_lib [all | latency | throughput | propagation | native | pipe]
+ *   bench_lib [all | latency | throughput | propagation | native | pipe | cacheline]
  * ("native": the native case, write_devnull and pipe_roundtrip only;
- * "pipe": pipe_roundtrip only).  $BENCH_PIPE_CHILD_CPU=N: the round trip's
+ * "pipe": pipe_roundtrip only; "cacheline": a cache line's round trip
+ * between CPU 0 and CPU 1, no daemon needed).  $BENCH_PIPE_CHILD_CPU=N: the round trip's
  * child runs on CPU N (bench/run places it as it places the daemon for a
  * FUSE write: the same CPU as the writer, or the other one).
  */
@@ -16,6 +17,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +211,60 @@ static void bench_pipe_roundtrip(void)
 	report("pipe_roundtrip", ns, ROUNDS, 0);
 }
 
+/*
+ * What the machine is today: a cache line handed from CPU 0 to CPU 1 and
+ * back.  Every recorded event crosses the CPUs this way (the producer's
+ * ring line read by the drain, the page by the reader), and where the
+ * hypervisor placed the two vCPUs (one core's threads, one CCX, two)
+ * moves it several times over from one machine or hour to the next.
+ */
+static _Atomic long pingpong __attribute__((aligned(64)));
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+#define PINGS 200000
+static void *pong(void *arg)
+{
+	(void)arg;
+	pin_self(1);
+	for (long i = 1; i < 2 * PINGS * 11; i += 2) {
+		while (atomic_load(&pingpong) != i)
+			;
+		atomic_store(&pingpong, i + 1);
+	}
+	return NULL;
+}
+
+static void bench_cacheline(void)
+{
+	double ns[11];
+	pthread_t t;
+	long v = 0;
+
+	pin_self(0);
+	if (pthread_create(&t, NULL, pong, NULL) != 0)
+		abort();
+	for (int r = 0; r < 11; r++) {
+		uint64_t t0 = now_ns();
+
+		for (int i = 0; i < PINGS; i++, v += 2) {
+			while (atomic_load(&pingpong) != v)
+				;
+			atomic_store(&pingpong, v + 1);
+		}
+		ns[r] = (double)(now_ns() - t0) / PINGS;
+	}
+	pthread_join(t, NULL);
+	report("cacheline_roundtrip", ns, 11, 0);
+}
+
 /* Two producers: every event is retried until the ring takes it, so none is lost. */
 #define TP_EVENTS 250000
 
@@ -377,6 +433,14 @@ int main(int argc, char **argv)
 	struct ue_provider_opts wo = { .sz = sizeof(wo), .flags = UE_PROVIDER_NO_NATIVE };
 	struct ue_provider *pw, *pn;
 	const char *only = argc > 1 ? argv[1] : "all";
+
+	if (!strcmp(only, "cacheline")) {
+		if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+			return 0;
+		bench_cacheline();
+		printf("bench: cacheline_roundtrip %.1f\n", results[0].med);
+		return 0;
+	}
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	tracefs = getenv("USEREVENTS_TRACEFS");
