@@ -470,7 +470,7 @@ int ue__native_write(struct ue_native *n, uint32_t id, struct ue_tracepoint *tp,
 	rec->len = (uint32_t)need;
 	rec->id = id;
 	rec->ts_ns = now;
-	rec->cpu = (uint32_t)sched_getcpu();
+	rec->cpu = ue_this_cpu();
 	rec->payload_len = (uint32_t)len;
 	__atomic_store_n(&r->hdr->head, head + need, __ATOMIC_RELEASE);
 	return 0;

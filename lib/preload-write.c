@@ -777,7 +777,7 @@ static __attribute__((noinline)) ssize_t write_in(struct pl_thread *t, pl_jmp_bu
 	rec->len = (uint32_t)need;
 	rec->id = x->slot;
 	rec->ts_ns = now;
-	rec->cpu = (uint32_t)sched_getcpu();
+	rec->cpu = ue_this_cpu();
 	rec->payload_len = (uint32_t)payload;
 	__atomic_store_n(&t->hdr->head, head + need, __ATOMIC_RELEASE);
 	ret = (ssize_t)total;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -394,6 +395,47 @@ TEST(stamps_are_the_monotonic_clock)
 	free(t);
 	EXPECT_EQ(seen, STAMPS);
 	EXPECT_EQ(bad, 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "0", O_TRUNC), 1);
+	ue_provider_close(p);
+}
+
+/* A record's CPU is the one its writer ran on (rseq's cpu_id, or sched_getcpu()). */
+TEST(record_cpu_is_the_writers)
+{
+	struct ue_provider *p = open_p(0);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu = ncpu > 1 ? (int)ncpu - 1 : 0, n = 0, other = 0;
+	cpu_set_t set, old;
+	char want[16], *t, *l;
+
+	ASSERT_TRUE(p != NULL);
+	ASSERT_EQ(sched_getaffinity(0, sizeof(old), &old), 0);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+	ASSERT_EQ(ue_nt_ev_register(p), 0);
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "1", O_TRUNC), 1);
+	for (int i = 0; i < 50; i++)
+		ASSERT_EQ(ue_nt_ev_write((uint32_t)i, 0, 0, 0, "cpu"), 0);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(old), &old), 0);
+	ASSERT_EQ(trace_wait("s=cpu\n", 50), 50);
+	snprintf(want, sizeof(want), "[%03d]", cpu);
+	t = read_rel_alloc("trace");
+	ASSERT_TRUE(t != NULL);
+	for (l = t; (l = strstr(l, "s=cpu\n")); l++) {
+		const char *b = l;
+
+		while (b > t && b[-1] != '\n')
+			b--;
+		if (strstr(b, want) && strstr(b, want) < l)
+			n++;
+		else
+			other++;
+	}
+	free(t);
+	EXPECT_EQ(n, 50);
+	EXPECT_EQ(other, 0);
 	ASSERT_EQ(write_rel_flags("events/user_events/nt_ev/enable", "0", O_TRUNC), 1);
 	ue_provider_close(p);
 }
