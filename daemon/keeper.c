@@ -412,6 +412,7 @@ static int keeper_loop(struct keeper *k)
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = k->sock, .events = POLLIN },
 					 { .fd = k->main_fd, .events = POLLIN } };
+		pid_t polled = k->main_pid;
 
 		if (got_term && k->main_pid > 0) {
 			kill(k->main_pid, SIGTERM);
@@ -426,6 +427,13 @@ static int keeper_loop(struct keeper *k)
 				handle_message(k);
 			while (poll(&pfd[0], 1, 0) > 0 && (pfd[0].revents & POLLIN));
 		if (!(pfd[1].revents & POLLIN))
+			continue;
+		/*
+		 * An upgrade's predecessor says MAINPID= of its successor and
+		 * exits: both can come in one wake-up.  The death polled was the
+		 * old main's; the new one is watched from the next poll on.
+		 */
+		if (k->main_pid != polled)
 			continue;
 		if (k->stopping)
 			return EXIT_SUCCESS;

@@ -181,13 +181,22 @@ else
 fi
 
 # An upgrade under the keeper: it follows the new daemon (MAINPID=, told by
-# the old one), and a crash of that one is a crash like the others.
+# the old one), and a crash of that one is a crash like the others.  The
+# keeper is stopped meanwhile, so that it wakes to the old daemon's MAINPID=
+# and its death at once: that death is not the new one's (it once started
+# a second daemon on the same connection, whose files the other did not
+# know: EBADF for a read of a file the other opened).
 d=$(pgrep -P "$keeper")
+said=$(grep -c 'starting again' "$W/keeper.err")
+kill -STOP "$keeper"
 "$daemon" --upgrade -f "$M" 2> "$W/up.err" & up=$!
 pids="$pids $up"
 for i in $(seq 50); do alive "$d" || break; sleep 0.1; done
+kill -CONT "$keeper"
+sleep 0.3
 ! alive "$d" && alive "$up" && [ "$(stat_of upgrades)" = 1 ] &&
-	ok "an upgrade under the keeper: the old daemon exits, the new one serves" ||
+	[ "$(grep -c 'starting again' "$W/keeper.err")" = "$said" ] && [ "$(stat_of restarts)" = "$restarts" ] &&
+	ok "an upgrade under the keeper: the old daemon exits, the new one serves, no other is started" ||
 	{ no "an upgrade under the keeper"; cat "$W/up.err"; }
 t0=$(now_ms)
 kill -9 "$up"
