@@ -67,6 +67,9 @@ id0=$(mount_id)
 USEREVENTS_TRACEFS=$M "$tool" record -o "$W/rec.dat" -e 'up_*' -e 'lib_*' > "$W/rec.out" 2> "$W/rec.err" & rec=$!
 pids="$pids $rec"
 for i in $(seq 50); do grep -q 'waiting\|recording' "$W/rec.err" 2>/dev/null && break; sleep 0.1; done
+# CLOCK_MONOTONIC, the trace clock, as the kernel says it (root only).
+mono_ns() { sed -n 's/^now at \([0-9]*\) nsecs$/\1/p;/^now at/q' /proc/timer_list 2>/dev/null; }
+m0=$(mono_ns)
 USEREVENTS_TRACEFS=$M "$producer" 500 4 up_tick > "$W/prod.out" 2>&1 & prod=$!
 if [ "$preload" != none ]; then
 	USEREVENTS_TRACEFS=$M LD_PRELOAD=$preload "$producer" 500 4 up_pre > "$W/pre.out" 2>&1 & pre=$!
@@ -95,6 +98,7 @@ pids="$pids $d2"
 sleep 0.5
 gone "$d1" && ok "a second upgrade: the first successor exits" || no "a second upgrade: the first successor exits"
 wait "$prod" ${pre:+"$pre"} "$lib"
+m1=$(mono_ns)
 sleep 0.5
 kill -INT "$rec"
 wait "$rec"; rc=$?
@@ -116,6 +120,24 @@ for ev in $evs; do
 		  grep " $ev: " "$W/rec.txt" | sed 's/.* n=0x[0-9a-f]* (\([0-9]*\)).*/\1/' | sort -n |
 			awk 'NR > 1 && $1 != p + 1 { print "#   after " p ": " $1 } { p = $1 }' | head -5; }
 done
+# Every record carries the trace clock across both upgrades, the native
+# producers' too (stamped with the CPU's counter where the kernel keeps time
+# with it, each daemon turning it into CLOCK_MONOTONIC as it drains,
+# lib.md): between the clock read (the kernel's timer_list) before the
+# producers started and after they ended.  A successor that read a ring's
+# ticks as nanoseconds would put them hours away.
+stamps() { awk -v e="$1:" '{ for (i = 2; i <= NF; i++) if ($i == e) { t = $(i - 1); sub(/:$/, "", t); print t } }' "$2" | sort -n; }
+if [ -n "$m0" ] && [ -n "$m1" ]; then
+	for ev in $evs; do
+		t0=$(stamps "$ev" "$W/rec.txt" | head -1) t1=$(stamps "$ev" "$W/rec.txt" | tail -1)
+		[ -n "$t0" ] && awk -v a="$m0" -v b="$m1" -v x="$t0" -v y="$t1" \
+			'BEGIN { exit !(x >= a / 1e9 && y <= b / 1e9) }' &&
+			ok "$ev: its records' times ($t0 to $t1) within the producers' run" ||
+			no "$ev: its records at ${t0:-?} to ${t1:-?}, the producers ran from $m0 to $m1 ns"
+	done
+else
+	echo "# the records' times: left out (no /proc/timer_list)"
+fi
 # A reader parked in trace_pipe's read() gets what is written after an upgrade.
 timeout 4 cat "$M/trace_pipe" > "$W/pipe" & reader=$!
 pids="$pids $reader"
