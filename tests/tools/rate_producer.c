@@ -11,7 +11,8 @@
  * it can) for SECONDS (0: until killed), a write only while the event is
  * enabled; with THREADS, from each of THREADS threads (the main one among
  * them), RATE each.  Prints "wrote N (M refused)" at the end, N the writes
- * made, then "last tick L", the n of its last write (a thread's).
+ * made, then "# last tick L" (a comment line in a TAP test that shows it),
+ * the n of its last write (a thread's).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -139,7 +140,7 @@ int main(int argc, char **argv)
 	printf("wrote %llu (%llu refused)\n", all.wrote - all.skipped - all.failed, all.failed);
 	/* A thread's n of its last write: 2499 for 500/s in 5 s, unless a late wake-up ended it first. */
 	if (ticks)
-		printf("last tick %llu\n", ticks - 1);
+		printf("# last tick %llu\n", ticks - 1);
 	close(fd);
 	free(c);
 	free(th);

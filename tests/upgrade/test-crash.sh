@@ -114,7 +114,7 @@ for ev in $evs; do
 	# and, for the native path, what its rings took until the producer saw
 	# the new daemon (a few ms alone, 0.2 s a crash under a loaded make
 	# check; counted: native_lost_reconnect): a fifth at most.
-	[ "$ev" = lib_tick ] && last=$(($1 - 1)) || last=$(sed -n 's/^last tick //p' "$W/$f")
+	[ "$ev" = lib_tick ] && last=$(($1 - 1)) || last=$(sed -n 's/^# last tick //p' "$W/$f")
 	[ "$2" = 0 ] && [ "$6" = "$last" ] && [ "$4" -ge $(($1 * 4 / 5)) ] &&
 		ok "$ev: kept writing across both crashes, none refused, $4 of $1 read" ||
 		no "$ev: $4 of $1 read, last $6, $2 refused"
