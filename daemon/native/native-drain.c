@@ -396,6 +396,16 @@ void *ue_native_drain_main(void *arg)
 		/* Every pass, idle ones too: a record lies between the anchors before and after it. */
 		if (nat->tsc.ready)
 			ue_native_tsc_anchor(nat);
+		/*
+		 * A kernel that finds the counter unstable keeps time with
+		 * another clock from then on: new rings are stamped with
+		 * clock_gettime() (those made before keep their counter).
+		 */
+		if (nat->tsc_per_ms && nat->tsc.ns - nat->tsc_checked_ns >= 1000000000ull) {
+			nat->tsc_checked_ns = nat->tsc.ns;
+			__atomic_store_n(&nat->tsc_offer, ue_native_tsc_offered() ? nat->tsc_per_ms : 0,
+					 __ATOMIC_RELAXED);
+		}
 		nat->blocked = false;
 		nat->full_wait_ns = block > FULL_WAIT_NS ? block : FULL_WAIT_NS;
 		for (struct nsession **ps = &nat->sessions; *ps;) {

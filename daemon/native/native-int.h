@@ -127,11 +127,15 @@ struct ue_native_server {
 	bool paused;			/* ue_native_pause(): no thread runs */
 	/*
 	 * The counter's conversion: anchored by the drain (its thread only,
-	 * once started); tsc_offer, the ticks in a millisecond told to new
-	 * rings, or 0: the counter is not offered (ue_native_tsc_init()).
+	 * once started).  tsc_per_ms: the ticks in a millisecond, when the
+	 * counter is offered at all (ue_native_tsc_init()); tsc_offer: the
+	 * same told to new rings (relaxed atomic: session threads read it),
+	 * or 0 while the kernel's clocksource is not the counter, which the
+	 * drain looks at once a second (tsc_checked_ns, its own).
 	 */
 	struct ue_tsc_clock tsc;
-	uint32_t tsc_offer;
+	uint32_t tsc_per_ms, tsc_offer;
+	uint64_t tsc_checked_ns;
 	int pause_fd;			/* an eventfd: readable while session threads are to return */
 };
 
@@ -150,6 +154,8 @@ void ue_native_session_free(struct nsession *s);
  * USEREVENTSD_TSC is not 0).  Before any thread starts.
  */
 void ue_native_tsc_init(struct ue_native_server *nat, bool offer);
+/* native.c: whether the kernel keeps time with the counter and USEREVENTSD_TSC allows it. */
+bool ue_native_tsc_offered(void);
 /*
  * An anchor of the counter's conversion, taken now (core/tscclock.h): the
  * narrowest of three brackets of the clock between two counter readings.

@@ -324,6 +324,7 @@ static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 	struct ue_native_server *nat = s->nat;
 	size_t map_len = UE_NATIVE_RING_HDR + RING_BYTES;
 	struct nring *r;
+	uint32_t offer;
 	int fd;
 
 	if (!s->hello)
@@ -358,13 +359,14 @@ static int new_ring(struct nsession *s, struct ue_native_msg *m, int *ret_fd)
 	r->hdr->minor = UE_NATIVE_MINOR;
 	r->hdr->size = RING_BYTES;
 	r->hdr->tid = r->tid;
-	if ((m->id & UE_NATIVE_RING_CAN_TSC) && nat->tsc_offer) {
+	offer = __atomic_load_n(&nat->tsc_offer, __ATOMIC_RELAXED);
+	if ((m->id & UE_NATIVE_RING_CAN_TSC) && offer) {
 		/* Stamped with the counter: the drain turns it into the clock (core/tscclock.h). */
 		uint64_t t0 = ue_tsc_read();
 
 		r->hdr->heartbeat_ns = ue_buffer_clock_ns();
 		r->hdr->heartbeat_tsc = t0;
-		r->hdr->tsc_per_ms = nat->tsc_offer;
+		r->hdr->tsc_per_ms = offer;
 		r->hdr->clock = UE_RING_CLOCK_TSC;
 		r->tsc = true;
 	} else {

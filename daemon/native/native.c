@@ -82,7 +82,7 @@ void ue_native_free(struct ue_native_server *nat)
 }
 
 /* Whether new rings may be stamped with the counter: the kernel's clocksource is it. */
-static bool tsc_offered(void)
+bool ue_native_tsc_offered(void)
 {
 	const char *env = getenv("USEREVENTSD_TSC");
 	char cs[16] = "";
@@ -112,7 +112,8 @@ void ue_native_tsc_init(struct ue_native_server *nat, bool offer)
 	if (offer && nat->tsc.ready) {
 		uint64_t per_ms = ue_tsc_clock_per_ms(&nat->tsc);
 
-		nat->tsc_offer = per_ms && per_ms <= UINT32_MAX ? (uint32_t)per_ms : 0;
+		nat->tsc_per_ms = per_ms && per_ms <= UINT32_MAX ? (uint32_t)per_ms : 0;
+		nat->tsc_offer = nat->tsc_per_ms;
 	}
 }
 
@@ -141,7 +142,7 @@ struct ue_native_server *ue_native_alloc(const struct ue_native_deps *deps)
 		ue_native_free(nat);
 		return NULL;
 	}
-	ue_native_tsc_init(nat, tsc_offered());
+	ue_native_tsc_init(nat, ue_native_tsc_offered());
 	return nat;
 }
 
