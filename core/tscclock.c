@@ -13,8 +13,12 @@ bool ue_tsc_clock_anchor(struct ue_tsc_clock *c, uint64_t tsc0, uint64_t ns, uin
 
 	if (tsc1 < tsc0 || width > UE_TSC_MAX_BRACKET || !ns)
 		return false;
-	if (c->min_bracket && width > 2 * c->min_bracket && width > 64)
-		return false;
+	if (c->min_bracket && width > 2 * c->min_bracket && width > 64) {
+		if (++c->wide < UE_TSC_WIDE_RESET)
+			return false;
+		c->min_bracket = 0;
+	}
+	c->wide = 0;
 	if (!c->min_bracket || width < c->min_bracket)
 		c->min_bracket = width ? width : 1;
 	if (!c->base_ns) {

@@ -44,9 +44,12 @@ static inline uint64_t ue_tsc_read(void)
  * Most ticks between the two counter readings around an anchor's clock
  * reading.  A bracket wider than this, or than twice the narrowest seen
  * and 64 ticks, means the reader was interrupted there (a reading takes
- * ~60 ticks here): the pair says little.
+ * ~60 ticks here): the pair says little.  After UE_TSC_WIDE_RESET such
+ * in a row the narrowest is forgotten (the clock's reading got slower for
+ * good: another host, another frequency), so anchors never stop.
  */
 #define UE_TSC_MAX_BRACKET 16384u
+#define UE_TSC_WIDE_RESET 16u
 
 struct ue_tsc_clock {
 	uint64_t base_tsc, base_ns;	/* the anchor the long slope is measured from */
@@ -55,7 +58,8 @@ struct ue_tsc_clock {
 	uint64_t tsc, ns;		/* the latest anchor */
 	uint64_t mult;			/* nanoseconds per tick, << 32, from base to the latest */
 	uint64_t chord;			/* the same from prev to the latest */
-	uint64_t min_bracket;		/* the narrowest bracket seen */
+	uint64_t min_bracket;		/* the narrowest bracket seen (since the last reset) */
+	unsigned int wide;		/* anchors left out in a row for their bracket */
 	bool ready;			/* mult measured over at least UE_TSC_MIN_BASE_NS */
 };
 

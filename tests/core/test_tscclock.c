@@ -116,4 +116,29 @@ TEST(between_two_anchors_the_line_between_them)
 	EXPECT_TRUE(ue_tsc_clock_anchor(&c, t2 + 1000000, n2 + 400000, t2 + 1000100));
 }
 
+/* Readings slower for good (brackets of 300 ticks from now on): after 16 left out, taken again. */
+TEST(a_slower_reading_for_good_is_taken_after_a_while)
+{
+	struct ue_tsc_clock c = { 0 };
+	uint64_t last = 0;
+	int taken = 0, first = -1;
+
+	anchor_at(&c, 0);
+	anchor_at(&c, 2000000);
+	for (int i = 1; i <= 40; i++) {
+		uint64_t ns = 2000000 + (uint64_t)i * 1000000;
+
+		if (ue_tsc_clock_anchor(&c, tick(ns) - 150, N0 + ns, tick(ns) + 150)) {
+			taken++;
+			last = ns;
+			if (first < 0)
+				first = i;
+		}
+	}
+	EXPECT_EQ(first, 16);
+	EXPECT_EQ(taken, 25);
+	EXPECT_EQ(c.ns, N0 + last);
+	EXPECT_EQ(c.min_bracket, 300u);
+}
+
 UE_TEST_MAIN()
