@@ -7,9 +7,45 @@
 #define UE_LIB_NATIVE_MSG_H
 
 #include <sched.h>
+#include <stdbool.h>
 #include <sys/rseq.h>
+#include <time.h>
 
 #include "native-proto.h"
+#include "tscclock.h"
+
+/*
+ * Whether a ring the daemon just made is stamped with the CPU's counter
+ * (UE_RING_CLOCK_TSC, core/tscclock.h); *@ret_stale: @stale_ns in the
+ * stamps' unit, for the heartbeat check.  Read once, when it is mapped.
+ */
+static inline bool ue_ring_counter(const struct ue_native_ring *h, uint64_t stale_ns,
+				   uint64_t *ret_stale)
+{
+	bool counter = UE_TSC_AVAILABLE && h->clock == UE_RING_CLOCK_TSC && h->tsc_per_ms;
+
+	*ret_stale = counter ? (uint64_t)h->tsc_per_ms * (stale_ns / 1000000) : stale_ns;
+	return counter;
+}
+
+/*
+ * A record's stamp now: the counter on a counter-stamped ring (the daemon
+ * turns it into the clock), else CLOCK_MONOTONIC; *@ret_beat: the daemon's
+ * heartbeat in the same unit.  Async-signal-safe.
+ */
+static inline uint64_t ue_ring_stamp(const struct ue_native_ring *h, bool counter,
+				     uint64_t *ret_beat)
+{
+	struct timespec ts;
+
+	if (counter) {
+		*ret_beat = __atomic_load_n(&h->heartbeat_tsc, __ATOMIC_RELAXED);
+		return ue_tsc_read();
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*ret_beat = __atomic_load_n(&h->heartbeat_ns, __ATOMIC_RELAXED);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /*
  * The CPU this thread runs on, for a record's cpu: the kernel's rseq area

@@ -23,7 +23,6 @@
 #include "lib.h"
 #include "native-msg.h"
 #include "native-proto.h"
-#include "tscclock.h"
 
 #define MAX_EVENTS 4096
 #define TLS_SLOTS 4
@@ -332,8 +331,7 @@ static struct ring *new_ring(struct ue_native *n)
 	r->data = (unsigned char *)r->hdr + UE_NATIVE_RING_HDR;
 	r->mask = m.ring_bytes - 1;
 	r->tid = m.tid;
-	r->tsc = UE_TSC_AVAILABLE && r->hdr->clock == UE_RING_CLOCK_TSC && r->hdr->tsc_per_ms;
-	r->stale = r->tsc ? (uint64_t)r->hdr->tsc_per_ms * (STALE_NS / 1000000) : STALE_NS;
+	r->tsc = ue_ring_counter(r->hdr, STALE_NS, &r->stale);
 	r->next = n->rings;
 	n->rings = r;
 	pthread_mutex_unlock(&n->lock);
@@ -415,17 +413,7 @@ int ue__native_write(struct ue_native *n, uint32_t id, struct ue_tracepoint *tp,
 	r = thread_ring(n);
 	if (!r)
 		return -EOPNOTSUPP;
-	/* The stamp: the counter when the daemon turns it into the clock (core/tscclock.h). */
-	if (r->tsc) {
-		now = ue_tsc_read();
-		beat = __atomic_load_n(&r->hdr->heartbeat_tsc, __ATOMIC_RELAXED);
-	} else {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-		beat = __atomic_load_n(&r->hdr->heartbeat_ns, __ATOMIC_RELAXED);
-	}
+	now = ue_ring_stamp(r->hdr, r->tsc, &beat);
 	/* Signed: another CPU's counter may be a little behind the daemon's. */
 	if (__builtin_expect((int64_t)(now - beat) > (int64_t)r->stale, 0) && daemon_gone(n, r)) {
 		__atomic_store_n(&n->dead, true, __ATOMIC_RELAXED);

@@ -23,7 +23,6 @@
 
 #include "native-msg.h"
 #include "native-proto.h"
-#include "tscclock.h"
 #include "preload.h"
 #include "userevents/userevents.h"
 
@@ -279,8 +278,7 @@ static bool ring_new(struct pl_thread *t)
 	t->data = (unsigned char *)p + UE_NATIVE_RING_HDR;
 	t->mask = m.ring_bytes - 1;
 	t->tail = __atomic_load_n(&t->hdr->tail, __ATOMIC_ACQUIRE);
-	t->tsc = UE_TSC_AVAILABLE && t->hdr->clock == UE_RING_CLOCK_TSC && t->hdr->tsc_per_ms;
-	t->stale = t->tsc ? (uint64_t)t->hdr->tsc_per_ms * (PL_STALE_NS / 1000000) : PL_STALE_NS;
+	t->tsc = ue_ring_counter(t->hdr, PL_STALE_NS, &t->stale);
 	t->map_len = UE_NATIVE_RING_HDR + (size_t)m.ring_bytes;
 	t->gen = S.gen;
 	S.rings[S.nrings].hdr = p;
@@ -650,7 +648,6 @@ static __attribute__((noinline)) ssize_t write_in(struct pl_thread *t, pl_jmp_bu
 	struct ue_native_rec *rec;
 	const struct ue_check *check;
 	struct pl_index *x;
-	struct timespec ts;
 	uint64_t total, head, pos, need, pad, now, beat, size;
 	size_t payload, off;
 	ssize_t ret;
@@ -711,15 +708,7 @@ static __attribute__((noinline)) ssize_t write_in(struct pl_thread *t, pl_jmp_bu
 		ret = -ENOSYS;
 		goto out;
 	}
-	/* The stamp: the counter when the daemon turns it into the clock (core/tscclock.h). */
-	if (t->tsc) {
-		now = ue_tsc_read();
-		beat = __atomic_load_n(&t->hdr->heartbeat_tsc, __ATOMIC_RELAXED);
-	} else {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-		beat = __atomic_load_n(&t->hdr->heartbeat_ns, __ATOMIC_RELAXED);
-	}
+	now = ue_ring_stamp(t->hdr, t->tsc, &beat);
 	/* Signed: another CPU's counter may be a little behind the daemon's. */
 	if (__builtin_expect((int64_t)(now - beat) > (int64_t)t->stale, 0) && daemon_gone(t)) {
 		S.dead = true;
