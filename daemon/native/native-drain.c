@@ -392,20 +392,26 @@ void *ue_native_drain_main(void *arg)
 		uint64_t block = ue_buffer_chan_block_ns(nat->buf);
 		bool blocked;
 
+		/*
+		 * A kernel that finds the counter unstable keeps time with
+		 * another clock from then on: new rings are stamped with
+		 * clock_gettime() (those made before keep their counter).  A
+		 * file read: not under the lock FUSE writes take (ue_native_sync()).
+		 */
+		if (nat->tsc_per_ms) {
+			uint64_t now = ue_buffer_clock_ns();
+
+			if (now - nat->tsc_checked_ns >= 1000000000ull) {
+				nat->tsc_checked_ns = now;
+				__atomic_store_n(&nat->tsc_offer,
+						 ue_native_tsc_offered() ? nat->tsc_per_ms : 0,
+						 __ATOMIC_RELAXED);
+			}
+		}
 		ue_mutex_lock(&nat->lock);
 		/* Every pass, idle ones too: a record lies between the anchors before and after it. */
 		if (nat->tsc.ready)
 			ue_native_tsc_anchor(nat);
-		/*
-		 * A kernel that finds the counter unstable keeps time with
-		 * another clock from then on: new rings are stamped with
-		 * clock_gettime() (those made before keep their counter).
-		 */
-		if (nat->tsc_per_ms && nat->tsc.ns - nat->tsc_checked_ns >= 1000000000ull) {
-			nat->tsc_checked_ns = nat->tsc.ns;
-			__atomic_store_n(&nat->tsc_offer, ue_native_tsc_offered() ? nat->tsc_per_ms : 0,
-					 __ATOMIC_RELAXED);
-		}
 		nat->blocked = false;
 		nat->full_wait_ns = block > FULL_WAIT_NS ? block : FULL_WAIT_NS;
 		for (struct nsession **ps = &nat->sessions; *ps;) {
