@@ -35,7 +35,7 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/ue-crash.XXXXXX") || exit 1
 M=$W/mnt
 mkdir "$M"
 pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; umount -l "$M" 2>/dev/null; rm -rf "$W"' EXIT
+trap 'for p in $pids; do kill $p 2>/dev/null; kill -CONT $p 2>/dev/null; done; umount -l "$M" 2>/dev/null; rm -rf "$W"' EXIT
 # Killed by meson's timeout: the keeper goes too (dash runs the EXIT trap only on exit).
 trap 'exit 1' INT TERM
 fails=0
