@@ -66,6 +66,11 @@ wait "$rd"; rcd=$?
 [ "$rcp" = 0 ] && [ "$rcd" = 0 ] && ok "two records at once: $(tail -1 "$W/rp.err")" ||
 	{ no "record: exit $rcp and $rcd"; cat "$W/rp.err" "$W/rd.err"; }
 
+# The writer reserves the file's blocks 64 MiB ahead: the end gives back what it did not fill.
+disk=$(($(stat -c %b "$W/r.perf.data") * $(stat -c %B "$W/r.perf.data"))); size=$(stat -c %s "$W/r.perf.data")
+[ "$disk" -le $((size + 65536)) ] &&
+	ok "perf.data holds no blocks past its end ($disk bytes on disk for $size)" ||
+	no "perf.data: $disk bytes on disk for $size: the reserved blocks stayed"
 perf script --ns -F trace:comm,tid,cpu,time,event,trace -i "$W/r.perf.data" > "$W/script" 2> "$W/script.err"
 "$tool" report --json "$W/r.perf.data" > "$W/report.json" 2> "$W/report.err"
 if "$checker" "$W/script" "$W/report.json" > "$W/check"; then

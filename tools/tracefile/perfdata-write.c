@@ -11,6 +11,7 @@
  * place; sample_id_all gives the other records the same fields at their end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -29,6 +30,12 @@
  * whole reader took twice the trace.dat reader's CPU); with 64 KiB, 1.3 %.
  */
 #define WBUF (64u << 10)
+/*
+ * The file's blocks are reserved this far ahead (fallocate, the size kept):
+ * ext4 then takes the samples' pages without reserving blocks for each
+ * (0.19 against 0.23 ns a byte here); the end gives back what is unused.
+ */
+#define RESERVE_AHEAD (64u << 20)
 #define HEADER_SIZE 104
 #define NAME_ALIGN 64
 #define SAMPLE_TYPE                                                                   \
@@ -63,6 +70,8 @@ struct uet_perf_writer {
 	size_t used;
 	uint64_t off;			/* the file's bytes, the buffer's included */
 	int err;			/* the first error: kept */
+	uint64_t reserved;		/* blocks reserved up to here (RESERVE_AHEAD) */
+	bool no_reserve;		/* the file cannot (a pipe, a file system without fallocate) */
 	struct attr *attrs;
 	size_t nattrs, last;		/* last: the attribute the previous sample had */
 	int32_t *tids;			/* the threads whose COMM was written (open addressing, 0: free) */
@@ -77,6 +86,16 @@ struct file_section {
 	uint64_t offset, size;
 };
 
+static void reserve(struct uet_perf_writer *w)
+{
+	if (w->no_reserve || w->off <= w->reserved)
+		return;
+	if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->reserved, RESERVE_AHEAD) == 0)
+		w->reserved += RESERVE_AHEAD;
+	else
+		w->no_reserve = true;
+}
+
 static void put(struct uet_perf_writer *w, const void *p, size_t n)
 {
 	while (n && !w->err) {
@@ -88,6 +107,7 @@ static void put(struct uet_perf_writer *w, const void *p, size_t n)
 		p = (const char *)p + k;
 		n -= k;
 		if (w->used == WBUF) {
+			reserve(w);
 			if (write(w->fd, w->buf, WBUF) != (ssize_t)WBUF)
 				w->err = errno ? -errno : -EIO;
 			w->used = 0;
@@ -99,6 +119,7 @@ static int drain(struct uet_perf_writer *w)
 {
 	size_t done = 0;
 
+	reserve(w);
 	while (!w->err && done < w->used) {
 		ssize_t n = write(w->fd, w->buf + done, w->used - done);
 
@@ -702,6 +723,9 @@ int uet_perf_writer_finish(struct uet_perf_writer *w, const struct uet_dat_meta 
 	memset(head + at, 0, 16), at += 16;	/* event_types: unused */
 	memcpy(head + at, bits, sizeof(bits));
 	if (pwrite(w->fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
+		return -errno;
+	/* The blocks reserved past the end: given back (ext4 truncates them at the same size). */
+	if (w->reserved && ftruncate(w->fd, (off_t)w->off) < 0)
 		return -errno;
 	return 0;
 }
