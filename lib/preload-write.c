@@ -542,11 +542,14 @@ static inline void snap_take(const struct iovec *v, int cnt, int i, size_t off, 
  */
 static inline int vec_check(const struct iovec *iov, int cnt, struct iovec *snap, uint64_t *total)
 {
-	uint64_t sum = 0;
-	bool bad = false;
+	uint64_t sum = 0, any = 0, last = 0;
 	int k;
 
-	/* No length over PL_USER_END: the sum of 1024 cannot wrap, clamped once. */
+	/*
+	 * access_ok() of each: b + l <= PL_USER_END without wrapping.  Where
+	 * neither b nor l is over PL_USER_END (@any says), b + l cannot wrap
+	 * and the highest end decides; nor can the sum of 1024 lengths, clamped once.
+	 */
 	for (k = 0; k < cnt; k++) {
 		uint64_t b = (uint64_t)(uintptr_t)iov[k].iov_base, l = iov[k].iov_len;
 
@@ -554,10 +557,11 @@ static inline int vec_check(const struct iovec *iov, int cnt, struct iovec *snap
 			snap[k].iov_base = (void *)(uintptr_t)b;
 			snap[k].iov_len = l;
 		}
-		bad |= b > PL_USER_END || l > PL_USER_END - b;
+		any |= b | l;
+		last = b + l > last ? b + l : last;
 		sum += l;
 	}
-	if (__builtin_expect(bad, 0)) {
+	if (__builtin_expect(any > PL_USER_END || last > PL_USER_END, 0)) {
 		const struct iovec *v = snap ? snap : iov;
 
 		for (k = 0; k < cnt; k++)
@@ -651,7 +655,7 @@ static __attribute__((noinline)) ssize_t write_in(struct pl_thread *t, pl_jmp_bu
 	uint64_t total, head, pos, need, pad, now, beat, size;
 	size_t payload, off;
 	ssize_t ret;
-	int32_t idx;
+	uint32_t idx;
 	int i;
 
 	t->phase = PH_USER;
@@ -674,7 +678,7 @@ static __attribute__((noinline)) ssize_t write_in(struct pl_thread *t, pl_jmp_bu
 			goto out;
 		}
 	}
-	if (idx < 0) {
+	if (idx > INT32_MAX) {
 		ret = -EINVAL;
 		goto out;
 	}
