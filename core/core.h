@@ -282,6 +282,43 @@ int ue_check_new(const struct ue_event *event, struct ue_check **ret);
 /** ue_check_free - free a check (NULL is ignored) */
 void ue_check_free(struct ue_check *check);
 
+/*
+ * ue_copy_exact - copy @k bytes, records' small pieces cheaply: two
+ * overlapping moves up to 32 bytes (each byte of [src, src + k) read and
+ * of [d, d + k) written, nothing outside them), memcpy() beyond.  Inline:
+ * the interposer's write and the native drain copy every record with it.
+ */
+static inline void ue_copy_exact(unsigned char *d, const unsigned char *src, size_t k)
+{
+	unsigned char x[16], y[16];
+	uint64_t a, b;
+	uint32_t c, e;
+
+	if (k > 16) {
+		if (k > 32) {
+			memcpy(d, src, k);
+			return;
+		}
+		__builtin_memcpy(x, src, 16);
+		__builtin_memcpy(y, src + k - 16, 16);
+		__builtin_memcpy(d, x, 16);
+		__builtin_memcpy(d + k - 16, y, 16);
+	} else if (k >= 8) {
+		__builtin_memcpy(&a, src, 8);
+		__builtin_memcpy(&b, src + k - 8, 8);
+		__builtin_memcpy(d, &a, 8);
+		__builtin_memcpy(d + k - 8, &b, 8);
+	} else if (k >= 4) {
+		__builtin_memcpy(&c, src, 4);
+		__builtin_memcpy(&e, src + k - 4, 4);
+		__builtin_memcpy(d, &c, 4);
+		__builtin_memcpy(d + k - 4, &e, 4);
+	} else {
+		while (k--)
+			*d++ = *src++;
+	}
+}
+
 /**
  * ue_check_record - check a write's record as the kernel does
  * @c: from ue_check_new() of the event written

@@ -467,41 +467,6 @@ int pl_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *ol
 
 /* ---- the write ---- */
 
-/*
- * Events are made of small pieces: two overlapping moves for them (each
- * byte of [src, src + k) read, nothing outside it), memcpy() beyond.
- */
-static inline void copy(unsigned char *d, const unsigned char *src, size_t k)
-{
-	unsigned char x[16], y[16];
-	uint64_t a, b;
-	uint32_t c, e;
-
-	if (k > 16) {
-		if (k > 32) {
-			memcpy(d, src, k);
-			return;
-		}
-		__builtin_memcpy(x, src, 16);
-		__builtin_memcpy(y, src + k - 16, 16);
-		__builtin_memcpy(d, x, 16);
-		__builtin_memcpy(d + k - 16, y, 16);
-	} else if (k >= 8) {
-		__builtin_memcpy(&a, src, 8);
-		__builtin_memcpy(&b, src + k - 8, 8);
-		__builtin_memcpy(d, &a, 8);
-		__builtin_memcpy(d + k - 8, &b, 8);
-	} else if (k >= 4) {
-		__builtin_memcpy(&c, src, 4);
-		__builtin_memcpy(&e, src + k - 4, 4);
-		__builtin_memcpy(d, &c, 4);
-		__builtin_memcpy(d + k - 4, &e, 4);
-	} else {
-		while (k--)
-			*d++ = *src++;
-	}
-}
-
 /* Copies @n bytes of the iovecs from (*i, *off) on. */
 static size_t iov_take(const struct iovec *iov, int cnt, int *i, size_t *off, void *dst, size_t n)
 {
@@ -517,7 +482,7 @@ static size_t iov_take(const struct iovec *iov, int cnt, int *i, size_t *off, vo
 			continue;
 		}
 		k = len - *off < n - done ? len - *off : n - done;
-		copy(d + done, (const unsigned char *)iov[*i].iov_base + *off, k);
+		ue_copy_exact(d + done, (const unsigned char *)iov[*i].iov_base + *off, k);
 		done += k;
 		*off += k;
 	}
@@ -530,7 +495,7 @@ static inline void snap_take(const struct iovec *v, int cnt, int i, size_t off, 
 	for (; i < cnt; i++, off = 0) {
 		size_t k = v[i].iov_len - off;
 
-		copy(d, (const unsigned char *)v[i].iov_base + off, k);
+		ue_copy_exact(d, (const unsigned char *)v[i].iov_base + off, k);
 		d += k;
 	}
 }

@@ -367,6 +367,27 @@ void ue_chan_commit(struct ue_chan *ch, unsigned int cpu)
 		publish_counts(ch, cpu, c);
 }
 
+struct ue_rbpage *ue_chan_run_page(struct ue_chan *ch, unsigned int cpu)
+{
+	struct chan_cpu *c = &ch->cpus[cpu];
+
+	return c->open ? &c->page : NULL;
+}
+
+void ue_chan_run_end(struct ue_chan *ch, unsigned int cpu, unsigned int n)
+{
+	struct chan_cpu *c = &ch->cpus[cpu];
+	uint64_t before = c->records;
+
+	if (!n)
+		return;
+	c->last_ts = c->page.last_ts;
+	c->records += n;
+	/* As ue_chan_commit(): the reader's count at every 256th record. */
+	if (before >> 8 != c->records >> 8)
+		publish_counts(ch, cpu, c);
+}
+
 bool ue_chan_append(struct ue_chan *ch, unsigned int cpu, uint64_t ts, const struct iovec *iov,
 		    int iovcnt, size_t len)
 {

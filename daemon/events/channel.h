@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+struct ue_rbpage;
+
 struct ue_chan;
 
 /* Default and bounds of a channel's size per CPU (KiB). */
@@ -91,6 +93,22 @@ uint8_t *ue_chan_reserve(struct ue_chan *ch, unsigned int cpu, uint64_t ts, size
 
 /** ue_chan_commit - the record of the last ue_chan_reserve() on @cpu is written: it counts */
 void ue_chan_commit(struct ue_chan *ch, unsigned int cpu);
+
+/**
+ * ue_chan_run_page - the page CPU @cpu is filling, for a writer that adds
+ * records of its own one after another (the native drain's runs): each
+ * with ue_rbpage_reserve() and ue_rbpage_commit() on it, with the CPU's
+ * buffer lock held, and only while the page takes them at once (a record
+ * it does not take goes through ue_chan_reserve(), after ue_chan_run_end())
+ * @ch: the channel
+ * @cpu: below its ncpus
+ *
+ * Return: the open page, NULL when none is open.
+ */
+struct ue_rbpage *ue_chan_run_page(struct ue_chan *ch, unsigned int cpu);
+
+/** ue_chan_run_end - @n records were committed on ue_chan_run_page()'s page: they count */
+void ue_chan_run_end(struct ue_chan *ch, unsigned int cpu, unsigned int n);
 
 /**
  * ue_chan_can_take - whether CPU @cpu has a free sub-buffer besides the one
