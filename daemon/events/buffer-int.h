@@ -56,6 +56,9 @@ struct ring {
 	 * channel has taken the lot (backlog_move()).
 	 */
 	bool backlog;
+	/* ring_reserve()'s slot, stored by ring_commit(): its bytes and time */
+	size_t pending;
+	uint64_t pending_ts;
 } __attribute__((aligned(64)));
 
 /*

@@ -230,12 +230,14 @@ static void notify(struct ue_buffer *buf)
 }
 
 /*
- * Stores one record of @len bytes (1 to UE_BUFFER_MAX_RECORD) at the tail,
- * or counts it as dropped.  Called with the ring locked; ring_publish()
- * makes what it stored visible to lock-free readers.
+ * Room for one record of @len bytes (1 to UE_BUFFER_MAX_RECORD) at the
+ * tail, its slot header and the alignment bytes after it written: where its
+ * @len bytes go, or NULL (*@err: -E2BIG, or -ENOSPC counted as dropped).
+ * Nothing is stored until ring_commit(); as in the kernel's reserve, room
+ * made by overwriting stays made.  Called with the ring locked.
  */
-static int ring_append(struct ring *r, bool overwrite, uint64_t ts, const struct ue_rec_meta *meta,
-		       const struct iovec *iov, int iovcnt, size_t len)
+static unsigned char *ring_reserve(struct ring *r, bool overwrite, uint64_t ts,
+				   const struct ue_rec_meta *meta, size_t len, int *err)
 {
 	size_t need = slot_size((uint32_t)len);
 	unsigned char *dst;
@@ -244,16 +246,17 @@ static int ring_append(struct ring *r, bool overwrite, uint64_t ts, const struct
 	/* Only in a ring made smaller than the default (buffer_size_kb): no room can be made. */
 	if (__builtin_expect(need > r->size, 0)) {
 		atomic_fetch_add_explicit(&r->too_big, 1, memory_order_relaxed);
-		return -E2BIG;
+		*err = -E2BIG;
+		return NULL;
 	}
 	if (make_room(r, need, overwrite)) {
 		r->dropped++;
-		return -ENOSPC;
+		*err = -ENOSPC;
+		return NULL;
 	}
 	s = (struct slot *)(r->data + r->tail);
 	if (ts < r->last_ts)
 		ts = r->last_ts;
-	r->last_ts = ts;
 	s->len = (uint32_t)len;
 	s->tgid = meta->tgid;
 	s->tid = meta->tid;
@@ -261,21 +264,47 @@ static int ring_append(struct ring *r, bool overwrite, uint64_t ts, const struct
 	s->ts_ns = ts;
 	memcpy(s->comm, meta->comm, sizeof(s->comm));
 	dst = (unsigned char *)(s + 1);
+	/* Clear the alignment bytes so no stale data ever reaches a reader. */
+	memset(dst + len, 0, need - sizeof(*s) - len);
+	r->pending = need;
+	r->pending_ts = ts;
+	return dst;
+}
+
+/* The record of the last ring_reserve() is written: stored (ring_publish() shows it). */
+static void ring_commit(struct ring *r)
+{
+	r->last_ts = r->pending_ts;
+	r->tail += r->pending;
+	if (r->tail == r->size)
+		r->tail = 0;
+	r->used += r->pending;
+	r->pending = 0;
+	atomic_store_explicit(&r->tail_seq,
+			      atomic_load_explicit(&r->tail_seq, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/*
+ * Stores one record of @len bytes (1 to UE_BUFFER_MAX_RECORD) at the tail,
+ * or counts it as dropped.  Called with the ring locked; ring_publish()
+ * makes what it stored visible to lock-free readers.
+ */
+static int ring_append(struct ring *r, bool overwrite, uint64_t ts, const struct ue_rec_meta *meta,
+		       const struct iovec *iov, int iovcnt, size_t len)
+{
+	int err = 0;
+	unsigned char *dst = ring_reserve(r, overwrite, ts, meta, len, &err);
+
+	if (!dst)
+		return err;
 	for (int i = 0; i < iovcnt; i++) {
 		if (!iov[i].iov_len)
 			continue;
 		memcpy(dst, iov[i].iov_base, iov[i].iov_len);
 		dst += iov[i].iov_len;
 	}
-	/* Clear the alignment bytes so no stale data ever reaches a reader. */
-	memset(dst, 0, need - sizeof(*s) - len);
-	r->tail += need;
-	if (r->tail == r->size)
-		r->tail = 0;
-	r->used += need;
-	atomic_store_explicit(&r->tail_seq,
-			      atomic_load_explicit(&r->tail_seq, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	ring_commit(r);
 	return 0;
 }
 
@@ -410,25 +439,59 @@ bool ue_buffer_direct_begin(struct ue_buffer *buf, unsigned int cpu, struct ue_b
 		return false;
 	r = &buf->rings[cpu];
 	ring_lock(r);
-	/* One reader, its CPU's backlog moved: the records go nowhere else. */
-	if (buf->nchans != 1 || r->backlog) {
+	/* One reader, its CPU's backlog moved, or none: the records go nowhere else. */
+	if (buf->nchans > 1 || r->backlog) {
 		ring_unlock(r);
 		return false;
 	}
 	d->buf = buf;
-	d->ch = buf->chans[0];
+	d->ch = buf->nchans ? buf->chans[0] : NULL;
 	d->cpu = cpu;
 	d->n = 0;
+	d->dropped = 0;
+	d->overwrite = atomic_load_explicit(&buf->overwrite, memory_order_relaxed);
 	d->active = true;
 	return true;
 }
 
+uint8_t *ue_buffer_direct_reserve(struct ue_buffer_direct *d, uint64_t ts,
+				  const struct ue_rec_meta *meta, size_t len)
+{
+	uint8_t *at;
+	int err;
+
+	if (d->ch)
+		return ue_chan_reserve(d->ch, d->cpu, ts, len);
+	at = ring_reserve(&d->buf->rings[d->cpu], d->overwrite, ts, meta, len, &err);
+	if (!at)
+		d->dropped++;
+	return at;
+}
+
+void ue_buffer_direct_commit(struct ue_buffer_direct *d)
+{
+	if (d->ch)
+		ue_chan_commit(d->ch, d->cpu);
+	else
+		ring_commit(&d->buf->rings[d->cpu]);
+}
+
 unsigned int ue_buffer_direct_end(struct ue_buffer_direct *d)
 {
+	struct ring *r;
+	bool stored;
+
 	if (!d->active)
 		return 0;
 	d->active = false;
-	ring_unlock(&d->buf->rings[d->cpu]);
+	r = &d->buf->rings[d->cpu];
+	/* Into the ring: published and its readers woken, as ue_buffer_write_many() does. */
+	stored = !d->ch && d->n > d->dropped;
+	if (stored)
+		ring_publish(r);
+	ring_unlock(r);
+	if (stored)
+		notify(d->buf);
 	return d->n;
 }
 

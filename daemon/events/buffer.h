@@ -154,12 +154,14 @@ struct ue_buffer_wrec {
 	size_t len;			/* bytes at @data, at least 1 */
 };
 
-/* Records built in place in the one reader's page of a CPU, under the CPU's lock. */
+/* Records built in place, under a CPU's lock: in the one reader's page, or in the ring. */
 struct ue_buffer_direct {
 	struct ue_buffer *buf;
-	struct ue_chan *ch;
+	struct ue_chan *ch;	/* the one reader's channel; NULL: the CPU's ring (no reader) */
 	unsigned int cpu;
-	unsigned int n;		/* records taken (lost in the channel included): the writer counts */
+	unsigned int n;		/* records taken (lost ones included): the writer counts */
+	unsigned int dropped;	/* of them, the ring's (full, discard mode) */
+	bool overwrite;		/* the ring's mode when the run began */
 	bool active;		/* between a true ue_buffer_direct_begin() and ue_buffer_direct_end() */
 };
 
@@ -170,21 +172,39 @@ struct ue_buffer_direct {
  * @d: the run, filled in
  *
  * For a writer that would copy each record twice (its own copy, checked,
- * then into the page): when exactly one consumer channel (@d->ch) takes
- * the records and @cpu's backlog is in it, a record is reserved in the
- * channel's page (ue_chan_reserve()), written and checked there, and
- * committed (ue_chan_commit()) or dropped by not committing; the writer
- * adds each record taken to @d->n, a lost one (NULL) too.
- * Nothing that takes another lock runs in between: no trigger, no filter
- * (the writer takes the plain events only, ue_commit_plain()).  At most
- * UE_BUFFER_WRITE_MANY_MAX records a run, as ue_buffer_write_many().
+ * then into the buffer): when exactly one consumer channel (@d->ch) takes
+ * the records and @cpu's backlog is in it, or none does (the CPU's ring
+ * keeps them), a record is reserved in place (ue_buffer_direct_reserve(),
+ * or ue_chan_reserve() on @d->ch), written and checked there, and
+ * committed (ue_buffer_direct_commit(), ue_chan_commit()) or dropped by
+ * not committing; the writer adds each record taken to @d->n, a lost one
+ * (NULL) too.  Nothing that takes another lock runs in between: no
+ * trigger, no filter (the writer takes the plain events only,
+ * ue_commit_plain()).  At most UE_BUFFER_WRITE_MANY_MAX records a run, as
+ * ue_buffer_write_many().
  *
  * Return: true, @cpu's lock held until ue_buffer_direct_end(); false when
  * the buffer is off or the records go elsewhere (nothing held).
  */
 bool ue_buffer_direct_begin(struct ue_buffer *buf, unsigned int cpu, struct ue_buffer_direct *d);
 
-/** ue_buffer_direct_end - release the CPU's lock; returns the records taken (0 when not active) */
+/**
+ * ue_buffer_direct_reserve - room for one record of @d's CPU, to be built in place
+ * @d: the run
+ * @ts: timestamp, ns; raised to the CPU's last when older
+ * @meta: its process, thread and name (the ring's slot keeps them)
+ * @len: the record's bytes (struct trace_entry + payload)
+ *
+ * Return: where its @len bytes go; NULL when lost (the channel counts it;
+ * the ring's, full in discard mode, also in @d->dropped).
+ */
+uint8_t *ue_buffer_direct_reserve(struct ue_buffer_direct *d, uint64_t ts,
+				  const struct ue_rec_meta *meta, size_t len);
+
+/** ue_buffer_direct_commit - the record of the last ue_buffer_direct_reserve() is written: stored */
+void ue_buffer_direct_commit(struct ue_buffer_direct *d);
+
+/** ue_buffer_direct_end - release the CPU's lock (the ring's records published); returns @d->n (0 when not active) */
 unsigned int ue_buffer_direct_end(struct ue_buffer_direct *d);
 
 /**

@@ -87,19 +87,24 @@ static void counts_flush(struct ue_native_server *nat, struct nsession *s, const
 	}
 }
 
-/* The direct run of @st ends: its records counted as stage_flush() counts them. */
+/*
+ * The direct run of @st ends: its records counted as stage_flush() counts
+ * them (those a full ring in discard mode dropped: lost, as there).
+ */
 static void direct_end(struct ue_native_server *nat, struct drain_stage *st,
 		       const struct nsession *s)
 {
-	unsigned int n = ue_buffer_direct_end(&st->direct);
+	unsigned int n = ue_buffer_direct_end(&st->direct) - st->direct.dropped;
 
+	st->lost += st->direct.dropped;
+	st->direct.dropped = 0;
 	nat->records += n;
 	if (s->preload)
 		nat->records_preload += n;
 }
 
 /*
- * Whether @cpu's records can be built in place in the reader's page now:
+ * Whether @cpu's records can be built in place now (the one reader's page, or the ring):
  * a run on @cpu goes on, or a new one starts once what is staged and the
  * run of another CPU are handed over (in their order).  @possible is
  * cleared when the buffer says no (no reader, or several), for the rest
@@ -167,7 +172,7 @@ static unsigned int run_on(struct nsession *s, struct nring *r, struct drain_sta
 	uint64_t t = *tail, size = r->size;
 	unsigned int taken = 0, committed = 0;
 
-	if (!st->direct.active || st->direct.n >= DRAIN_FLUSH)
+	if (!st->direct.active || !st->direct.ch || st->direct.n >= DRAIN_FLUSH)
 		return 0;
 	pg = ue_chan_run_page(st->direct.ch, st->direct.cpu);
 	if (!pg)
@@ -227,6 +232,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 	uint64_t tail = h->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE), now;
 	unsigned int ncpus = ue_buffer_ncpus(nat->buf), n = 0, nids = 0;
 	uint32_t ids[DRAIN_COUNTED];
+	struct ue_rec_meta who = { .tgid = s->pid, .tid = r->tid };
 	bool direct = true;
 
 	/*
@@ -245,6 +251,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 	ring_note_dropped(nat, s, r);
 	if (tail == head)
 		return 0;
+	memcpy(who.comm, r->comm, sizeof(who.comm));
 	/* A blocking reader's channel is full: the records wait in the ring, the producer for room. */
 	if (ue_buffer_chan_room(nat->buf, now)) {
 		nat->blocked = true;
@@ -312,9 +319,13 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			 * page, where it is checked (the producer cannot reach
 			 * it there) and kept by a commit, or left uncommitted.
 			 */
-			rec = ue_chan_reserve(st->direct.ch, cpu, hdr.ts_ns ? hdr.ts_ns : 1, len);
+			rec = ue_buffer_direct_reserve(&st->direct, hdr.ts_ns ? hdr.ts_ns : 1, &who, len);
 			if (!rec) {
-				/* Lost in the channel (counted there): taken, as ue_buffer_write_many() takes it. */
+				/*
+				 * Lost in the channel (counted there) or dropped by the
+				 * ring (direct_end() counts it): taken, as
+				 * ue_buffer_write_many() takes it.
+				 */
 				st->direct.n++;
 			} else {
 				memcpy(rec, &eh, sizeof(eh));
@@ -324,7 +335,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 				if (ue_check_record(check, rec, len) < 0) {
 					nat->invalid++;	/* left uncommitted: not in the page */
 				} else {
-					ue_chan_commit(st->direct.ch, cpu);
+					ue_buffer_direct_commit(&st->direct);
 					st->direct.n++;
 					r->cpu = cpu;
 					count_record(nat, s, r, st, hdr.id, len, ids, &nids);
@@ -398,12 +409,8 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 	counts_flush(nat, s, r, st, ids, &nids);
 	if (h->tail != tail)
 		__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
-	if (n) {
-		struct ue_rec_meta who = { .tgid = s->pid, .tid = r->tid };
-
-		memcpy(who.comm, r->comm, sizeof(who.comm));
+	if (n)
 		ue_cmdlines_remember(nat->cmdlines, &who);
-	}
 	return n;
 }
 

@@ -74,7 +74,7 @@ struct drain_stage {
 	unsigned int n;
 	size_t used;
 	uint64_t lost;	/* records the buffer refused, for ue_counts_add() */
-	struct ue_buffer_direct direct;	/* or the records built in the reader's page */
+	struct ue_buffer_direct direct;	/* or the records built in place (the reader's page, the ring) */
 	struct ue_buffer_wrec w[DRAIN_FLUSH];
 	_Alignas(8) unsigned char bytes[DRAIN_STAGE_BYTES];
 };

@@ -316,4 +316,75 @@ TEST(hostile_ring_read_by_record)
 	rmdir(dir);
 }
 
+/* The number after @key in per_cpu/cpu0/stats, or -1. */
+static long long cpu0_stat(const char *key)
+{
+	char buf[1024], *at;
+
+	if (read_rel("per_cpu/cpu0/stats", buf, sizeof(buf)) < 0 || !(at = strstr(buf, key)))
+		return -1;
+	return strtoll(at + strlen(key), NULL, 10);
+}
+
+/*
+ * More records than the smallest ring holds, nobody reading: in discard
+ * mode the first ones stay and the rest are dropped, in overwrite mode the
+ * last ones stay; stored + dropped (or overwritten) = written, and the
+ * daemon counts as records only those stored.
+ */
+TEST(full_ring_drops_as_the_kernel)
+{
+	enum { N = 400 };
+	uint32_t word = 0, idx, ns[N];
+	unsigned int cpus[N];
+	long long records0, entries, lost;
+	struct ring r;
+	char *text;
+	uint64_t t;
+	int fd, sock, k;
+
+	fd = open(path("user_events_data"), O_RDWR | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(reg_at(fd, NAME_ARGS, &word, 0, &idx), 0);
+	ASSERT_EQ(write_rel_flags("buffer_size_kb", "8", O_TRUNC), 1);
+	for (int overwrite = 0; overwrite < 2; overwrite++) {
+		ASSERT_EQ(write_rel_flags("options/overwrite", overwrite ? "1" : "0", O_TRUNC), 1);
+		ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+		ASSERT_EQ(write_rel_flags("events/user_events/hr_ev/enable", "1", O_TRUNC), 1);
+		ASSERT_TRUE(bit_becomes(&word, 1));
+		sock = ring_open(fd, idx, &r);
+		ASSERT_GE(sock, 0);
+		records0 = stat_of("native_records");
+		t = now_ns();
+		for (uint32_t i = 0; i < N; i++)
+			put(&r, 0, t + i, i, "ring", 5, 5, 0);
+		publish(&r);
+		for (int i = 0; i < 200 && __atomic_load_n(&r.hdr->tail, __ATOMIC_ACQUIRE) != r.head; i++)
+			usleep(10000);
+		ASSERT_EQ(__atomic_load_n(&r.hdr->tail, __ATOMIC_ACQUIRE), r.head);
+		entries = cpu0_stat("entries: ");
+		lost = cpu0_stat(overwrite ? "overrun: " : "dropped events: ");
+		printf("# overwrite %d: %lld entries, %lld %s\n", overwrite, entries, lost,
+		       overwrite ? "overwritten" : "dropped");
+		EXPECT_TRUE(entries > 0 && lost > 0);
+		EXPECT_EQ(entries + lost, N);
+		EXPECT_EQ(stat_of("native_records") - records0, overwrite ? N : entries);
+		text = read_rel_alloc("trace");
+		ASSERT_TRUE(text != NULL);
+		k = trace_ns(text, ns, cpus, N);
+		free(text);
+		ASSERT_EQ(k, entries);
+		/* discard: the first ones; overwrite: the last ones */
+		for (int i = 0; i < k; i++)
+			EXPECT_EQ(ns[i], (uint32_t)(overwrite ? N - k + i : i));
+		close(sock);
+		munmap(r.hdr, UE_NATIVE_RING_HDR + r.mask + 1);
+		ASSERT_EQ(write_rel_flags("events/user_events/hr_ev/enable", "0", O_TRUNC), 1);
+	}
+	ASSERT_EQ(write_rel_flags("trace", "", O_TRUNC), 0);
+	ASSERT_EQ(write_rel_flags("buffer_size_kb", "1410", O_TRUNC), 4);
+	ASSERT_EQ(unreg_at(fd, &word, 0), 0);
+	close(fd);
+}
+
 UE_TEST_MAIN()
