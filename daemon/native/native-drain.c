@@ -154,28 +154,29 @@ static inline void count_record(struct ue_native_server *nat, struct nsession *s
 
 /*
  * The records right after @first (just committed in place) that are of its
- * event and CPU, built in the same page one after another while it takes
- * them at once: the checks of drain_ring()'s loop on each (bounds, event,
- * CPU, payload), the event's state as @first found it (plain, alive: for
- * at most DRAIN_FLUSH records), its entry header @eh.  Anything else ends
- * the run, and drain_ring() takes that record.  Returns the records taken
- * (@*tail moved past them), invalid ones included; @st->direct.n counts
- * the ones stored.
+ * event and CPU, built in the same place one after another: the reader's
+ * page while it takes them at once, or the CPU's ring (@who's slots).  The
+ * checks of drain_ring()'s loop on each (bounds, event, CPU, payload), the
+ * event's state as @first found it (plain, alive: for at most DRAIN_FLUSH
+ * records), its entry header @eh.  Anything else ends the run, and
+ * drain_ring() takes that record.  Returns the records taken (@*tail moved
+ * past them), invalid ones included; @st->direct.n counts them as
+ * drain_ring() does (stored, or lost on the way).
  */
 static unsigned int run_on(struct nsession *s, struct nring *r, struct drain_stage *st,
 			   uint64_t *tail, uint64_t head, unsigned int budget,
 			   const struct ue_native_rec *first, struct nevent *ev,
-			   const struct ue_entry_hdr *eh, const struct ue_check *check)
+			   const struct ue_entry_hdr *eh, const struct ue_check *check,
+			   const struct ue_rec_meta *who)
 {
 	struct ue_native_server *nat = s->nat;
-	struct ue_rbpage *pg;
+	struct ue_rbpage *pg = NULL;
 	uint64_t t = *tail, size = r->size;
-	unsigned int taken = 0, committed = 0;
+	unsigned int taken = 0, committed = 0, lost = 0;
 
-	if (!st->direct.active || !st->direct.ch || st->direct.n >= DRAIN_FLUSH)
+	if (!st->direct.active || st->direct.n >= DRAIN_FLUSH)
 		return 0;
-	pg = ue_chan_run_page(st->direct.ch, st->direct.cpu);
-	if (!pg)
+	if (st->direct.ch && !(pg = ue_chan_run_page(st->direct.ch, st->direct.cpu)))
 		return 0;
 	if (budget > DRAIN_FLUSH - st->direct.n)
 		budget = DRAIN_FLUSH - st->direct.n;
@@ -198,28 +199,43 @@ static unsigned int run_on(struct nsession *s, struct nring *r, struct drain_sta
 			break;
 		ts = r->tsc ? ue_tsc_clock_ns(&nat->tsc, h.ts_ns) : h.ts_ns;
 		ts = ts ? ts : 1;
-		/* Raised to the CPU's last, as ue_chan_reserve() does (the page holds a record). */
-		ts = ts < pg->last_ts ? pg->last_ts : ts;
 		len = UE_ENTRY_HDR_SIZE + h.payload_len;
-		rec = ue_rbpage_reserve(pg, ts, len, &err);
-		if (!rec)
-			break;	/* the page is full: the channel hands it over */
+		if (pg) {
+			/* Raised to the CPU's last, as ue_chan_reserve() does (the page holds a record). */
+			ts = ts < pg->last_ts ? pg->last_ts : ts;
+			rec = ue_rbpage_reserve(pg, ts, len, &err);
+			if (!rec)
+				break;	/* the page is full: the channel hands it over */
+		} else {
+			rec = ue_buffer_direct_reserve(&st->direct, ts, who, len);
+			if (!rec) {
+				/* Dropped by the ring (full, discard mode): taken, counted at the run's end. */
+				t += h.len;
+				taken++;
+				lost++;
+				continue;
+			}
+		}
 		memcpy(rec, eh, sizeof(*eh));
 		ue_copy_exact(rec + sizeof(*eh), r->data + pos + sizeof(h), h.payload_len);
 		t += h.len;
 		taken++;
 		if (ue_check_record(check, rec, len) < 0) {
-			nat->invalid++;	/* left uncommitted: not in the page */
+			nat->invalid++;	/* left uncommitted: not stored */
 			continue;
 		}
-		ue_rbpage_commit(pg);
+		if (pg)
+			ue_rbpage_commit(pg);
+		else
+			ue_buffer_direct_commit(&st->direct);
 		committed++;
 		ev->run_records++;
 		ev->run_bytes += len;
 	}
-	ue_chan_run_end(st->direct.ch, st->direct.cpu, committed);
-	/* As drain_ring() counts: the records stored (an invalid one is not). */
-	st->direct.n += committed;
+	if (pg)
+		ue_chan_run_end(st->direct.ch, st->direct.cpu, committed);
+	/* As drain_ring() counts: the records stored or lost on the way (an invalid one is not). */
+	st->direct.n += committed + lost;
 	*tail = t;
 	return taken;
 }
@@ -341,7 +357,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 					count_record(nat, s, r, st, hdr.id, len, ids, &nids);
 					/* Those that follow of the same event and CPU, in a tighter loop. */
 					n += run_on(s, r, st, &tail, head, DRAIN_BATCH - n, &hdr, ev, &eh,
-						    check);
+						    check, &who);
 				}
 			}
 			/* A run holds the CPU's lock: at most DRAIN_FLUSH records, lost ones too. */
