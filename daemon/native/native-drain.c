@@ -107,8 +107,8 @@ static void direct_end(struct ue_native_server *nat, struct drain_stage *st,
  * Whether @cpu's records can be built in place now (the one reader's page, or the ring):
  * a run on @cpu goes on, or a new one starts once what is staged and the
  * run of another CPU are handed over (in their order).  @possible is
- * cleared when the buffer says no (no reader, or several), for the rest
- * of the drain.
+ * cleared when the buffer says no (several readers, a backlog, the
+ * buffer off), for the rest of the drain.
  */
 static bool direct_on(struct ue_native_server *nat, struct drain_stage *st,
 		      const struct nsession *s, unsigned int cpu, bool *possible)
@@ -330,10 +330,13 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		eh.preempt_count = 0;
 		eh.pid = r->tid;
 		if (ue_commit_plain(ev->ev) && direct_on(nat, st, s, cpu, &direct)) {
+			const struct ue_check *check = ue_revent_check(ev->ev);
+
 			/*
 			 * The common record, copied once: into the reader's
-			 * page, where it is checked (the producer cannot reach
-			 * it there) and kept by a commit, or left uncommitted.
+			 * page or the ring, where it is checked (the producer
+			 * cannot reach it there) and kept by a commit, or left
+			 * uncommitted.
 			 */
 			rec = ue_buffer_direct_reserve(&st->direct, hdr.ts_ns ? hdr.ts_ns : 1, &who, len);
 			if (!rec) {
@@ -346,8 +349,6 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			} else {
 				memcpy(rec, &eh, sizeof(eh));
 				memcpy(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
-				const struct ue_check *check = ue_revent_check(ev->ev);
-
 				if (ue_check_record(check, rec, len) < 0) {
 					nat->invalid++;	/* left uncommitted: not in the page */
 				} else {
