@@ -152,6 +152,28 @@ static inline void count_record(struct ue_native_server *nat, struct nsession *s
 		count_first(nat, s, r, st, id, len, ids, nids);
 }
 
+/* Whether a record of @len bytes at @pos lies in the ring's area and in what its producer committed (@avail). */
+static inline bool rec_len_ok(uint32_t len, uint32_t pos, uint64_t size, uint64_t avail)
+{
+	return len >= 8 && len % 8 == 0 && len <= size - pos && len <= avail;
+}
+
+/* Whether @h's payload lies in its record, and a record of it in the buffer. */
+static inline bool rec_payload_ok(const struct ue_native_rec *h)
+{
+	return h->payload_len <= h->len - sizeof(*h) &&
+	       h->payload_len + UE_ENTRY_HDR_SIZE <= UE_BUFFER_MAX_RECORD;
+}
+
+/* A record's time stamp in the buffer's clock: ns of CLOCK_MONOTONIC, never 0. */
+static inline uint64_t rec_time(const struct ue_native_server *nat, const struct nring *r,
+				uint64_t ts)
+{
+	if (r->tsc)
+		ts = ue_tsc_clock_ns(&nat->tsc, ts);
+	return ts ? ts : 1;
+}
+
 /*
  * The records right after @first (just committed in place) that are of its
  * event and CPU, built in the same place one after another: the reader's
@@ -190,15 +212,12 @@ static unsigned int run_on(struct nsession *s, struct nring *r, struct drain_sta
 
 		/* The length first: a record header's 32 bytes lie in the area only once it says so. */
 		memcpy(&h, r->data + pos, 8);
-		if (h.id != first->id || h.len < sizeof(h) || h.len % 8 || h.len > size - pos ||
-		    h.len > head - t)
+		if (h.id != first->id || !rec_len_ok(h.len, pos, size, head - t) || h.len < sizeof(h))
 			break;
 		memcpy((unsigned char *)&h + 8, r->data + pos + 8, sizeof(h) - 8);
-		if (h.cpu != first->cpu || h.payload_len > h.len - sizeof(h) ||
-		    h.payload_len + UE_ENTRY_HDR_SIZE > UE_BUFFER_MAX_RECORD)
+		if (h.cpu != first->cpu || !rec_payload_ok(&h))
 			break;
-		ts = r->tsc ? ue_tsc_clock_ns(&nat->tsc, h.ts_ns) : h.ts_ns;
-		ts = ts ? ts : 1;
+		ts = rec_time(nat, r, h.ts_ns);
 		len = UE_ENTRY_HDR_SIZE + h.payload_len;
 		if (pg) {
 			/* Raised to the CPU's last, as ue_chan_reserve() does (the page holds a record). */
@@ -297,7 +316,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		 * shorter than a record header, and the area ends there.
 		 */
 		memcpy(&hdr, r->data + pos, 8);
-		if (hdr.len < 8 || hdr.len % 8 || hdr.len > r->size - pos || hdr.len > head - tail) {
+		if (!rec_len_ok(hdr.len, pos, r->size, head - tail)) {
 			__atomic_store_n(&h->state, UE_RING_DEAD, __ATOMIC_RELEASE);
 			nat->invalid++;
 			tail = head;
@@ -312,17 +331,14 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			continue;
 		}
 		memcpy((unsigned char *)&hdr + 8, r->data + pos + 8, sizeof(hdr) - 8);
-		if (hdr.id > s->nev || !s->ev[hdr.id].ev ||
-		    hdr.payload_len > hdr.len - sizeof(hdr) ||
-		    hdr.payload_len + UE_ENTRY_HDR_SIZE > UE_BUFFER_MAX_RECORD) {
+		if (hdr.id > s->nev || !s->ev[hdr.id].ev || !rec_payload_ok(&hdr)) {
 			nat->invalid++;
 			continue;
 		}
 		ev = &s->ev[hdr.id];
 		if (ue_revent_dead(ev->ev))
 			continue;
-		if (r->tsc)
-			hdr.ts_ns = ue_tsc_clock_ns(&nat->tsc, hdr.ts_ns);
+		hdr.ts_ns = rec_time(nat, r, hdr.ts_ns);
 		cpu = hdr.cpu < ncpus ? hdr.cpu : hdr.cpu % ncpus;
 		len = UE_ENTRY_HDR_SIZE + hdr.payload_len;
 		eh.type = ev->type;
@@ -338,7 +354,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 			 * cannot reach it there) and kept by a commit, or left
 			 * uncommitted.
 			 */
-			rec = ue_buffer_direct_reserve(&st->direct, hdr.ts_ns ? hdr.ts_ns : 1, &who, len);
+			rec = ue_buffer_direct_reserve(&st->direct, hdr.ts_ns, &who, len);
 			if (!rec) {
 				/*
 				 * Lost in the channel (counted there) or dropped by the
@@ -348,7 +364,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 				st->direct.n++;
 			} else {
 				memcpy(rec, &eh, sizeof(eh));
-				memcpy(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
+				ue_copy_exact(rec + sizeof(eh), r->data + pos + sizeof(hdr), hdr.payload_len);
 				if (ue_check_record(check, rec, len) < 0) {
 					nat->invalid++;	/* left uncommitted: not in the page */
 				} else {
@@ -396,7 +412,7 @@ static unsigned int drain_ring(struct nsession *s, struct nring *r, struct drain
 		}
 		count_record(nat, s, r, st, hdr.id, len, ids, &nids);
 		w = &st->w[st->n++];
-		w->meta.ts_ns = hdr.ts_ns ? hdr.ts_ns : 1;
+		w->meta.ts_ns = hdr.ts_ns;
 		w->meta.cpu = 0;
 		w->meta.tgid = s->pid;
 		w->meta.tid = r->tid;
