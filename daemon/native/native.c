@@ -146,7 +146,6 @@ struct ue_native_server *ue_native_alloc(const struct ue_native_deps *deps)
 	return nat;
 }
 
-
 /* The listener and the drain. */
 int ue_native_threads_start(struct ue_native_server *nat)
 {
